@@ -1,0 +1,251 @@
+# gatewaybench: what does an AI gateway add on top of the model behind it?
+# Every gateway below is put in front of the same deterministic mock, on the
+# same pinned CPUs, under the same load, and compared with the client talking
+# to the mock directly (the built-in "direct" arm). Reference: README.md.
+
+defaults {
+  trials      = 3
+  warmup      = "1s"
+  duration    = "5s"
+  settle      = "1s"
+  baseline_k  = 2 # a load point whose direct p99 exceeds k x the one-client p99 is dropped
+  results_dir = "results"
+}
+
+# Docker cpuset syntax. On a 2-core host the driver and the mock share CPU 0
+# and the gateway gets CPU 1 to itself; give each role its own CPUs where you can.
+cpus {
+  driver  = "0"
+  mock    = "0"
+  gateway = "1"
+}
+
+memory {
+  driver  = "1GiB"
+  mock    = "1GiB"
+  gateway = "2GiB"
+}
+
+cost {
+  usd_per_vcpu_hour = 0.04
+  usd_per_gb_hour   = 0.005
+}
+
+mock {
+  port          = 18080
+  ttft          = "20ms"
+  itl           = "10ms"
+  output_tokens = 32
+  delta_chars   = 4
+  jitter        = "0s"
+  seed          = 1
+}
+
+# ---- plain L7 proxies: the floor any AI gateway is compared with ----
+
+gateway "nginx" {
+  compose = "compose/nginx.yaml"
+  service = "nginx"
+  port    = 18081
+  api     = ["openai", "responses", "anthropic"]
+  version = "Debian nginx-light 1.22"
+}
+
+gateway "haproxy" {
+  compose = "compose/haproxy.yaml"
+  service = "haproxy"
+  port    = 18082
+  api     = ["openai", "responses", "anthropic"]
+  version = "Debian haproxy 2.6"
+}
+
+gateway "caddy" {
+  compose = "compose/caddy.yaml"
+  service = "caddy"
+  port    = 18083
+  api     = ["openai", "responses", "anthropic"]
+  version = "Debian caddy 2.6"
+}
+
+# ---- AI gateways obtainable offline ----
+
+gateway "portkey" {
+  compose = "compose/portkey.yaml"
+  service = "portkey"
+  port    = 18084
+  api     = ["openai", "anthropic"]
+  version = "@portkey-ai/gateway 1.15.2"
+  headers = {
+    "x-portkey-provider"    = "openai"
+    "x-portkey-custom-host" = "${mock.url}/v1"
+  }
+}
+
+gateway "one-api" {
+  compose = "compose/one-api.yaml"
+  service = "one-api"
+  port    = 18085
+  api     = ["openai"]
+  arm     = "default"
+  version = "one-api v0.6.10"
+  api_key = "sk-gatewaybench"
+}
+
+gateway "one-api-tuned" {
+  compose = "compose/one-api-tuned.yaml"
+  service = "one-api"
+  port    = 18086
+  api     = ["openai"]
+  arm     = "tuned"
+  version = "one-api v0.6.10, batch updates and memory cache on"
+  api_key = "sk-gatewaybench"
+}
+
+# ---- declared for users with an image registry; recorded as unavailable offline ----
+
+gateway "litellm" {
+  compose = "compose/litellm.yaml"
+  service = "litellm"
+  port    = 18087
+  api     = ["openai", "responses", "anthropic"]
+  api_key = "sk-gatewaybench"
+}
+
+gateway "bifrost" {
+  compose = "compose/bifrost.yaml"
+  service = "bifrost"
+  port    = 18088
+  api     = ["openai", "anthropic"]
+}
+
+gateway "agentgateway" {
+  compose = "compose/agentgateway.yaml"
+  service = "agentgateway"
+  port    = 18089
+  api     = ["openai"]
+}
+
+# ---- scenarios (DESIGN §3) ----
+
+scenario "overhead" {
+  kind        = "overhead"
+  api         = "openai"
+  concurrency = [1, 8, 64]
+  mock {
+    ttft = "0s" # measure the gateway, not the model's think time
+  }
+}
+
+scenario "streaming_turn" {
+  kind        = "streaming_turn"
+  api         = "openai"
+  stream      = true
+  concurrency = [1, 16]
+}
+
+scenario "streaming_turn_anthropic" {
+  kind        = "streaming_turn"
+  api         = "anthropic"
+  stream      = true
+  concurrency = [1, 16]
+}
+
+scenario "tool_call_loop" {
+  kind        = "tool_call_loop"
+  api         = "openai"
+  stream      = true
+  tools       = true
+  concurrency = [1, 8]
+}
+
+scenario "tool_call_loop_anthropic" {
+  kind        = "tool_call_loop"
+  api         = "anthropic"
+  stream      = true
+  tools       = true
+  concurrency = [1, 8]
+}
+
+scenario "large_context" {
+  kind          = "large_context"
+  api           = "openai"
+  prompt_tokens = [1000, 10000, 100000]
+  concurrency   = [1]
+  mock {
+    ttft = "0s"
+  }
+}
+
+scenario "concurrent_agents" {
+  kind        = "concurrent_agents"
+  api         = "openai"
+  stream      = true
+  concurrency = [1, 4, 16, 64, 256]
+  trials      = 2
+}
+
+scenario "throughput" {
+  kind        = "throughput"
+  api         = "openai"
+  concurrency = [64]
+  rates       = [500, 2000]
+  arrival     = "poisson"
+  mock {
+    ttft = "0s"
+  }
+}
+
+scenario "key_flood" {
+  kind        = "key_flood"
+  api         = "openai"
+  concurrency = [16]
+  mock {
+    api_key = "sk-upstream-only"
+  }
+}
+
+scenario "failover" {
+  kind        = "failover"
+  api         = "openai"
+  stream      = true
+  concurrency = [8]
+  mock {
+    error_rate   = 0.1
+    error_status = 429
+    retry_after  = "1s"
+  }
+}
+
+scenario "head_of_line" {
+  kind          = "head_of_line"
+  api           = "openai"
+  stream        = true
+  prompt_tokens = [100000]
+  concurrency   = [8]
+}
+
+scenario "session" {
+  kind        = "session"
+  api         = "anthropic"
+  stream      = true
+  tools       = true
+  concurrency = [1, 4]
+  trials      = 2
+}
+
+scenario "memory" {
+  kind        = "memory"
+  api         = "openai"
+  stream      = true
+  concurrency = [64]
+  duration    = "20s"
+  trials      = 1
+}
+
+scenario "cold_start" {
+  kind        = "cold_start"
+  api         = "openai"
+  concurrency = [1]
+  duration    = "1s"
+  warmup      = "0s"
+}

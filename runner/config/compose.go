@@ -1,0 +1,74 @@
+package config
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/compose-spec/compose-go/v2/loader"
+	"github.com/compose-spec/compose-go/v2/types"
+	"github.com/hashicorp/hcl/v2"
+)
+
+// ComposeEnv is the environment compose files are interpolated with: only
+// these variables, never the host's, so a stack is the same on every machine.
+func ComposeEnv(cfg *Config, g *Gateway) map[string]string {
+	return map[string]string{
+		"MOCK_PORT":    strconv.Itoa(cfg.Mock.Port),
+		"MOCK_URL":     MockURL(cfg.Mock.Port),
+		"GATEWAY_PORT": strconv.Itoa(g.Port),
+		"GATEWAY_NAME": g.Name,
+	}
+}
+
+// LoadCompose loads every gateway's compose file with compose-go. Problems
+// are reported at the HCL attribute that named the file or service.
+func LoadCompose(ctx context.Context, cfg *Config) (map[string]*types.Project, hcl.Diagnostics) {
+	projects := map[string]*types.Project{}
+	var diags hcl.Diagnostics
+	fail := func(rng hcl.Range, summary, detail string) {
+		r := rng
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &r})
+	}
+	for i := range cfg.Gateways {
+		g := &cfg.Gateways[i]
+		if _, err := os.Stat(g.ComposePath); err != nil {
+			fail(g.ComposeRange, "Missing compose file",
+				fmt.Sprintf("gateway %q names %s, which cannot be read (%v). Create it or fix the path; it is relative to the directory of %s.",
+					g.Name, g.Compose, err, cfg.Filename))
+			continue
+		}
+		details := types.ConfigDetails{
+			WorkingDir:  cfg.Dir,
+			ConfigFiles: []types.ConfigFile{{Filename: g.ComposePath}},
+			Environment: ComposeEnv(cfg, g),
+		}
+		p, err := loader.LoadWithContext(ctx, details, func(o *loader.Options) {
+			o.SetProjectName("gatewaybench-"+strings.ReplaceAll(g.Name, "_", "-"), true)
+		})
+		if err != nil {
+			fail(g.ComposeRange, "Invalid compose file",
+				fmt.Sprintf("compose-go rejected %s for gateway %q: %v.", g.Compose, g.Name, err))
+			continue
+		}
+		if _, ok := p.Services[g.Service]; !ok {
+			fail(g.ServiceRange, "Service not in compose file",
+				fmt.Sprintf("%s has no service %q; it has: %s.", g.Compose, g.Service, strings.Join(serviceNames(p), ", ")))
+			continue
+		}
+		projects[g.Name] = p
+	}
+	return projects, diags
+}
+
+func serviceNames(p *types.Project) []string {
+	names := make([]string, 0, len(p.Services))
+	for n := range p.Services {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,129 @@
+// Package config decodes benchmarks.hcl into typed, validated structs that
+// keep their source ranges, so every later stage can point a user at the line
+// that caused a problem. All problems of a phase are returned together as HCL
+// diagnostics; nothing here panics on bad input.
+package config
+
+import (
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/gatewaybench/gatewaybench/mock/script"
+)
+
+// APIs the mock speaks and the driver can send.
+const (
+	APIOpenAI    = "openai"
+	APIResponses = "responses"
+	APIAnthropic = "anthropic"
+)
+
+// DefaultPaths are the upstream paths of each API when a gateway sets none.
+var DefaultPaths = map[string]string{
+	APIOpenAI:    "/v1/chat/completions",
+	APIResponses: "/v1/responses",
+	APIAnthropic: "/v1/messages",
+}
+
+// ScenarioKinds lists the scenario kinds of DESIGN §3.
+var ScenarioKinds = []string{
+	"overhead", "streaming_turn", "tool_call_loop", "large_context",
+	"concurrent_agents", "throughput", "key_flood", "failover",
+	"head_of_line", "session", "memory", "cold_start",
+}
+
+// DirectArm is the built-in arm where the client talks to the mock itself.
+const DirectArm = "direct"
+
+// Config is one benchmarks.hcl, decoded and validated.
+type Config struct {
+	Filename  string
+	Dir       string // directory of the HCL file; relative paths resolve here
+	Defaults  Defaults
+	CPUs      Roles[CPUSet]
+	Memory    Roles[int64] // bytes; 0 = unlimited
+	Cost      Cost
+	Mock      Mock
+	Gateways  []Gateway
+	Scenarios []Scenario
+}
+
+// Roles holds one value per container role.
+type Roles[T any] struct {
+	Driver, Mock, Gateway T
+}
+
+// Defaults apply to every scenario that does not set its own.
+type Defaults struct {
+	Trials     int
+	Warmup     time.Duration
+	Duration   time.Duration
+	Settle     time.Duration
+	BaselineK  float64 // controlled-baseline factor k (DESIGN §2)
+	ResultsDir string
+}
+
+// Cost is the price model of DESIGN §2.
+type Cost struct {
+	USDPerVCPUHour float64
+	USDPerGBHour   float64
+}
+
+// Mock is the upstream's address and default knobs.
+type Mock struct {
+	Port  int
+	Knobs script.Knobs
+	Range hcl.Range
+}
+
+// Gateway is one gateway arm: how its stack is found and how requests reach it.
+type Gateway struct {
+	Name         string
+	Arm          string // "default" or "tuned": a label for charts
+	Version      string
+	Compose      string // path as written in HCL
+	ComposePath  string // resolved against Config.Dir
+	Service      string
+	Port         int
+	APIs         []string
+	Paths        map[string]string // API -> path; DefaultPaths filled in
+	Headers      map[string]string
+	Model        string
+	APIKey       string
+	Prepare      []string // host-side command that assembles the image's build context
+	DeclRange    hcl.Range
+	ComposeRange hcl.Range
+	ServiceRange hcl.Range
+}
+
+// Supports reports whether the gateway serves api.
+func (g *Gateway) Supports(api string) bool {
+	for _, a := range g.APIs {
+		if a == api {
+			return true
+		}
+	}
+	return false
+}
+
+// Scenario is one scenario block, with defaults applied.
+type Scenario struct {
+	Name         string
+	Kind         string
+	API          string
+	Stream       bool
+	Tools        bool
+	PromptTokens []int
+	Concurrency  []int     // closed-loop load points
+	Rates        []float64 // open-loop load points, requests per second
+	Arrival      string    // "constant" or "poisson"
+	MaxInFlight  int       // open-loop cap on requests in flight
+	Trials       int
+	Warmup       time.Duration
+	Duration     time.Duration
+	Settle       time.Duration
+	Gateways     []string // empty = every gateway that speaks API
+	Knobs        script.Knobs
+	DeclRange    hcl.Range
+}

@@ -1,0 +1,229 @@
+package config
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// loadAll runs both phases like `runner validate`: decode, then compose.
+func loadAll(t *testing.T, path string) (*Config, []byte, hcl.Diagnostics) {
+	t.Helper()
+	cfg, src, diags := Load(path)
+	if !diags.HasErrors() {
+		_, more := LoadCompose(context.Background(), cfg)
+		diags = append(diags, more...)
+	}
+	return cfg, src, diags
+}
+
+func TestValidFiles(t *testing.T) {
+	files, _ := filepath.Glob("testdata/valid/*.hcl")
+	files = append(files, "../../benchmarks.hcl")
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			_, src, diags := loadAll(t, f)
+			for _, d := range diags {
+				if d.Severity == hcl.DiagError {
+					var buf bytes.Buffer
+					WriteDiagnostics(&buf, diags, map[string][]byte{f: src})
+					t.Fatalf("unexpected errors:\n%s", buf.String())
+				}
+			}
+		})
+	}
+}
+
+func TestFullFileDecodes(t *testing.T) {
+	cfg, _, diags := loadAll(t, "testdata/valid/full.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	checks := []struct {
+		name     string
+		got, exp any
+	}{
+		{"trials", cfg.Defaults.Trials, 2},
+		{"warmup", cfg.Defaults.Warmup, 500 * time.Millisecond},
+		{"baseline_k", cfg.Defaults.BaselineK, 3.0},
+		{"gateway cpuset", cfg.CPUs.Gateway.CPUs, []int{2, 3}},
+		{"mock memory", cfg.Memory.Mock, int64(256 << 20)},
+		{"vcpu price", cfg.Cost.USDPerVCPUHour, 0.05},
+		{"mock port", cfg.Mock.Port, 19000},
+		{"mock itl", cfg.Mock.Knobs.ITL, 2 * time.Millisecond},
+		{"header uses mock.url", cfg.Gateways[0].Headers["x-upstream"], "http://127.0.0.1:19000/v1"},
+		{"path override", cfg.Gateways[0].Paths["anthropic"], "/anthropic/v1/messages"},
+		{"default path", cfg.Gateways[0].Paths["openai"], "/v1/chat/completions"},
+		{"arm label", cfg.Gateways[1].Arm, "tuned"},
+		{"scenario override", cfg.Scenarios[0].Knobs.TTFT, time.Duration(0)},
+		{"scenario inherits mock", cfg.Scenarios[0].Knobs.ITL, 2 * time.Millisecond},
+		{"scenario inherits trials", cfg.Scenarios[0].Trials, 2},
+		{"scenario trials", cfg.Scenarios[1].Trials, 1},
+		{"error rate", cfg.Scenarios[2].Knobs.ErrorRate, 0.25},
+		{"retry after", cfg.Scenarios[2].Knobs.RetryAfter, 2 * time.Second},
+		{"rates", cfg.Scenarios[2].Rates, []float64{100}},
+	}
+	for _, c := range checks {
+		if fmt.Sprint(c.got) != fmt.Sprint(c.exp) {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.exp)
+		}
+	}
+}
+
+var wantRE = regexp.MustCompile(`# want: (.+)$`)
+
+// TestInvalidFiles checks that every problem marked `# want: SUMMARY` on a
+// line is reported on that line, and nothing else is: all problems of a
+// phase come out together.
+func TestInvalidFiles(t *testing.T) {
+	files, _ := filepath.Glob("testdata/invalid/*.hcl")
+	if len(files) == 0 {
+		t.Fatal("no invalid testdata")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for i, line := range strings.Split(string(src), "\n") {
+				if m := wantRE.FindStringSubmatch(line); m != nil {
+					want = append(want, fmt.Sprintf("%d: %s", i+1, strings.TrimSpace(m[1])))
+				}
+			}
+			_, _, diags := loadAll(t, f)
+			if !diags.HasErrors() {
+				t.Fatal("expected errors, got none")
+			}
+			var got []string
+			for _, d := range diags {
+				if d.Subject == nil {
+					t.Errorf("diagnostic without a range: %s", d.Summary)
+					continue
+				}
+				if d.Detail == "" {
+					t.Errorf("line %d %q has no detail", d.Subject.Start.Line, d.Summary)
+				}
+				got = append(got, fmt.Sprintf("%d: %s", d.Subject.Start.Line, d.Summary))
+			}
+			slices.Sort(want)
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("diagnostics differ\n got: %q\nwant: %q", got, want)
+			}
+		})
+	}
+}
+
+func TestDiagnosticText(t *testing.T) {
+	const f = "testdata/invalid/decode.hcl"
+	_, src, diags := loadAll(t, f)
+	var buf bytes.Buffer
+	WriteDiagnostics(&buf, diags, map[string][]byte{f: src})
+	golden(t, "testdata/decode.diag.golden", buf.Bytes())
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (go test -update rewrites it):\n%s", path, got)
+	}
+}
+
+func TestParseCPUSet(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []int
+		err  bool
+	}{
+		{"0", []int{0}, false},
+		{"0-3", []int{0, 1, 2, 3}, false},
+		{"0,2-3", []int{0, 2, 3}, false},
+		{"3,1,1", []int{1, 3}, false},
+		{"", nil, true},
+		{"0-", nil, true},
+		{"3-1", nil, true},
+		{"a", nil, true},
+		{"-1", nil, true},
+		{"1,,2", nil, true},
+		{"99999", nil, true},
+	}
+	for _, c := range cases {
+		got, err := ParseCPUSet(c.in)
+		if (err != nil) != c.err {
+			t.Errorf("ParseCPUSet(%q) error = %v, want error %v", c.in, err, c.err)
+			continue
+		}
+		if !c.err && !slices.Equal(got.CPUs, c.want) {
+			t.Errorf("ParseCPUSet(%q) = %v, want %v", c.in, got.CPUs, c.want)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	cases := []struct {
+		in   string
+		want int64
+		err  bool
+	}{
+		{"512MiB", 512 << 20, false},
+		{"2GiB", 2 << 30, false},
+		{"256m", 256 << 20, false},
+		{"1g", 1 << 30, false},
+		{"1.5GiB", 3 << 29, false},
+		{"1000", 1000, false},
+		{"10MB", 10_000_000, false},
+		{"lots", 0, true},
+		{"-1MiB", 0, true},
+		{"", 0, true},
+	}
+	for _, c := range cases {
+		got, err := ParseSize(c.in)
+		if (err != nil) != c.err || got != c.want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d, error %v", c.in, got, err, c.want, c.err)
+		}
+	}
+}
+
+// FuzzParse: no input may panic the loader, and a nil config always comes
+// with an error that says why.
+func FuzzParse(f *testing.F) {
+	for _, glob := range []string{"testdata/valid/*.hcl", "testdata/invalid/*.hcl", "../../benchmarks.hcl"} {
+		files, _ := filepath.Glob(glob)
+		for _, file := range files {
+			if src, err := os.ReadFile(file); err == nil {
+				f.Add(src)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		cfg, diags := Parse("fuzz.hcl", src)
+		if cfg == nil && !diags.HasErrors() {
+			t.Fatal("nil config without an error")
+		}
+		var buf bytes.Buffer
+		WriteDiagnostics(&buf, diags, map[string][]byte{"fuzz.hcl": src})
+	})
+}

@@ -1,0 +1,571 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/gatewaybench/gatewaybench/mock/script"
+)
+
+// Raw structs mirror the HCL as written. Optional values are pointers so a
+// scenario can tell "not set" from "set to zero"; Body keeps the block's
+// syntax so validation errors can point at the offending attribute.
+
+type rawKnobs struct {
+	Port             *int      `hcl:"port,optional"`
+	TTFT             *string   `hcl:"ttft,optional"`
+	ITL              *string   `hcl:"itl,optional"`
+	Jitter           *string   `hcl:"jitter,optional"`
+	Seed             *int64    `hcl:"seed,optional"`
+	OutputTokens     *int      `hcl:"output_tokens,optional"`
+	DeltaChars       *int      `hcl:"delta_chars,optional"`
+	ErrorRate        *float64  `hcl:"error_rate,optional"`
+	ErrorStatus      *int      `hcl:"error_status,optional"`
+	RetryAfter       *string   `hcl:"retry_after,optional"`
+	MidstreamErrorAt *int      `hcl:"midstream_error_at,optional"`
+	HangRate         *float64  `hcl:"hang_rate,optional"`
+	ResetRate        *float64  `hcl:"reset_rate,optional"`
+	APIKey           *string   `hcl:"api_key,optional"`
+	PaddingBytes     *int      `hcl:"padding_bytes,optional"`
+	Body             hcl.Body  `hcl:",body"`
+	DeclRange        hcl.Range `hcl:",def_range"`
+}
+
+type rawDefaults struct {
+	Trials     *int     `hcl:"trials,optional"`
+	Warmup     *string  `hcl:"warmup,optional"`
+	Duration   *string  `hcl:"duration,optional"`
+	Settle     *string  `hcl:"settle,optional"`
+	BaselineK  *float64 `hcl:"baseline_k,optional"`
+	ResultsDir *string  `hcl:"results_dir,optional"`
+	Body       hcl.Body `hcl:",body"`
+}
+
+type rawRoles struct {
+	Driver  *string  `hcl:"driver,optional"`
+	Mock    *string  `hcl:"mock,optional"`
+	Gateway *string  `hcl:"gateway,optional"`
+	Body    hcl.Body `hcl:",body"`
+}
+
+type rawCost struct {
+	USDPerVCPUHour *float64 `hcl:"usd_per_vcpu_hour,optional"`
+	USDPerGBHour   *float64 `hcl:"usd_per_gb_hour,optional"`
+	Body           hcl.Body `hcl:",body"`
+}
+
+type rawGateway struct {
+	Name      string            `hcl:"name,label"`
+	Compose   string            `hcl:"compose"`
+	Service   string            `hcl:"service"`
+	Port      int               `hcl:"port"`
+	API       []string          `hcl:"api"`
+	Arm       *string           `hcl:"arm,optional"`
+	Version   *string           `hcl:"version,optional"`
+	Paths     map[string]string `hcl:"paths,optional"`
+	Headers   map[string]string `hcl:"headers,optional"`
+	Model     *string           `hcl:"model,optional"`
+	APIKey    *string           `hcl:"api_key,optional"`
+	Prepare   []string          `hcl:"prepare,optional"`
+	Body      hcl.Body          `hcl:",body"`
+	DeclRange hcl.Range         `hcl:",def_range"`
+}
+
+type rawScenario struct {
+	Name         string    `hcl:"name,label"`
+	Kind         string    `hcl:"kind"`
+	API          *string   `hcl:"api,optional"`
+	Stream       *bool     `hcl:"stream,optional"`
+	Tools        *bool     `hcl:"tools,optional"`
+	PromptTokens []int     `hcl:"prompt_tokens,optional"`
+	Concurrency  []int     `hcl:"concurrency,optional"`
+	Rates        []float64 `hcl:"rates,optional"`
+	Arrival      *string   `hcl:"arrival,optional"`
+	MaxInFlight  *int      `hcl:"max_in_flight,optional"`
+	Trials       *int      `hcl:"trials,optional"`
+	Warmup       *string   `hcl:"warmup,optional"`
+	Duration     *string   `hcl:"duration,optional"`
+	Settle       *string   `hcl:"settle,optional"`
+	Gateways     []string  `hcl:"gateways,optional"`
+	Mock         *rawKnobs `hcl:"mock,block"`
+	Body         hcl.Body  `hcl:",body"`
+	DeclRange    hcl.Range `hcl:",def_range"`
+}
+
+// Stage one decodes only the mock block: its port feeds the evaluation
+// context (mock.port, mock.url) of everything else.
+type rawStage1 struct {
+	Mock   *rawKnobs `hcl:"mock,block"`
+	Remain hcl.Body  `hcl:",remain"`
+}
+
+type rawStage2 struct {
+	Defaults  *rawDefaults  `hcl:"defaults,block"`
+	CPUs      *rawRoles     `hcl:"cpus,block"`
+	Memory    *rawRoles     `hcl:"memory,block"`
+	Cost      *rawCost      `hcl:"cost,block"`
+	Gateways  []rawGateway  `hcl:"gateway,block"`
+	Scenarios []rawScenario `hcl:"scenario,block"`
+}
+
+// Load reads and decodes an HCL file. It returns the source too, for printing
+// diagnostics with snippets.
+func Load(path string) (*Config, []byte, hcl.Diagnostics) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Cannot read configuration",
+			Detail:   fmt.Sprintf("%v. Pass the path of a benchmarks.hcl file.", err),
+		}}
+	}
+	cfg, diags := Parse(path, src)
+	return cfg, src, diags
+}
+
+// Parse decodes HCL source. filename is used in diagnostics and to resolve
+// relative paths; nothing is read from disk. cfg is nil when diags has errors.
+func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
+	file, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	var s1 rawStage1
+	diags = append(diags, gohcl.DecodeBody(file.Body, nil, &s1)...)
+	if s1.Remain == nil {
+		return nil, diags
+	}
+	c := &checker{}
+	cfg := &Config{Filename: filename, Dir: filepath.Dir(filename)}
+	cfg.Mock = c.mock(s1.Mock)
+
+	var s2 rawStage2
+	diags = append(diags, gohcl.DecodeBody(s1.Remain, evalContext(cfg.Mock.Port), &s2)...)
+	cfg.Defaults = c.defaults(s2.Defaults)
+	cfg.CPUs = c.cpus(s2.CPUs)
+	cfg.Memory = c.memory(s2.Memory)
+	cfg.Cost = c.cost(s2.Cost)
+	cfg.Gateways = c.gateways(s2.Gateways, cfg)
+	cfg.Scenarios = c.scenarios(s2.Scenarios, cfg)
+	diags = append(diags, c.diags...)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return cfg, diags
+}
+
+// MockURL is where the mock listens, as gateways and the direct arm reach it.
+func MockURL(port int) string { return fmt.Sprintf("http://127.0.0.1:%d", port) }
+
+func evalContext(mockPort int) *hcl.EvalContext {
+	return &hcl.EvalContext{Variables: map[string]cty.Value{
+		"mock": cty.ObjectVal(map[string]cty.Value{
+			"port": cty.NumberIntVal(int64(mockPort)),
+			"url":  cty.StringVal(MockURL(mockPort)),
+		}),
+	}}
+}
+
+// checker collects validation diagnostics with the range of the attribute at fault.
+type checker struct{ diags hcl.Diagnostics }
+
+func (c *checker) add(sev hcl.DiagnosticSeverity, rng hcl.Range, summary, detail string) {
+	r := rng
+	c.diags = append(c.diags, &hcl.Diagnostic{Severity: sev, Summary: summary, Detail: detail, Subject: &r})
+}
+
+func (c *checker) errorf(rng hcl.Range, summary, format string, args ...any) {
+	c.add(hcl.DiagError, rng, summary, fmt.Sprintf(format, args...))
+}
+
+// attrRange is the range of attribute name's value in body, or the body's
+// start when the attribute is absent or the body is not native syntax.
+func attrRange(body hcl.Body, name string) hcl.Range {
+	if sb, ok := body.(*hclsyntax.Body); ok {
+		if a, ok := sb.Attributes[name]; ok {
+			return a.Expr.Range()
+		}
+		return sb.SrcRange
+	}
+	if body != nil {
+		return body.MissingItemRange()
+	}
+	return hcl.Range{}
+}
+
+func (c *checker) duration(body hcl.Body, name string, v *string, dst *time.Duration) {
+	if v == nil {
+		return
+	}
+	d, err := time.ParseDuration(*v)
+	if err != nil || d < 0 {
+		c.errorf(attrRange(body, name), "Invalid duration",
+			"%s = %q is not a duration; write it like \"250ms\", \"10s\" or \"1m30s\".", name, *v)
+		return
+	}
+	*dst = d
+}
+
+func (c *checker) intMin(body hcl.Body, name string, v *int, min int, dst *int) {
+	if v == nil {
+		return
+	}
+	if *v < min {
+		c.errorf(attrRange(body, name), "Value out of range", "%s must be at least %d; got %d.", name, min, *v)
+		return
+	}
+	*dst = *v
+}
+
+func (c *checker) fraction(body hcl.Body, name string, v *float64, dst *float64) {
+	if v == nil {
+		return
+	}
+	if *v < 0 || *v > 1 {
+		c.errorf(attrRange(body, name), "Value out of range", "%s is a fraction of requests, from 0 to 1; got %g.", name, *v)
+		return
+	}
+	*dst = *v
+}
+
+func (c *checker) oneOf(body hcl.Body, name, v string, allowed []string) bool {
+	if slices.Contains(allowed, v) {
+		return true
+	}
+	c.errorf(attrRange(body, name), "Unknown "+strings.ReplaceAll(name, "_", " "),
+		"%q is not one of: %s.", v, strings.Join(allowed, ", "))
+	return false
+}
+
+func (c *checker) mock(r *rawKnobs) Mock {
+	m := Mock{Port: 18080, Knobs: script.DefaultKnobs()}
+	if r == nil {
+		return m
+	}
+	m.Range = r.DeclRange
+	if r.Port != nil {
+		if *r.Port < 1 || *r.Port > 65535 {
+			c.errorf(attrRange(r.Body, "port"), "Invalid port", "port must be 1..65535; got %d.", *r.Port)
+		} else {
+			m.Port = *r.Port
+		}
+	}
+	c.knobs(r, &m.Knobs)
+	return m
+}
+
+// knobs applies the set fields of r onto k.
+func (c *checker) knobs(r *rawKnobs, k *script.Knobs) {
+	b := r.Body
+	c.duration(b, "ttft", r.TTFT, &k.TTFT)
+	c.duration(b, "itl", r.ITL, &k.ITL)
+	c.duration(b, "jitter", r.Jitter, &k.Jitter)
+	c.duration(b, "retry_after", r.RetryAfter, &k.RetryAfter)
+	if r.Seed != nil {
+		k.Seed = uint64(*r.Seed)
+	}
+	c.intMin(b, "output_tokens", r.OutputTokens, 1, &k.OutputTokens)
+	c.intMin(b, "delta_chars", r.DeltaChars, 1, &k.DeltaChars)
+	c.intMin(b, "midstream_error_at", r.MidstreamErrorAt, 0, &k.MidstreamAt)
+	c.intMin(b, "padding_bytes", r.PaddingBytes, 0, &k.PaddingBytes)
+	c.fraction(b, "error_rate", r.ErrorRate, &k.ErrorRate)
+	c.fraction(b, "hang_rate", r.HangRate, &k.HangRate)
+	c.fraction(b, "reset_rate", r.ResetRate, &k.ResetRate)
+	if r.ErrorStatus != nil {
+		if *r.ErrorStatus < 400 || *r.ErrorStatus > 599 {
+			c.errorf(attrRange(b, "error_status"), "Invalid error status",
+				"error_status must be an HTTP error status (400..599); got %d.", *r.ErrorStatus)
+		} else {
+			k.ErrorStatus = *r.ErrorStatus
+		}
+	}
+	if r.APIKey != nil {
+		k.APIKey = *r.APIKey
+	}
+}
+
+func (c *checker) defaults(r *rawDefaults) Defaults {
+	d := Defaults{Trials: 3, Warmup: 2 * time.Second, Duration: 10 * time.Second,
+		Settle: 2 * time.Second, BaselineK: 2, ResultsDir: "results"}
+	if r == nil {
+		return d
+	}
+	c.intMin(r.Body, "trials", r.Trials, 1, &d.Trials)
+	c.duration(r.Body, "warmup", r.Warmup, &d.Warmup)
+	c.duration(r.Body, "duration", r.Duration, &d.Duration)
+	c.duration(r.Body, "settle", r.Settle, &d.Settle)
+	if r.BaselineK != nil {
+		if *r.BaselineK <= 1 {
+			c.errorf(attrRange(r.Body, "baseline_k"), "Value out of range",
+				"baseline_k is the factor over the one-client direct p99 beyond which a load point is not controlled; it must be above 1, got %g.", *r.BaselineK)
+		} else {
+			d.BaselineK = *r.BaselineK
+		}
+	}
+	if r.ResultsDir != nil {
+		d.ResultsDir = *r.ResultsDir
+	}
+	if d.Duration == 0 {
+		c.errorf(attrRange(r.Body, "duration"), "Value out of range", "duration is the measured window and must be above zero.")
+	}
+	return d
+}
+
+var roleNames = []string{"driver", "mock", "gateway"}
+
+func (c *checker) cpus(r *rawRoles) Roles[CPUSet] {
+	text := Roles[string]{Driver: "0", Mock: "0", Gateway: "1"}
+	if r != nil {
+		setIf(&text.Driver, r.Driver)
+		setIf(&text.Mock, r.Mock)
+		setIf(&text.Gateway, r.Gateway)
+	}
+	var out Roles[CPUSet]
+	if r == nil {
+		// The documented default layout (driver and mock share CPU 0) needs no warning.
+		out.Driver, _ = ParseCPUSet(text.Driver)
+		out.Mock, _ = ParseCPUSet(text.Mock)
+		out.Gateway, _ = ParseCPUSet(text.Gateway)
+		return out
+	}
+	dsts := []*CPUSet{&out.Driver, &out.Mock, &out.Gateway}
+	for i, s := range []string{text.Driver, text.Mock, text.Gateway} {
+		set, err := ParseCPUSet(s)
+		if err != nil {
+			c.errorf(attrRange(r.Body, roleNames[i]), "Invalid cpuset", "%s = %q: %v.", roleNames[i], s, err)
+			continue
+		}
+		*dsts[i] = set
+	}
+	for i := range dsts {
+		for j := i + 1; j < len(dsts); j++ {
+			if both := dsts[i].Overlap(*dsts[j]); len(both) > 0 {
+				c.add(hcl.DiagWarning, attrRange(r.Body, roleNames[j]), "Overlapping cpusets",
+					fmt.Sprintf("%s and %s share CPUs %v: their CPU use competes, so the saturation guard matters more. Give each role its own CPUs where the host has enough.",
+						roleNames[i], roleNames[j], both))
+			}
+		}
+	}
+	return out
+}
+
+func setIf(dst *string, v *string) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func (c *checker) memory(r *rawRoles) Roles[int64] {
+	out := Roles[int64]{Driver: 1 << 30, Mock: 1 << 30, Gateway: 2 << 30}
+	if r == nil {
+		return out
+	}
+	dsts := []*int64{&out.Driver, &out.Mock, &out.Gateway}
+	for i, v := range []*string{r.Driver, r.Mock, r.Gateway} {
+		if v == nil {
+			continue
+		}
+		n, err := ParseSize(*v)
+		if err != nil {
+			c.errorf(attrRange(r.Body, roleNames[i]), "Invalid memory size", "%s: %v.", roleNames[i], err)
+			continue
+		}
+		*dsts[i] = n
+	}
+	return out
+}
+
+func (c *checker) cost(r *rawCost) Cost {
+	out := Cost{USDPerVCPUHour: 0.04, USDPerGBHour: 0.005}
+	if r == nil {
+		return out
+	}
+	for _, p := range []struct {
+		name string
+		v    *float64
+		dst  *float64
+	}{{"usd_per_vcpu_hour", r.USDPerVCPUHour, &out.USDPerVCPUHour}, {"usd_per_gb_hour", r.USDPerGBHour, &out.USDPerGBHour}} {
+		if p.v == nil {
+			continue
+		}
+		if *p.v < 0 {
+			c.errorf(attrRange(r.Body, p.name), "Value out of range", "%s is a price and cannot be negative; got %g.", p.name, *p.v)
+			continue
+		}
+		*p.dst = *p.v
+	}
+	return out
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+
+var allAPIs = []string{APIOpenAI, APIResponses, APIAnthropic}
+
+func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
+	var out []Gateway
+	seen := map[string]hcl.Range{}
+	ports := map[int]string{cfg.Mock.Port: "the mock"}
+	for _, r := range raws {
+		b := r.Body
+		if !nameRE.MatchString(r.Name) {
+			c.errorf(r.DeclRange, "Invalid gateway name",
+				"%q names containers and CSV rows: use lower-case letters, digits, '-' and '_'.", r.Name)
+		}
+		if r.Name == DirectArm {
+			c.errorf(r.DeclRange, "Reserved gateway name", "%q is the built-in arm where the client talks to the mock itself; pick another name.", r.Name)
+		}
+		if prev, dup := seen[r.Name]; dup {
+			c.errorf(r.DeclRange, "Duplicate gateway", "gateway %q is already declared at %s.", r.Name, prev)
+			continue
+		}
+		seen[r.Name] = r.DeclRange
+		g := Gateway{
+			Name: r.Name, Arm: "default", Compose: r.Compose, Service: r.Service, Port: r.Port,
+			ComposePath: resolve(cfg.Dir, r.Compose), Headers: r.Headers, Model: "mock-model",
+			Prepare: r.Prepare, Paths: map[string]string{},
+			DeclRange: r.DeclRange, ComposeRange: attrRange(b, "compose"), ServiceRange: attrRange(b, "service"),
+		}
+		setIf(&g.Arm, r.Arm)
+		setIf(&g.Version, r.Version)
+		setIf(&g.Model, r.Model)
+		setIf(&g.APIKey, r.APIKey)
+		c.oneOf(b, "arm", g.Arm, []string{"default", "tuned"})
+		if r.Port < 1 || r.Port > 65535 {
+			c.errorf(attrRange(b, "port"), "Invalid port", "port must be 1..65535; got %d.", r.Port)
+		} else if other, taken := ports[r.Port]; taken {
+			c.errorf(attrRange(b, "port"), "Port already in use",
+				"port %d is already used by %s; stacks of one scenario run side by side, so each needs its own port.", r.Port, other)
+		} else {
+			ports[r.Port] = "gateway " + strings.TrimSpace(r.Name)
+		}
+		if len(r.API) == 0 {
+			c.errorf(attrRange(b, "api"), "No API", "api lists the APIs the gateway serves: any of %s.", strings.Join(allAPIs, ", "))
+		}
+		for _, a := range r.API {
+			if c.oneOf(b, "api", a, allAPIs) {
+				g.APIs = append(g.APIs, a)
+				g.Paths[a] = DefaultPaths[a]
+			}
+		}
+		for a, p := range r.Paths {
+			if !slices.Contains(r.API, a) {
+				c.errorf(attrRange(b, "paths"), "Path for an API the gateway does not serve",
+					"paths sets %q, which is not in api = %v.", a, r.API)
+				continue
+			}
+			if !strings.HasPrefix(p, "/") {
+				c.errorf(attrRange(b, "paths"), "Invalid path", "the %s path %q must start with '/'.", a, p)
+				continue
+			}
+			g.Paths[a] = p
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func resolve(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
+	var out []Scenario
+	seen := map[string]hcl.Range{}
+	for _, r := range raws {
+		b := r.Body
+		if !nameRE.MatchString(r.Name) {
+			c.errorf(r.DeclRange, "Invalid scenario name",
+				"%q names CSV files: use lower-case letters, digits, '-' and '_'.", r.Name)
+		}
+		if prev, dup := seen[r.Name]; dup {
+			c.errorf(r.DeclRange, "Duplicate scenario", "scenario %q is already declared at %s.", r.Name, prev)
+			continue
+		}
+		seen[r.Name] = r.DeclRange
+		d := cfg.Defaults
+		s := Scenario{
+			Name: r.Name, Kind: r.Kind, API: APIOpenAI, Arrival: "constant", MaxInFlight: 256,
+			PromptTokens: []int{100}, Trials: d.Trials, Warmup: d.Warmup, Duration: d.Duration,
+			Settle: d.Settle, Knobs: cfg.Mock.Knobs, DeclRange: r.DeclRange,
+		}
+		c.oneOf(b, "kind", r.Kind, ScenarioKinds)
+		if r.API != nil && c.oneOf(b, "api", *r.API, allAPIs) {
+			s.API = *r.API
+		}
+		if r.Stream != nil {
+			s.Stream = *r.Stream
+		}
+		if r.Tools != nil {
+			s.Tools = *r.Tools
+		}
+		if r.PromptTokens != nil {
+			s.PromptTokens = c.positiveInts(b, "prompt_tokens", r.PromptTokens)
+		}
+		s.Concurrency = c.positiveInts(b, "concurrency", r.Concurrency)
+		for _, v := range r.Rates {
+			if v <= 0 {
+				c.errorf(attrRange(b, "rates"), "Value out of range", "rates are requests per second and must be above zero; got %g.", v)
+				continue
+			}
+			s.Rates = append(s.Rates, v)
+		}
+		if len(r.Concurrency) == 0 && len(r.Rates) == 0 {
+			c.errorf(r.DeclRange, "No load points",
+				"scenario %q needs concurrency = [...] (closed loop) or rates = [...] (open loop, requests per second).", r.Name)
+		}
+		if r.Arrival != nil && c.oneOf(b, "arrival", *r.Arrival, []string{"constant", "poisson"}) {
+			s.Arrival = *r.Arrival
+		}
+		c.intMin(b, "max_in_flight", r.MaxInFlight, 1, &s.MaxInFlight)
+		c.intMin(b, "trials", r.Trials, 1, &s.Trials)
+		c.duration(b, "warmup", r.Warmup, &s.Warmup)
+		c.duration(b, "duration", r.Duration, &s.Duration)
+		c.duration(b, "settle", r.Settle, &s.Settle)
+		if r.Duration != nil && s.Duration == 0 {
+			c.errorf(attrRange(b, "duration"), "Value out of range", "duration is the measured window and must be above zero.")
+		}
+		for _, name := range r.Gateways {
+			if name == DirectArm {
+				continue
+			}
+			if !slices.ContainsFunc(cfg.Gateways, func(g Gateway) bool { return g.Name == name }) {
+				c.errorf(attrRange(b, "gateways"), "Unknown gateway", "scenario %q names gateway %q, which no gateway block declares.", r.Name, name)
+			}
+		}
+		s.Gateways = r.Gateways
+		if r.Mock != nil {
+			if r.Mock.Port != nil {
+				c.errorf(attrRange(r.Mock.Body, "port"), "Port in a scenario's mock block",
+					"the mock's port is set once, in the top-level mock block; a scenario may only override its knobs.")
+			}
+			c.knobs(r.Mock, &s.Knobs)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (c *checker) positiveInts(body hcl.Body, name string, vs []int) []int {
+	var out []int
+	for _, v := range vs {
+		if v < 1 {
+			c.errorf(attrRange(body, name), "Value out of range", "every %s value must be at least 1; got %d.", name, v)
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}

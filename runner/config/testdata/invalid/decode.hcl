@@ -1,0 +1,65 @@
+frobnicate {} # want: Unsupported block type
+
+defaults {
+  trials   = "three" # want: Unsuitable value type
+  warmup   = "2 seconds" # want: Invalid duration
+  duration = "0s" # want: Value out of range
+}
+
+cpus {
+  driver  = "0"
+  mock    = "3-1" # want: Invalid cpuset
+  gateway = "0" # want: Overlapping cpusets
+}
+
+memory {
+  gateway = "lots" # want: Invalid memory size
+}
+
+mock {
+  tfft       = "1s" # want: Unsupported argument
+  error_rate = 1.5 # want: Value out of range
+}
+
+gateway "direct" { # want: Reserved gateway name
+  compose = "x.yaml"
+  service = "x"
+  port    = 70000 # want: Invalid port
+  api     = ["grpc"] # want: Unknown api
+}
+
+gateway "Bad Name" { # want: Invalid gateway name
+  compose = "x.yaml"
+  service = "x"
+  port    = 18090
+  api     = ["openai"]
+}
+
+gateway "twice" {
+  compose = "x.yaml"
+  service = "x"
+  port    = 18091
+  api     = ["openai"]
+}
+
+gateway "twice" { # want: Duplicate gateway
+  compose = "x.yaml"
+  service = "x"
+  port    = 18092
+  api     = ["openai"]
+}
+
+scenario "a" {
+  kind        = "latency_party" # want: Unknown kind
+  concurrency = [1, 0] # want: Value out of range
+  gateways    = ["nobody"] # want: Unknown gateway
+}
+
+scenario "a" { # want: Duplicate scenario
+  kind        = "overhead"
+  concurrency = [1]
+}
+
+scenario "empty" { # want: No load points
+  kind = "overhead"
+}

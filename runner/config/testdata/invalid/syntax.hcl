@@ -1,0 +1,4 @@
+scenario "x" {
+  kind = "overhead"
+  concurrency = [1,
+} # want: Invalid expression

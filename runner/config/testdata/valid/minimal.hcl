@@ -1,0 +1,4 @@
+scenario "overhead" {
+  kind        = "overhead"
+  concurrency = [1]
+}

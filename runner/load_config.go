@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/compose-spec/compose-go/v2/types"
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
+)
+
+// loadConfig decodes FILE and its compose files, printing every diagnostic.
+// ok is false when any of them is an error.
+func loadConfig(path string) (*config.Config, map[string]*types.Project, bool) {
+	cfg, src, diags := config.Load(path)
+	var projects map[string]*types.Project
+	if !diags.HasErrors() {
+		var more hcl.Diagnostics
+		projects, more = config.LoadCompose(context.Background(), cfg)
+		diags = append(diags, more...)
+	}
+	config.WriteDiagnostics(os.Stderr, diags, map[string][]byte{path: src})
+	return cfg, projects, !diags.HasErrors()
+}
+
+func fileArg(name string, args []string) (string, bool) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
+		fmt.Fprintf(os.Stderr, "usage: runner %s FILE\n", name)
+		return "", false
+	}
+	return fs.Arg(0), true
+}
+
+func cmdValidate(args []string) int {
+	path, ok := fileArg("validate", args)
+	if !ok {
+		return exitUsage
+	}
+	cfg, _, ok := loadConfig(path)
+	if !ok {
+		return exitUsage
+	}
+	fmt.Printf("%s is valid: %d gateways, %d scenarios\n", path, len(cfg.Gateways), len(cfg.Scenarios))
+	return 0
+}
+
+func cmdPlan(args []string) int {
+	path, ok := fileArg("plan", args)
+	if !ok {
+		return exitUsage
+	}
+	cfg, projects, ok := loadConfig(path)
+	if !ok {
+		return exitUsage
+	}
+	plan.Build(cfg, projects).WriteText(os.Stdout)
+	return 0
+}

@@ -1,0 +1,43 @@
+// Command runner is gatewaybench's CLI. It stays thin: each subcommand parses
+// flags and calls the package that owns the work.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const usage = `runner: measure what an AI gateway adds on top of the model behind it.
+
+usage:
+  runner validate FILE    check benchmarks.hcl and its compose files; exit 2 on errors
+  runner plan FILE        print every run that apply would make
+`
+
+// Exit codes: 2 means the input was wrong and nothing ran.
+const (
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "validate":
+		return cmdValidate(args[1:])
+	case "plan":
+		return cmdPlan(args[1:])
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "runner: unknown command %q\n\n%s", args[0], usage)
+	return exitUsage
+}

@@ -1,0 +1,176 @@
+// Package docker adapts the Docker Engine API to stack.Engine. It is the only
+// package that imports github.com/docker/docker, so a move to another client
+// touches this file alone.
+package docker
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/docker/docker/api/types/build"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/client"
+	"github.com/docker/docker/pkg/jsonmessage"
+	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/gatewaybench/gatewaybench/runner/stack"
+)
+
+// Engine talks to a Docker engine found the usual way (DOCKER_HOST or the
+// default socket), negotiating the API version: the engine here is 20.10 (API 1.41).
+type Engine struct {
+	cli *client.Client
+}
+
+var _ stack.Engine = (*Engine)(nil)
+
+// New connects to the engine. It does not contact it; call Ping for that.
+func New() (*Engine, error) {
+	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return nil, fmt.Errorf("docker client: %w", err)
+	}
+	return &Engine{cli: cli}, nil
+}
+
+// Close releases the client's connections.
+func (e *Engine) Close() error { return e.cli.Close() }
+
+func (e *Engine) Ping(ctx context.Context) (string, error) {
+	p, err := e.cli.Ping(ctx)
+	if err != nil {
+		return "", fmt.Errorf("no Docker engine answers (%w); install docker.io and start dockerd", err)
+	}
+	e.cli.NegotiateAPIVersionPing(p)
+	return e.cli.ClientVersion(), nil
+}
+
+func (e *Engine) Image(ctx context.Context, ref string) (stack.ImageInfo, error) {
+	img, err := e.cli.ImageInspect(ctx, ref)
+	if client.IsErrNotFound(err) {
+		return stack.ImageInfo{}, nil
+	}
+	if err != nil {
+		return stack.ImageInfo{}, err
+	}
+	return stack.ImageInfo{ID: img.ID, Size: img.Size, Found: true}, nil
+}
+
+func (e *Engine) BuildImage(ctx context.Context, tag string, buildContext io.Reader, labels map[string]string) error {
+	resp, err := e.cli.ImageBuild(ctx, buildContext, build.ImageBuildOptions{
+		Tags: []string{tag}, Dockerfile: "Dockerfile", Remove: true, ForceRemove: true, Labels: labels,
+	})
+	if err != nil {
+		return fmt.Errorf("build %s: %w", tag, err)
+	}
+	defer resp.Body.Close()
+	// The build reports failures inside its JSON stream, not as an HTTP error.
+	var out bytes.Buffer
+	if err := jsonmessage.DisplayJSONMessagesStream(resp.Body, &out, 0, false, nil); err != nil {
+		return fmt.Errorf("build %s: %w\n%s", tag, err, out.String())
+	}
+	return nil
+}
+
+func (e *Engine) Create(ctx context.Context, s stack.ContainerSpec) (string, error) {
+	cfg := &container.Config{Image: s.Image, Cmd: s.Cmd, Env: s.Env, Labels: s.Labels}
+	host := &container.HostConfig{
+		NetworkMode: "host",
+		Binds:       s.Binds,
+		Resources:   container.Resources{CpusetCpus: s.CPUSet, Memory: s.MemoryBytes},
+	}
+	if s.MemoryBytes > 0 {
+		host.MemorySwap = s.MemoryBytes // no swap: a memory limit must be a limit
+	}
+	resp, err := e.cli.ContainerCreate(ctx, cfg, host, nil, nil, s.Name)
+	if err != nil {
+		return "", fmt.Errorf("create %s from %s: %w", s.Name, s.Image, err)
+	}
+	return resp.ID, nil
+}
+
+func (e *Engine) Start(ctx context.Context, id string) error {
+	return e.cli.ContainerStart(ctx, id, container.StartOptions{})
+}
+
+func (e *Engine) Inspect(ctx context.Context, id string) (stack.ContainerState, error) {
+	c, err := e.cli.ContainerInspect(ctx, id)
+	if err != nil {
+		return stack.ContainerState{}, err
+	}
+	st := stack.ContainerState{}
+	if c.State != nil {
+		st.Running = c.State.Running
+		st.ExitCode = c.State.ExitCode
+		st.OOMKilled = c.State.OOMKilled
+		st.Error = c.State.Error
+		st.StartedAt, _ = time.Parse(time.RFC3339Nano, c.State.StartedAt)
+	}
+	if c.HostConfig != nil {
+		st.CPUSet = c.HostConfig.CpusetCpus
+		st.Memory = c.HostConfig.Memory
+		st.HostNet = c.HostConfig.NetworkMode.IsHost()
+		st.CgroupPath = c.HostConfig.CgroupParent
+	}
+	return st, nil
+}
+
+func (e *Engine) Stats(ctx context.Context, id string) (stack.Stats, error) {
+	r, err := e.cli.ContainerStatsOneShot(ctx, id)
+	if err != nil {
+		return stack.Stats{}, err
+	}
+	defer r.Body.Close()
+	var s container.StatsResponse
+	if err := json.NewDecoder(r.Body).Decode(&s); err != nil {
+		return stack.Stats{}, fmt.Errorf("stats of %s: %w", id, err)
+	}
+	return stack.Stats{
+		CPUTotal:         time.Duration(s.CPUStats.CPUUsage.TotalUsage),
+		ThrottledPeriods: s.CPUStats.ThrottlingData.ThrottledPeriods,
+		ThrottledTime:    time.Duration(s.CPUStats.ThrottlingData.ThrottledTime),
+		MemUsage:         s.MemoryStats.Usage,
+		MemMaxUsage:      s.MemoryStats.MaxUsage,
+	}, nil
+}
+
+func (e *Engine) Logs(ctx context.Context, id string, tail int) (string, error) {
+	r, err := e.cli.ContainerLogs(ctx, id, container.LogsOptions{ShowStdout: true, ShowStderr: true, Tail: strconv.Itoa(tail)})
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	var out bytes.Buffer
+	if _, err := stdcopy.StdCopy(&out, &out, r); err != nil && !errors.Is(err, io.EOF) {
+		return out.String(), err
+	}
+	return out.String(), nil
+}
+
+func (e *Engine) RemoveByLabel(ctx context.Context, key, value string) (int, error) {
+	label := key
+	if value != "" {
+		label = key + "=" + value
+	}
+	list, err := e.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", label))})
+	if err != nil {
+		return 0, fmt.Errorf("list containers labelled %s: %w", label, err)
+	}
+	var errs []error
+	n := 0
+	for _, c := range list {
+		if err := e.cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !client.IsErrNotFound(err) {
+			errs = append(errs, fmt.Errorf("remove %s: %w", c.ID[:12], err))
+			continue
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
+}

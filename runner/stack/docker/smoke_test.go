@@ -1,0 +1,119 @@
+package docker_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/internal/dockertest"
+	"github.com/gatewaybench/gatewaybench/runner/stack"
+)
+
+// TestSmoke de-risks the engine: build a FROM scratch image from a static Go
+// binary, run it with host networking, a cpuset and a memory limit, get an
+// answer on 127.0.0.1, read its stats once, and remove it by label.
+func TestSmoke(t *testing.T) {
+	e := dockertest.Engine(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	bin, err := os.ReadFile(dockertest.BuildStatic(t, "./testdata/hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tarball, err := stack.TarContext(map[string]stack.File{
+		"Dockerfile": {Data: []byte("FROM scratch\nCOPY hello /hello\nENTRYPOINT [\"/hello\"]\n")},
+		"hello":      {Mode: 0o755, Data: bin},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := fmt.Sprintf("smoke-%d", time.Now().UnixNano())
+	const tag = "gatewaybench/smoke:test"
+	if err := e.BuildImage(ctx, tag, bytes.NewReader(tarball), map[string]string{stack.LabelRun: run}); err != nil {
+		t.Fatal(err)
+	}
+	img, err := e.Image(ctx, tag)
+	if err != nil || !img.Found || img.Size == 0 {
+		t.Fatalf("built image not found: %+v %v", img, err)
+	}
+
+	t.Cleanup(func() {
+		if _, err := e.RemoveByLabel(context.Background(), stack.LabelRun, run); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	addr := freeAddr(t)
+	id, err := e.Create(ctx, stack.ContainerSpec{
+		Name: "gatewaybench-" + run, Image: tag, Cmd: []string{"-addr", addr},
+		Labels: map[string]string{stack.LabelRun: run, stack.LabelRole: "smoke"},
+		CPUSet: "0", MemoryBytes: 64 << 20,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Start(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	body := getWithin(t, "http://"+addr+"/", 10*time.Second)
+	if body != "ok" {
+		t.Fatalf("answer = %q, want ok", body)
+	}
+
+	st, err := e.Inspect(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Running || !st.HostNet || st.CPUSet != "0" || st.Memory != 64<<20 {
+		t.Errorf("container state = %+v; want running, host network, cpuset 0, 64MiB", st)
+	}
+	stats, err := e.Stats(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.CPUTotal <= 0 || stats.MemUsage == 0 {
+		t.Errorf("stats look empty: %+v", stats)
+	}
+	t.Logf("stats: cpu %s, memory %d KiB, image %d KiB", stats.CPUTotal, stats.MemUsage>>10, img.Size>>10)
+
+	n, err := e.RemoveByLabel(ctx, stack.LabelRun, run)
+	if err != nil || n != 1 {
+		t.Fatalf("RemoveByLabel removed %d, %v; want 1", n, err)
+	}
+	if n, _ := e.RemoveByLabel(ctx, stack.LabelRun, run); n != 0 {
+		t.Errorf("%d containers left after removal", n)
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func getWithin(t *testing.T, url string, limit time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			return string(b)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no answer from %s within %s: %v", url, limit, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

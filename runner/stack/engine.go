@@ -1,0 +1,80 @@
+// Package stack brings benchmark stacks (mock, gateways, driver) up and down.
+// It owns the Engine interface: the only thing it needs from a container
+// engine. The Docker adapter in ./docker implements it; tests use fakes.
+package stack
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// LabelPrefix starts every label the project puts on containers and images;
+// cleanup goes by these labels, never by name.
+const LabelPrefix = "gatewaybench."
+
+// Label keys.
+const (
+	LabelRun        = LabelPrefix + "run"
+	LabelStack      = LabelPrefix + "stack"
+	LabelRole       = LabelPrefix + "role"
+	LabelConfigHash = LabelPrefix + "config-hash"
+)
+
+// ContainerSpec is a container to create. Networking is always the host's
+// (traffic stays on loopback and no NAT sits in the measured path).
+type ContainerSpec struct {
+	Name        string
+	Image       string
+	Cmd         []string
+	Env         []string
+	Binds       []string // host:container[:ro]
+	Labels      map[string]string
+	CPUSet      string // Docker cpuset syntax
+	MemoryBytes int64  // 0 = unlimited
+}
+
+// ContainerState is what the engine says about a container.
+type ContainerState struct {
+	Running    bool
+	ExitCode   int
+	OOMKilled  bool
+	Error      string
+	StartedAt  time.Time
+	CPUSet     string
+	Memory     int64
+	HostNet    bool
+	CgroupPath string
+}
+
+// ImageInfo describes a local image.
+type ImageInfo struct {
+	ID    string
+	Size  int64
+	Found bool
+}
+
+// Stats is one reading of a container's resource counters.
+type Stats struct {
+	CPUTotal         time.Duration // cumulative CPU time of all processes
+	ThrottledPeriods uint64
+	ThrottledTime    time.Duration
+	MemUsage         uint64 // cgroup memory usage, bytes
+	MemMaxUsage      uint64 // cgroup v1 max usage; 0 where the engine does not report it
+}
+
+// Engine is the container engine as this project needs it.
+type Engine interface {
+	Ping(ctx context.Context) (apiVersion string, err error)
+	Image(ctx context.Context, ref string) (ImageInfo, error)
+	// BuildImage builds tag from a tar build context holding a Dockerfile.
+	BuildImage(ctx context.Context, tag string, buildContext io.Reader, labels map[string]string) error
+	Create(ctx context.Context, spec ContainerSpec) (id string, err error)
+	Start(ctx context.Context, id string) error
+	Inspect(ctx context.Context, id string) (ContainerState, error)
+	Stats(ctx context.Context, id string) (Stats, error)
+	Logs(ctx context.Context, id string, tail int) (string, error)
+	// RemoveByLabel force-removes every container carrying label key=value
+	// (any value when value is empty) and returns how many it removed.
+	RemoveByLabel(ctx context.Context, key, value string) (int, error)
+}
