@@ -1,0 +1,92 @@
+package server_test
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/mock/server"
+)
+
+func post(t *testing.T, c *http.Client, url, key string, headers map[string]string) (*http.Response, error) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url+"/v1/chat/completions", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.Do(req)
+	if err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	return resp, err
+}
+
+func snapshot(t *testing.T, url string) server.Snapshot {
+	t.Helper()
+	resp, err := http.Get(url + "/mock/counters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var s server.Snapshot
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestKeyAndCounters: a required key rejects others with 401, and the
+// counters say exactly which requests reached the mock, by status and key.
+func TestKeyAndCounters(t *testing.T) {
+	k := fast()
+	k.APIKey = "sk-upstream"
+	url, _ := start(t, k)
+	c := &http.Client{}
+	for _, key := range []string{"sk-upstream", "sk-upstream", "sk-bad", ""} {
+		resp, err := post(t, c, url, key, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 200
+		if key != "sk-upstream" {
+			want = 401
+		}
+		if resp.StatusCode != want {
+			t.Errorf("key %q: status %d, want %d", key, resp.StatusCode, want)
+		}
+	}
+	s := snapshot(t, url)
+	if s.Total != 4 || s.Routes["chat"]["200"] != 2 || s.Routes["chat"]["401"] != 2 || s.Keys["sk-upstream"] != 2 || s.Keys["sk-bad"] != 1 {
+		t.Errorf("counters = %+v", s)
+	}
+	if resp, err := http.Post(url+"/mock/counters/reset", "", nil); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("reset: %v", err)
+	}
+	if s := snapshot(t, url); s.Total != 0 {
+		t.Errorf("after reset: %+v", s)
+	}
+}
+
+func TestHangAndReset(t *testing.T) {
+	url, _ := start(t, fast())
+	c := &http.Client{Timeout: 300 * time.Millisecond}
+	began := time.Now()
+	if _, err := post(t, c, url, "", map[string]string{"X-Mock-Hang-Rate": "1"}); err == nil {
+		t.Error("a hanging request answered")
+	} else if time.Since(began) < 250*time.Millisecond {
+		t.Errorf("hang ended after %s: %v", time.Since(began), err)
+	}
+	_, err := post(t, &http.Client{}, url, "", map[string]string{"X-Mock-Reset-Rate": "1"})
+	if !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("reset: got %v, want connection reset", err)
+	}
+}

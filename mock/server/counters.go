@@ -1,0 +1,115 @@
+package server
+
+import (
+	"encoding/json"
+	"strconv"
+	"sync"
+)
+
+// Route names, as the counters endpoint reports them.
+var routeNames = [...]string{"chat", "responses", "messages", "models", "health", "other"}
+
+const (
+	routeChat = iota
+	routeResponses
+	routeMessages
+	routeModels
+	routeHealth
+	routeOther
+)
+
+// maxKeys bounds the per-key table; a flood of distinct keys past it is
+// counted under otherKeys so memory stays bounded.
+const (
+	maxKeys   = 10000
+	maxKeyLen = 64
+	otherKeys = "(other keys)"
+)
+
+// Counters count the requests that reached the mock, by route, status and API
+// key, so a scenario can prove what did or did not reach the upstream.
+type Counters struct {
+	mu     sync.Mutex
+	total  uint64
+	status [len(routeNames)]map[int]*uint64
+	keys   map[string]*uint64
+}
+
+func newCounters() *Counters {
+	c := &Counters{}
+	c.reset()
+	return c
+}
+
+func (c *Counters) reset() {
+	c.total = 0
+	for i := range c.status {
+		c.status[i] = map[int]*uint64{}
+	}
+	c.keys = map[string]*uint64{}
+}
+
+// Reset zeroes every counter.
+func (c *Counters) Reset() {
+	c.mu.Lock()
+	c.reset()
+	c.mu.Unlock()
+}
+
+// add counts one request; it allocates only for a status or key not seen before.
+func (c *Counters) add(route, status int, key []byte) {
+	if len(key) > maxKeyLen {
+		key = key[:maxKeyLen]
+	}
+	c.mu.Lock()
+	c.total++
+	if p := c.status[route][status]; p != nil {
+		*p++
+	} else {
+		n := uint64(1)
+		c.status[route][status] = &n
+	}
+	if p := c.keys[string(key)]; p != nil {
+		*p++
+	} else if len(c.keys) < maxKeys {
+		n := uint64(1)
+		c.keys[string(key)] = &n
+	} else if p := c.keys[otherKeys]; p != nil {
+		*p++
+	} else {
+		n := uint64(1)
+		c.keys[otherKeys] = &n
+	}
+	c.mu.Unlock()
+}
+
+// Snapshot is the counters' JSON form.
+type Snapshot struct {
+	Total  uint64                       `json:"total"`
+	Routes map[string]map[string]uint64 `json:"routes"`
+	Keys   map[string]uint64            `json:"keys"`
+}
+
+// Snapshot copies the counters.
+func (c *Counters) Snapshot() Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := Snapshot{Total: c.total, Routes: map[string]map[string]uint64{}, Keys: map[string]uint64{}}
+	for r, m := range c.status {
+		for st, n := range m {
+			if s.Routes[routeNames[r]] == nil {
+				s.Routes[routeNames[r]] = map[string]uint64{}
+			}
+			s.Routes[routeNames[r]][strconv.Itoa(st)] = *n
+		}
+	}
+	for k, n := range c.keys {
+		s.Keys[k] = *n
+	}
+	return s
+}
+
+func (c *Counters) json() []byte {
+	b, _ := json.Marshal(c.Snapshot())
+	return b
+}

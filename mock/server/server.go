@@ -1,0 +1,298 @@
+// Package server is the mock upstream: OpenAI chat completions and responses,
+// Anthropic messages, JSON and SSE, on fasthttp. Every answer is the
+// script.Script of its request, rendered byte for byte the same each time.
+// Handlers reuse pooled buffers and do not allocate per request.
+package server
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fastjson"
+
+	"github.com/gatewaybench/gatewaybench/mock/script"
+)
+
+// hangMax bounds a hanging request so a forgotten client cannot pin the mock.
+const hangMax = 5 * time.Minute
+
+// Server is one mock upstream.
+type Server struct {
+	knobs    script.Knobs
+	counters *Counters
+	http     *fasthttp.Server
+	pool     sync.Pool
+	done     chan struct{}
+	once     sync.Once
+}
+
+// New returns a server whose requests default to knobs.
+func New(knobs script.Knobs) *Server {
+	s := &Server{knobs: knobs, counters: newCounters(), done: make(chan struct{})}
+	s.pool.New = func() any { return &exchange{srv: s} }
+	s.http = &fasthttp.Server{
+		Handler:                       s.handle,
+		Name:                          "gatewaybench-mock",
+		NoDefaultDate:                 true, // the same request gives the same bytes
+		NoDefaultContentType:          true,
+		DisablePreParseMultipartForm:  true,
+		MaxRequestBodySize:            64 << 20, // 100k-token prompts are ~400 KB; leave room
+		ReadBufferSize:                16 << 10,
+		CloseOnShutdown:               true,
+		DisableHeaderNamesNormalizing: false,
+	}
+	return s
+}
+
+// Counters gives access to the request counters.
+func (s *Server) Counters() *Counters { return s.counters }
+
+// Handler is the request handler, for serving the mock in-process.
+func (s *Server) Handler() fasthttp.RequestHandler { return s.handle }
+
+// Serve answers requests on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(ln) }
+
+// Shutdown stops accepting, wakes hanging requests and waits for the others.
+func (s *Server) Shutdown() error {
+	s.once.Do(func() { close(s.done) })
+	return s.http.Shutdown()
+}
+
+// exchange holds everything one request needs; pooled, so its buffers are
+// reused. For a stream it lives until fasthttp closes the body stream.
+type exchange struct {
+	srv    *Server
+	parser fastjson.Parser
+	req    script.Request
+	sc     script.Script
+	knobs  script.Knobs
+	buf    []byte
+	start  time.Time
+	seq    int // responses API sequence_number
+}
+
+var (
+	ctJSON  = []byte("application/json")
+	ctSSE   = []byte("text/event-stream")
+	bearer  = []byte("Bearer ")
+	hdrAuth = []byte("Authorization")
+	hdrXKey = []byte("X-Api-Key")
+	hdrAKey = []byte("Api-Key")
+	prefix  = []byte(script.HeaderPrefix)
+	healthy = []byte("ok\n")
+)
+
+func routeOf(method, path []byte) int {
+	switch {
+	case bytes.HasSuffix(path, []byte("/chat/completions")):
+		return routeChat
+	case bytes.HasSuffix(path, []byte("/responses")):
+		return routeResponses
+	case bytes.HasSuffix(path, []byte("/messages")):
+		return routeMessages
+	case bytes.HasSuffix(path, []byte("/models")):
+		return routeModels
+	case bytes.Equal(path, []byte("/health")):
+		return routeHealth
+	}
+	return routeOther
+}
+
+func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	path := ctx.Path()
+	if bytes.HasPrefix(path, []byte("/mock/counters")) {
+		s.countersEndpoint(ctx)
+		return
+	}
+	key := apiKey(&ctx.Request.Header)
+	route := routeOf(ctx.Method(), path)
+	status := s.serve(ctx, route, key)
+	s.counters.add(route, status, key)
+}
+
+// serve answers one request and returns the status it sent (0 for a reset).
+func (s *Server) serve(ctx *fasthttp.RequestCtx, route int, key []byte) int {
+	switch route {
+	case routeHealth:
+		ctx.SetBody(healthy)
+		return fasthttp.StatusOK
+	case routeModels:
+		ctx.SetContentTypeBytes(ctJSON)
+		ctx.SetBody(modelsBody)
+		return fasthttp.StatusOK
+	case routeOther:
+		ctx.SetStatusCode(fasthttp.StatusNotFound)
+		ctx.SetBodyString("mock: no route for this path; use /v1/chat/completions, /v1/responses, /v1/messages, /v1/models, /health or /mock/counters\n")
+		return fasthttp.StatusNotFound
+	}
+	api := script.API(route + 1) // routeChat..routeMessages line up with script.Chat..Messages
+	if !ctx.IsPost() {
+		return s.fail(ctx, api, fasthttp.StatusMethodNotAllowed, "invalid_request_error", "use POST")
+	}
+	x := s.pool.Get().(*exchange)
+	x.start = time.Now()
+	x.knobs = s.knobs
+	for name, value := range ctx.Request.Header.All() {
+		if len(name) > len(prefix) && bytes.EqualFold(name[:len(prefix)], prefix) {
+			if err := x.knobs.Override(name, value); err != nil {
+				s.pool.Put(x)
+				return s.fail(ctx, api, fasthttp.StatusBadRequest, "invalid_request_error", err.Error())
+			}
+		}
+	}
+	if x.knobs.APIKey != "" && string(key) != x.knobs.APIKey {
+		s.pool.Put(x)
+		return s.fail(ctx, api, fasthttp.StatusUnauthorized, "authentication_error", "invalid API key")
+	}
+	if err := x.req.Parse(api, ctx.Request.Body(), &x.parser); err != nil {
+		s.pool.Put(x)
+		return s.fail(ctx, api, fasthttp.StatusBadRequest, "invalid_request_error", "mock: "+err.Error())
+	}
+	x.sc.Build(&x.req, &x.knobs)
+	switch {
+	case x.sc.Reset:
+		s.pool.Put(x)
+		reset(ctx)
+		return 0
+	case x.sc.Hang:
+		s.pool.Put(x)
+		s.hang()
+		ctx.SetStatusCode(fasthttp.StatusGatewayTimeout)
+		return fasthttp.StatusGatewayTimeout
+	case x.sc.Fail != 0:
+		status, retry := x.sc.Fail, x.sc.RetryAfter
+		s.pool.Put(x)
+		if retry > 0 && (status == fasthttp.StatusTooManyRequests || status == fasthttp.StatusServiceUnavailable) {
+			ctx.Response.Header.Set("Retry-After", strconv.Itoa(int((retry+time.Second-1)/time.Second)))
+		}
+		return s.fail(ctx, api, status, errorType(status), "mock: injected error")
+	}
+	if x.req.Stream {
+		ctx.SetContentTypeBytes(ctSSE)
+		ctx.Response.Header.Set("Cache-Control", "no-cache")
+		ctx.SetBodyStream(x, -1) // fasthttp calls x.WriteTo, then x.Close
+		return fasthttp.StatusOK
+	}
+	// A JSON answer is ready when the last token would have been generated.
+	sleepUntil(x.start.Add(x.sc.Total()))
+	x.buf = x.renderJSON(x.buf[:0])
+	ctx.SetContentTypeBytes(ctJSON)
+	ctx.SetBody(x.buf)
+	s.pool.Put(x)
+	return fasthttp.StatusOK
+}
+
+func (s *Server) hang() {
+	t := time.NewTimer(hangMax)
+	defer t.Stop()
+	select {
+	case <-s.done:
+	case <-t.C:
+	}
+}
+
+// reset closes the connection with an RST instead of a FIN.
+func reset(ctx *fasthttp.RequestCtx) {
+	ctx.HijackSetNoResponse(true)
+	ctx.Hijack(func(c net.Conn) {
+		if w, ok := c.(interface{ UnsafeConn() net.Conn }); ok {
+			c = w.UnsafeConn()
+		}
+		if tc, ok := c.(*net.TCPConn); ok {
+			tc.SetLinger(0)
+		}
+		c.Close()
+	})
+}
+
+func errorType(status int) string {
+	switch {
+	case status == fasthttp.StatusTooManyRequests:
+		return "rate_limit_error"
+	case status == fasthttp.StatusServiceUnavailable || status == 529:
+		return "overloaded_error"
+	case status >= 500:
+		return "server_error"
+	}
+	return "invalid_request_error"
+}
+
+// fail answers with an error body shaped like the API's own.
+func (s *Server) fail(ctx *fasthttp.RequestCtx, api script.API, status int, typ, msg string) int {
+	ctx.SetStatusCode(status)
+	ctx.SetContentTypeBytes(ctJSON)
+	var arr [256]byte
+	b := arr[:0]
+	if api == script.Messages {
+		b = append(b, `{"type":"error","error":{"type":`...)
+		b = appendString(b, []byte(typ))
+		b = append(b, `,"message":`...)
+		b = appendString(b, []byte(msg))
+		b = append(b, `}}`...)
+	} else {
+		b = append(b, `{"error":{"message":`...)
+		b = appendString(b, []byte(msg))
+		b = append(b, `,"type":`...)
+		b = appendString(b, []byte(typ))
+		b = append(b, `,"param":null,"code":null}}`...)
+	}
+	ctx.SetBody(b)
+	return status
+}
+
+func apiKey(h *fasthttp.RequestHeader) []byte {
+	if v := h.PeekBytes(hdrAuth); len(v) > 0 {
+		return bytes.TrimPrefix(v, bearer)
+	}
+	if v := h.PeekBytes(hdrXKey); len(v) > 0 {
+		return v
+	}
+	return h.PeekBytes(hdrAKey)
+}
+
+func (s *Server) countersEndpoint(ctx *fasthttp.RequestCtx) {
+	if bytes.HasSuffix(ctx.Path(), []byte("/reset")) {
+		if !ctx.IsPost() {
+			ctx.SetStatusCode(fasthttp.StatusMethodNotAllowed)
+			return
+		}
+		s.counters.Reset()
+	}
+	ctx.SetContentTypeBytes(ctJSON)
+	ctx.SetBody(s.counters.json())
+}
+
+var modelsBody = []byte(`{"object":"list","data":[{"id":"mock-model","object":"model","created":1700000000,"owned_by":"gatewaybench"}]}`)
+
+func sleepUntil(t time.Time) {
+	if d := time.Until(t); d > 0 {
+		time.Sleep(d)
+	}
+}
+
+// Read is never used: WriteTo writes the stream (SupportsBodyWriteTo).
+func (x *exchange) Read([]byte) (int, error) {
+	return 0, errors.New("mock: stream is written with WriteTo")
+}
+
+// SupportsBodyWriteTo lets fasthttp call WriteTo, where each Write becomes one
+// chunk flushed to the socket: one SSE event, one write, on schedule.
+func (x *exchange) SupportsBodyWriteTo() bool { return true }
+
+// WriteTo writes the SSE stream, each event at its due time from the start.
+func (x *exchange) WriteTo(w io.Writer) (int64, error) {
+	return x.writeStream(w)
+}
+
+// Close returns the exchange to the pool once fasthttp is done with the stream.
+func (x *exchange) Close() error {
+	x.srv.pool.Put(x)
+	return nil
+}
