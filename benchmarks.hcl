@@ -132,7 +132,10 @@ scenario "overhead" {
   api         = "openai"
   concurrency = [1, 8, 64]
   mock {
-    ttft = "0s" # measure the gateway, not the model's think time
+    # A JSON answer comes when its last token would: ttft + (tokens-1) x itl.
+    # Zero both to measure the gateway, not the model's think time.
+    ttft = "0s"
+    itl  = "0s"
   }
 }
 
@@ -173,6 +176,7 @@ scenario "large_context" {
   concurrency   = [1]
   mock {
     ttft = "0s"
+    itl  = "0s"
   }
 }
 
@@ -192,6 +196,7 @@ scenario "throughput" {
   arrival     = "poisson"
   mock {
     ttft = "0s"
+    itl  = "0s"
   }
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
@@ -32,7 +33,17 @@ func main() {
 	flag.Float64Var(&k.ResetRate, "reset-rate", k.ResetRate, "fraction of requests whose connection is reset")
 	flag.StringVar(&k.APIKey, "api-key", k.APIKey, "require this API key")
 	flag.IntVar(&k.PaddingBytes, "padding", k.PaddingBytes, "extra bytes in JSON answers")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile here until shutdown")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "mock: %v\n", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -49,6 +60,6 @@ func main() {
 	fmt.Fprintf(os.Stderr, "mock: listening on %s (%s)\n", ln.Addr(), k)
 	if err := srv.Serve(ln); err != nil {
 		fmt.Fprintf(os.Stderr, "mock: %v\n", err)
-		os.Exit(1)
+		os.Exit(1) //nolint: the profile is lost only on a failed start
 	}
 }

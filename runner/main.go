@@ -12,6 +12,7 @@ const usage = `runner: measure what an AI gateway adds on top of the model behin
 usage:
   runner validate FILE    check benchmarks.hcl and its compose files; exit 2 on errors
   runner plan FILE        print every run that apply would make
+  runner selfbench mock   the mock's req/s and CPU/request against nginx, same cores, same wrk
 `
 
 // Exit codes: 2 means the input was wrong and nothing ran.
@@ -34,6 +35,8 @@ func run(args []string) int {
 		return cmdValidate(args[1:])
 	case "plan":
 		return cmdPlan(args[1:])
+	case "selfbench":
+		return cmdSelfbench(args[1:])
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return 0

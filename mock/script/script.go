@@ -97,26 +97,50 @@ var words = [...]string{
 	"proxy", "route",
 }
 
-// text writes exactly tokens*deltaChars runes of seeded words and cuts them
-// every deltaChars runes, so each event is valid UTF-8 on its own.
-func (s *Script) text(seed uint64, tokens, deltaChars int) {
-	want := tokens * deltaChars
-	runes := 0
-	for i := uint64(0); runes < want; i++ {
-		if runes > 0 {
-			s.Content = append(s.Content, ' ')
-			runes++
-		}
-		w := words[splitmix(seed+i)%uint64(len(words))]
-		for _, r := range w {
-			if runes == want {
+// corpusRunes is the length of the fixed text that answers are windows of.
+const corpusRunes = 1 << 16
+
+// corpus is seeded words, built once; runeOff[i] is the byte offset of its
+// rune i (runeOff[corpusRunes] = len(corpus)). Answers copy windows of it, so
+// building one costs a memmove and a table lookup per event.
+var corpus, runeOff = buildCorpus()
+
+func buildCorpus() ([]byte, []int32) {
+	var text []byte
+	off := make([]int32, 0, corpusRunes+1)
+	for i := uint64(0); len(off) < corpusRunes; i++ {
+		w := words[splitmix(i)%uint64(len(words))]
+		for _, r := range " " + w {
+			if len(off) == corpusRunes {
 				break
 			}
-			s.Content = utf8.AppendRune(s.Content, r)
-			runes++
+			off = append(off, int32(len(text)))
+			text = utf8.AppendRune(text, r)
 		}
 	}
-	s.cutEvery(deltaChars, nil)
+	return text, append(off, int32(len(text)))
+}
+
+// text copies tokens*deltaChars runes of the corpus, from a rune chosen by
+// the seed (wrapping around), and cuts them every deltaChars runes, so each
+// event is valid UTF-8 on its own.
+func (s *Script) text(seed uint64, tokens, deltaChars int) {
+	start := int(seed % corpusRunes)
+	n := tokens * deltaChars
+	// bytePos is the offset in Content of rune j of the window.
+	base := int(runeOff[start])
+	bytePos := func(j int) int {
+		r := start + j
+		return r/corpusRunes*len(corpus) + int(runeOff[r%corpusRunes]) - base
+	}
+	end := bytePos(n)
+	for len(s.Content) < end {
+		from := (base + len(s.Content)) % len(corpus)
+		s.Content = append(s.Content, corpus[from:min(len(corpus), from+end-len(s.Content))]...)
+	}
+	for j := deltaChars; j <= n; j += deltaChars {
+		s.Cuts = append(s.Cuts, bytePos(j))
+	}
 }
 
 // toolArgs writes JSON arguments whose strings hold multi-byte characters as

@@ -18,7 +18,7 @@ func build(text string, tools bool, k Knobs) *Script {
 }
 
 func TestTextPieces(t *testing.T) {
-	for _, dc := range []int{1, 3, 4, 7, 16} {
+	for _, dc := range []int{1, 3, 4, 7, 16, 5000} {
 		k := DefaultKnobs()
 		k.DeltaChars, k.OutputTokens = dc, 25
 		s := build("hello", false, k)

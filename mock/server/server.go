@@ -89,7 +89,7 @@ var (
 	healthy = []byte("ok\n")
 )
 
-func routeOf(method, path []byte) int {
+func routeOf(path []byte) int {
 	switch {
 	case bytes.HasSuffix(path, []byte("/chat/completions")):
 		return routeChat
@@ -111,43 +111,58 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.countersEndpoint(ctx)
 		return
 	}
-	key := apiKey(&ctx.Request.Header)
-	route := routeOf(ctx.Method(), path)
-	status := s.serve(ctx, route, key)
+	x := s.pool.Get().(*exchange)
+	x.start = time.Now()
+	x.knobs = s.knobs
+	// One pass over the headers finds the API key and the knob overrides.
+	var key []byte
+	var badKnob error
+	for name, value := range ctx.Request.Header.All() {
+		switch {
+		case len(name) > len(prefix) && bytes.EqualFold(name[:len(prefix)], prefix):
+			if err := x.knobs.Override(name, value); err != nil && badKnob == nil {
+				badKnob = err
+			}
+		case bytes.EqualFold(name, hdrAuth):
+			key = bytes.TrimPrefix(value, bearer)
+		case key == nil && (bytes.EqualFold(name, hdrXKey) || bytes.EqualFold(name, hdrAKey)):
+			key = value
+		}
+	}
+	route := routeOf(path)
+	status := s.serve(ctx, x, route, key, badKnob)
 	s.counters.add(route, status, key)
 }
 
 // serve answers one request and returns the status it sent (0 for a reset).
-func (s *Server) serve(ctx *fasthttp.RequestCtx, route int, key []byte) int {
+// It owns x: it returns it to the pool, or hands it to fasthttp as the body
+// stream, which returns it on Close.
+func (s *Server) serve(ctx *fasthttp.RequestCtx, x *exchange, route int, key []byte, badKnob error) int {
 	switch route {
 	case routeHealth:
+		s.pool.Put(x)
 		ctx.SetBody(healthy)
 		return fasthttp.StatusOK
 	case routeModels:
+		s.pool.Put(x)
 		ctx.SetContentTypeBytes(ctJSON)
 		ctx.SetBody(modelsBody)
 		return fasthttp.StatusOK
 	case routeOther:
+		s.pool.Put(x)
 		ctx.SetStatusCode(fasthttp.StatusNotFound)
 		ctx.SetBodyString("mock: no route for this path; use /v1/chat/completions, /v1/responses, /v1/messages, /v1/models, /health or /mock/counters\n")
 		return fasthttp.StatusNotFound
 	}
 	api := script.API(route + 1) // routeChat..routeMessages line up with script.Chat..Messages
-	if !ctx.IsPost() {
+	switch {
+	case !ctx.IsPost():
+		s.pool.Put(x)
 		return s.fail(ctx, api, fasthttp.StatusMethodNotAllowed, "invalid_request_error", "use POST")
-	}
-	x := s.pool.Get().(*exchange)
-	x.start = time.Now()
-	x.knobs = s.knobs
-	for name, value := range ctx.Request.Header.All() {
-		if len(name) > len(prefix) && bytes.EqualFold(name[:len(prefix)], prefix) {
-			if err := x.knobs.Override(name, value); err != nil {
-				s.pool.Put(x)
-				return s.fail(ctx, api, fasthttp.StatusBadRequest, "invalid_request_error", err.Error())
-			}
-		}
-	}
-	if x.knobs.APIKey != "" && string(key) != x.knobs.APIKey {
+	case badKnob != nil:
+		s.pool.Put(x)
+		return s.fail(ctx, api, fasthttp.StatusBadRequest, "invalid_request_error", badKnob.Error())
+	case x.knobs.APIKey != "" && string(key) != x.knobs.APIKey:
 		s.pool.Put(x)
 		return s.fail(ctx, api, fasthttp.StatusUnauthorized, "authentication_error", "invalid API key")
 	}
@@ -245,16 +260,6 @@ func (s *Server) fail(ctx *fasthttp.RequestCtx, api script.API, status int, typ,
 	}
 	ctx.SetBody(b)
 	return status
-}
-
-func apiKey(h *fasthttp.RequestHeader) []byte {
-	if v := h.PeekBytes(hdrAuth); len(v) > 0 {
-		return bytes.TrimPrefix(v, bearer)
-	}
-	if v := h.PeekBytes(hdrXKey); len(v) > 0 {
-		return v
-	}
-	return h.PeekBytes(hdrAKey)
 }
 
 func (s *Server) countersEndpoint(ctx *fasthttp.RequestCtx) {

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/runner/selfbench"
+)
+
+func cmdSelfbench(args []string) int {
+	if len(args) == 0 || (args[0] != "mock") {
+		fmt.Fprintln(os.Stderr, "usage: runner selfbench mock [flags]")
+		return exitUsage
+	}
+	fs := flag.NewFlagSet("selfbench "+args[0], flag.ContinueOnError)
+	o := selfbench.Options{Out: os.Stdout}
+	fs.StringVar(&o.ServerCPUs, "server-cpus", "0", "cpuset of the server under test and its reference")
+	fs.StringVar(&o.LoadCPUs, "load-cpus", "1", "cpuset of the load generator")
+	fs.IntVar(&o.Conns, "c", 64, "connections")
+	fs.DurationVar(&o.Duration, "d", 5*time.Second, "duration of each round")
+	fs.IntVar(&o.Rounds, "rounds", 3, "rounds; the median is reported")
+	if err := fs.Parse(args[1:]); err != nil {
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := selfbench.Mock(ctx, o); err != nil {
+		fmt.Fprintf(os.Stderr, "selfbench: %v\n", err)
+		return exitFailure
+	}
+	return 0
+}

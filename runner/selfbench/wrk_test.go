@@ -1,0 +1,35 @@
+package selfbench
+
+import (
+	"os"
+	"testing"
+	"time"
+)
+
+func TestParseWrk(t *testing.T) {
+	out, err := os.ReadFile("testdata/wrk.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := parseWrk(string(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := wrkResult{RPS: 120463.61, Requests: 132486, P50: 62 * time.Microsecond, P99: 147 * time.Microsecond}
+	if r != want {
+		t.Errorf("parseWrk = %+v, want %+v", r, want)
+	}
+	errs, err := parseWrk(string(out) + "  Socket errors: connect 1, read 2, write 3, timeout 4\n  Non-2xx or 3xx responses: 10\n")
+	if err != nil || errs.Errors != 20 {
+		t.Errorf("errors = %d (%v), want 20", errs.Errors, err)
+	}
+	if _, err := parseWrk("wrk: connection refused"); err == nil {
+		t.Error("output without Requests/sec parsed")
+	}
+}
+
+func TestLuaString(t *testing.T) {
+	if got := luaString([]byte("a\"b\\c\nd")); got != `"a\"b\\c\nd"` {
+		t.Errorf("luaString = %s", got)
+	}
+}
