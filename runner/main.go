@@ -12,6 +12,7 @@ const usage = `runner: measure what an AI gateway adds on top of the model behin
 usage:
   runner validate FILE    check benchmarks.hcl and its compose files; exit 2 on errors
   runner plan FILE        print every run that apply would make
+  runner drive [flags] URL  an ad-hoc load test (open or closed loop) with a summary table or --json
   runner selfbench mock   the mock's req/s and CPU/request against nginx, same cores, same wrk
 `
 
@@ -35,6 +36,8 @@ func run(args []string) int {
 		return cmdValidate(args[1:])
 	case "plan":
 		return cmdPlan(args[1:])
+	case "drive":
+		return cmdDrive(args[1:])
 	case "selfbench":
 		return cmdSelfbench(args[1:])
 	case "help", "-h", "--help":

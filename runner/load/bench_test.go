@@ -1,0 +1,103 @@
+package load
+
+import (
+	"net"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/mock/script"
+	"github.com/gatewaybench/gatewaybench/mock/server"
+)
+
+// startMock serves a mock in-process on a loopback port.
+func startMock(tb testing.TB, k script.Knobs) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := server.New(k)
+	go s.Serve(ln)
+	tb.Cleanup(func() { s.Shutdown() })
+	return ln.Addr().String()
+}
+
+func fastKnobs() script.Knobs {
+	k := script.DefaultKnobs()
+	k.TTFT, k.ITL = 0, 0
+	return k
+}
+
+// benchDo runs the whole per-request path of one worker (build, write, read,
+// SSE parse, fidelity check, histogram records) against an in-process mock.
+// It must report 0 allocs/op.
+func benchDo(b *testing.B, shape Shape, path string) {
+	k := fastKnobs()
+	addr := startMock(b, k)
+	u, _ := url.Parse("http://" + addr + path)
+	cfg := &Config{Shape: shape, Knobs: k, Fidelity: true, Timeout: 10 * time.Second}
+	w := newWorker(0, cfg, time.Now(), addr, newBuilder(u, shape))
+	w.do(-1, 0) // warm the buffers
+	b.ReportAllocs()
+	for b.Loop() {
+		w.do(-1, 0)
+	}
+	if w.errs[ErrFidelity]+w.errs[ErrHTTP]+w.errs[ErrTransport] > 0 {
+		b.Fatalf("errors: %v", w.errs)
+	}
+}
+
+func BenchmarkDoChatJSON(b *testing.B) {
+	benchDo(b, Shape{API: script.Chat, PromptTokens: 100, Model: "m"}, "/v1/chat/completions")
+}
+
+func BenchmarkDoChatStream(b *testing.B) {
+	benchDo(b, Shape{API: script.Chat, Stream: true, PromptTokens: 100, Model: "m"}, "/v1/chat/completions")
+}
+
+func BenchmarkDoMessagesToolStream(b *testing.B) {
+	benchDo(b, Shape{API: script.Messages, Stream: true, Tools: true, PromptTokens: 100, Model: "m"}, "/v1/messages")
+}
+
+// captureSink keeps a response's body as it was read.
+type captureSink struct {
+	status int
+	body   []byte
+}
+
+func (c *captureSink) onHeaders(status int, _ time.Duration) { c.status = status }
+func (c *captureSink) onBody(p []byte, _ time.Duration, _ int) {
+	c.body = append(c.body, p...)
+}
+
+// BenchmarkRecordPath is the driver's own per-request work on a stream it
+// has already read: build the request and its expected frames, parse the
+// SSE events, check every frame, record the histograms. 0 allocs/op.
+func BenchmarkRecordPath(b *testing.B) {
+	k := fastKnobs()
+	addr := startMock(b, k)
+	u, _ := url.Parse("http://" + addr + "/v1/chat/completions")
+	shape := Shape{API: script.Chat, Stream: true, Tools: true, PromptTokens: 100, Model: "m"}
+	cfg := &Config{Shape: shape, Knobs: k, Fidelity: true}
+	w := newWorker(0, cfg, time.Now(), addr, newBuilder(u, shape))
+	w.prepare()
+	var c captureSink
+	if _, err := w.conn.roundTrip(w.req, time.Now().Add(5*time.Second), &c); err != nil || c.status != 200 {
+		b.Fatal(c.status, err)
+	}
+	// Every request of this worker reuses sequence 1, so the canned stream matches.
+	b.ReportAllocs()
+	for b.Loop() {
+		w.seq = 0
+		w.prepare()
+		w.onHeaders(200, time.Microsecond)
+		for i := 0; i < len(c.body); i += 300 { // reads cut events anywhere
+			w.onBody(c.body[i:min(i+300, len(c.body))], time.Duration(i)*time.Microsecond, i/300+1)
+		}
+		w.account(0, 0, time.Millisecond, 200, nil)
+	}
+	if w.errs[ErrFidelity] > 0 || w.fid.ToolExact == 0 {
+		b.Fatalf("canned stream failed its check: %v %+v", w.errs, w.fid)
+	}
+}

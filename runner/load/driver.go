@@ -1,0 +1,445 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/valyala/fastjson"
+
+	"github.com/gatewaybench/gatewaybench/mock/script"
+)
+
+// Config is one load test.
+type Config struct {
+	URL      string
+	Shape    Shape
+	Conns    int           // closed loop: connections; open loop: max requests in flight
+	Rate     float64       // > 0: open loop at this many requests per second
+	Poisson  bool          // open loop: exponential gaps
+	Seed     uint64        // open loop: arrival seed
+	Duration time.Duration // measured window
+	Warmup   time.Duration // before the window; requests started in it are not measured
+	Requests int           // > 0: stop after this many requests (warmup included)
+	Timeout  time.Duration // per request
+	// Knobs are the mock's, for the expected frames; Fidelity turns the check on.
+	Knobs    script.Knobs
+	Fidelity bool
+	Raw      bool // keep a record per measured request
+}
+
+// Error classes (DESIGN §2). Errors never enter the latency histograms.
+const (
+	ErrHTTP      = "http_status"
+	ErrTransport = "transport"
+	ErrTimeout   = "timeout"
+	ErrFidelity  = "fidelity"
+	ErrMidstream = "midstream"
+)
+
+// lateThreshold is how late an arrival may be sent before it counts as the
+// generator falling behind, or as delayed by the in-flight cap.
+const lateThreshold = time.Millisecond
+
+// histogram range: 1 µs to 5 minutes, 3 significant figures.
+func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, int64(5*time.Minute/time.Microsecond), 3) }
+
+func record(h *hdrhistogram.Histogram, d time.Duration) {
+	h.RecordValue(max(d.Microseconds(), 0)) //nolint: values past the range are rejected, not panicked on
+}
+
+// Record is one measured request, for --raw output. Times are µs from the
+// start of the run; durations are µs.
+type Record struct {
+	Worker  int    `json:"worker"`
+	Seq     int    `json:"seq"`
+	Due     int64  `json:"due_us"`
+	Start   int64  `json:"start_us"`
+	Latency int64  `json:"latency_us"`
+	Service int64  `json:"service_us"`
+	TTFB    int64  `json:"ttfb_us"`
+	TTFT    int64  `json:"ttft_us"`
+	Status  int    `json:"status"`
+	Error   string `json:"error,omitempty"`
+	Events  int    `json:"content_events"`
+}
+
+type worker struct {
+	id     int
+	cfg    *Config
+	base   time.Time
+	conn   *conn
+	b      *builder
+	req    []byte
+	parser fastjson.Parser
+	sse    sseParser
+	sreq   script.Request
+	sc     script.Script
+	fc     frameCheck
+	seq    int
+
+	// the request in flight
+	ttfb, ttft, lastContent time.Duration
+	status                  int
+	events, lastRead        int
+	curAt                   time.Duration
+	curRead                 int
+	midstream, done         bool
+	body                    []byte
+	gaps                    []time.Duration
+	sameRead, stalls        int64
+
+	// totals
+	latency, service, hTTFB, hTTFT, itl *hdrhistogram.Histogram
+	ok                                  int64
+	errs                                map[string]int64
+	statuses                            map[int]int64
+	fid                                 Fidelity
+	capDelayed                          int64
+	raw                                 []Record
+}
+
+func newWorker(id int, cfg *Config, base time.Time, addr string, b *builder) *worker {
+	return &worker{
+		id: id, cfg: cfg, base: base, conn: newConn(addr, base), b: b,
+		latency: newHist(), service: newHist(), hTTFB: newHist(), hTTFT: newHist(), itl: newHist(),
+		errs: map[string]int64{}, statuses: map[int]int64{},
+	}
+}
+
+func (w *worker) onHeaders(status int, at time.Duration) {
+	w.status, w.ttfb = status, at
+}
+
+func (w *worker) onBody(p []byte, at time.Duration, read int) {
+	if !w.b.shape.Stream || w.status != 200 {
+		w.body = append(w.body, p...)
+		return
+	}
+	w.curAt, w.curRead = at, read
+	w.sse.feed(p, w)
+}
+
+func (w *worker) onEvent(name, data []byte) {
+	kind, text := classify(w.b.shape.API, name, data, &w.parser)
+	switch kind {
+	case evContent:
+		at := w.curAt
+		if w.events == 0 {
+			w.ttft = at
+		} else {
+			gap := at - w.lastContent
+			w.gaps = append(w.gaps, gap)
+			if itl := w.cfg.Knobs.ITL; itl > 0 && gap > 10*itl {
+				w.stalls++
+			}
+			if w.curRead == w.lastRead {
+				w.sameRead++
+			}
+		}
+		w.lastContent, w.lastRead = at, w.curRead
+		w.events++
+		if w.cfg.Fidelity {
+			w.fc.content(text)
+		}
+	case evError:
+		w.midstream = true
+	case evDone:
+		w.done = true
+	}
+}
+
+// do sends one request. due is when it was scheduled (open loop), or -1.
+func (w *worker) do(due time.Duration, measureFrom time.Duration) {
+	w.prepare()
+	start := time.Since(w.base)
+	if due < 0 {
+		due = start // closed loop: the request is due when it is written
+	} else if start-due > lateThreshold {
+		w.capDelayed++
+	}
+	status, err := w.conn.roundTrip(w.req, w.base.Add(start+w.cfg.Timeout), w)
+	end := time.Since(w.base)
+	if due >= measureFrom { // warmup is excluded by when the request was due
+		w.account(due, start, end, status, err)
+	}
+}
+
+// prepare builds the next request and, with fidelity on, its expected frames.
+func (w *worker) prepare() {
+	w.seq++
+	var user []byte
+	w.req, user = w.b.build(w.req[:0], w.id, w.seq)
+	if w.cfg.Fidelity {
+		w.b.scriptRequest(&w.sreq, user)
+		w.sc.Build(&w.sreq, &w.cfg.Knobs)
+		w.fc.reset(&w.sc)
+	}
+	w.ttfb, w.ttft, w.status, w.events, w.lastRead = 0, 0, 0, 0, -1
+	w.midstream, w.done, w.body, w.gaps, w.sameRead, w.stalls = false, false, w.body[:0], w.gaps[:0], 0, 0
+	w.sse.reset()
+}
+
+// account classifies a finished request and records it: the record path.
+func (w *worker) account(due, start, end time.Duration, status int, err error) {
+	class := ""
+	switch {
+	case err != nil:
+		class = ErrTransport
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			class = ErrTimeout
+		}
+	case status != 200:
+		class = ErrHTTP
+	case w.b.shape.Stream && w.midstream:
+		class = ErrMidstream
+	case w.b.shape.Stream && w.cfg.Fidelity:
+		exact := w.fc.finish()
+		if w.fc.failed() || !w.done {
+			class = ErrFidelity
+		}
+		w.fc.Stalls, w.fc.SameRead, w.fc.Streams = w.stalls, w.sameRead, 1
+		if w.events >= 3 && w.cfg.Knobs.ITL > 0 && w.lastContent-w.ttft < time.Duration(w.events-1)*w.cfg.Knobs.ITL/4 {
+			w.fc.Buffered = 1 // the whole stream came in one burst
+		}
+		if w.b.shape.Tools {
+			w.fc.ToolCalls = 1
+			if exact {
+				w.fc.ToolExact = 1
+			}
+		}
+		w.fid.add(&w.fc.Fidelity)
+	case w.b.shape.Stream && !w.done:
+		class = ErrTransport // the stream ended without its final event
+	case !w.b.shape.Stream && w.cfg.Fidelity && !w.jsonMatches():
+		class = ErrFidelity
+	}
+	if status != 0 {
+		w.statuses[status]++
+	}
+	if w.cfg.Raw {
+		r := Record{Worker: w.id, Seq: w.seq, Due: due.Microseconds(), Start: start.Microseconds(),
+			Latency: (end - due).Microseconds(), Service: (end - start).Microseconds(), Status: status,
+			Error: class, Events: w.events}
+		if w.ttfb > 0 {
+			r.TTFB = (w.ttfb - due).Microseconds()
+		}
+		if w.ttft > 0 {
+			r.TTFT = (w.ttft - due).Microseconds()
+		}
+		w.raw = append(w.raw, r)
+	}
+	if class != "" {
+		w.errs[class]++
+		return
+	}
+	w.ok++
+	record(w.latency, end-due)
+	record(w.service, end-start)
+	record(w.hTTFB, w.ttfb-due)
+	if w.b.shape.Stream && w.events > 0 {
+		record(w.hTTFT, w.ttft-due)
+		for _, g := range w.gaps {
+			record(w.itl, g)
+		}
+	}
+}
+
+// jsonMatches checks a non-streamed answer's content against the script.
+func (w *worker) jsonMatches() bool {
+	v, err := w.parser.ParseBytes(w.body)
+	if err != nil {
+		return false
+	}
+	got := jsonContent(w.b.shape.API, v)
+	if w.b.shape.API == script.Messages && w.b.shape.Tools {
+		// The tool input is a JSON object; compare it re-encoded, not as bytes.
+		got = append([]byte(nil), got...)
+		var p fastjson.Parser
+		want, err := p.ParseBytes(w.sc.Content)
+		return err == nil && string(got) == string(want.MarshalTo(nil))
+	}
+	return string(got) == string(w.sc.Content)
+}
+
+// Run drives cfg until its window ends, Requests are sent, or ctx is
+// cancelled (the result is then marked partial).
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	target, err := url.Parse(cfg.URL)
+	if err != nil || target.Scheme != "http" || target.Host == "" {
+		return nil, fmt.Errorf("target %q: want http://host:port/path (HTTP/1.1, no TLS)", cfg.URL)
+	}
+	addr := target.Host
+	if target.Port() == "" {
+		addr += ":80"
+	}
+	if cfg.Conns < 1 {
+		cfg.Conns = 1
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	if cfg.Shape.Body != nil {
+		cfg.Fidelity = false // a custom body's answer cannot be predicted
+	}
+	b := newBuilder(target, cfg.Shape)
+
+	base := time.Now()
+	measureFrom := cfg.Warmup
+	endAt := cfg.Warmup + cfg.Duration
+	if cfg.Duration <= 0 {
+		endAt = time.Duration(1<<62 - 1) // bounded by Requests instead
+	}
+	var issued atomic.Int64
+	more := func() bool {
+		if ctx.Err() != nil || time.Since(base) >= endAt {
+			return false
+		}
+		return cfg.Requests <= 0 || issued.Add(1) <= int64(cfg.Requests)
+	}
+
+	cpu := cpuMeter{}
+	cpuTimer := time.AfterFunc(cfg.Warmup, cpu.begin)
+	workers := make([]*worker, cfg.Conns)
+	for i := range workers {
+		workers[i] = newWorker(i, &cfg, base, addr, b)
+	}
+	// Builders share the filler; each worker needs its own body buffer.
+	for _, w := range workers {
+		wb := *b
+		wb.body = nil
+		w.b = &wb
+	}
+
+	var wg sync.WaitGroup
+	pacer := &pacerStats{lag: newHist()}
+	if cfg.Rate > 0 {
+		queue := make(chan time.Duration, 1<<16)
+		go pacer.dispatch(cfg, base, endAt, more, queue)
+		for _, w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for due := range queue {
+					w.do(due, measureFrom)
+				}
+			}()
+		}
+	} else {
+		for _, w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for more() {
+					w.do(-1, measureFrom)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	cpuTimer.Stop()
+	cpu.end()
+	for _, w := range workers {
+		w.conn.close()
+	}
+	r := merge(workers, pacer, cfg)
+	r.Window = time.Since(base) - min(cfg.Warmup, time.Since(base))
+	if cfg.Duration > 0 && ctx.Err() == nil {
+		r.Window = cfg.Duration
+	}
+	r.DriverCPU = cpu.used()
+	r.Partial = ctx.Err() != nil
+	r.finish(cfg)
+	return r, nil
+}
+
+// pacerStats is the open-loop dispatcher's account of itself.
+type pacerStats struct {
+	lag      *hdrhistogram.Histogram
+	late     int64
+	sent     int64
+	overflow int64
+}
+
+// dispatch sends each due time to the queue when it is due. It never waits
+// for a worker: requests wait in the queue, and their latency counts from
+// their due time, which is the coordinated-omission correction.
+func (ps *pacerStats) dispatch(cfg Config, base time.Time, endAt time.Duration, more func() bool, queue chan<- time.Duration) {
+	defer close(queue)
+	// Go's timers wake at 1 ms granularity when the process is idle (the
+	// netpoller waits in whole milliseconds), which would make every arrival
+	// up to 1 ms late. The dispatcher sleeps on its own thread instead, in
+	// nanosleep with the timer slack at its minimum.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, 1, 0)
+	p := NewPacer(cfg.Rate, cfg.Poisson, cfg.Seed)
+	for {
+		due := p.Next()
+		if due >= endAt || !more() {
+			return
+		}
+		if d := due - time.Since(base); d > 0 {
+			ts := syscall.NsecToTimespec(int64(d))
+			syscall.Nanosleep(&ts, nil)
+		}
+		lag := time.Since(base) - due
+		record(ps.lag, lag)
+		if lag > lateThreshold {
+			ps.late++
+		}
+		select {
+		case queue <- due:
+			ps.sent++
+		default:
+			ps.overflow++ // the queue is full: the target is far behind the rate
+		}
+	}
+}
+
+// prSetTimerSlack is prctl's PR_SET_TIMERSLACK.
+const prSetTimerSlack = 29
+
+// cpuMeter reads the driver process's CPU time around the window.
+type cpuMeter struct {
+	mu         sync.Mutex
+	start, stop time.Duration
+	t0, t1     time.Time
+}
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func (c *cpuMeter) begin() {
+	c.mu.Lock()
+	c.start, c.t0 = processCPU(), time.Now()
+	c.mu.Unlock()
+}
+
+func (c *cpuMeter) end() {
+	c.mu.Lock()
+	if c.t0.IsZero() { // the run ended before its warmup did
+		c.start, c.t0 = processCPU(), time.Now()
+	}
+	c.stop, c.t1 = processCPU(), time.Now()
+	c.mu.Unlock()
+}
+
+// used is the CPU time over the window and the wall time it covers.
+func (c *cpuMeter) used() CPU {
+	return CPU{Time: c.stop - c.start, Wall: c.t1.Sub(c.t0)}
+}

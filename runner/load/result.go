@@ -1,0 +1,244 @@
+package load
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// CPU is the driver process's CPU time over the measured window.
+type CPU struct {
+	Time time.Duration
+	Wall time.Duration
+}
+
+// Cores is CPU time per wall time.
+func (c CPU) Cores() float64 {
+	if c.Wall <= 0 {
+		return 0
+	}
+	return c.Time.Seconds() / c.Wall.Seconds()
+}
+
+// Result is a merged load test.
+type Result struct {
+	Window     time.Duration
+	OK         int64
+	Errors     map[string]int64
+	Statuses   map[int]int64
+	Latency    *hdrhistogram.Histogram // µs, from due (open loop) or write (closed loop) to last byte
+	Service    *hdrhistogram.Histogram // µs, from the actual write
+	TTFB       *hdrhistogram.Histogram // µs, to the end of the response headers
+	TTFT       *hdrhistogram.Histogram // µs, to the first content event
+	ITL        *hdrhistogram.Histogram // µs, between content events, pooled
+	PacerLag   *hdrhistogram.Histogram // µs, open loop: how late arrivals were sent
+	Late       int64                   // arrivals sent more than 1ms late
+	Overflow   int64                   // arrivals dropped because the queue was full
+	CapDelayed int64                   // requests that waited more than 1ms for a free slot
+	Fidelity   Fidelity
+	DriverCPU  CPU
+	Connects   int
+	Partial    bool
+	Open       bool
+	Verdict    string // why the point cannot be trusted, or "ok"
+	RPS        float64
+	Raw        []Record
+}
+
+func merge(ws []*worker, ps *pacerStats, cfg Config) *Result {
+	r := &Result{
+		Errors: map[string]int64{}, Statuses: map[int]int64{},
+		Latency: newHist(), Service: newHist(), TTFB: newHist(), TTFT: newHist(), ITL: newHist(),
+		PacerLag: ps.lag, Late: ps.late, Overflow: ps.overflow, Open: cfg.Rate > 0,
+	}
+	for _, w := range ws {
+		r.OK += w.ok
+		for k, v := range w.errs {
+			r.Errors[k] += v
+		}
+		for k, v := range w.statuses {
+			r.Statuses[k] += v
+		}
+		r.Latency.Merge(w.latency)
+		r.Service.Merge(w.service)
+		r.TTFB.Merge(w.hTTFB)
+		r.TTFT.Merge(w.hTTFT)
+		r.ITL.Merge(w.itl)
+		r.Fidelity.add(&w.fid)
+		r.CapDelayed += w.capDelayed
+		r.Connects += w.conn.dialed
+		r.Raw = append(r.Raw, w.raw...)
+	}
+	return r
+}
+
+func (r *Result) finish(cfg Config) {
+	if r.Window > 0 {
+		r.RPS = float64(r.OK) / r.Window.Seconds()
+	}
+	var why []string
+	if r.Open && r.PacerLag.TotalCount() > 0 && float64(r.Late)/float64(r.PacerLag.TotalCount()) > 0.01 {
+		why = append(why, fmt.Sprintf("falling behind: %d of %d arrivals sent over %s late", r.Late, r.PacerLag.TotalCount(), lateThreshold))
+	}
+	if r.Overflow > 0 {
+		why = append(why, fmt.Sprintf("falling behind: %d arrivals dropped with the queue full", r.Overflow))
+	}
+	if r.Partial {
+		why = append(why, "partial: interrupted")
+	}
+	r.Verdict = "ok"
+	if len(why) > 0 {
+		r.Verdict = strings.Join(why, "; ")
+	}
+}
+
+// Errored is the number of measured requests that failed.
+func (r *Result) Errored() int64 {
+	var n int64
+	for _, v := range r.Errors {
+		n += v
+	}
+	return n
+}
+
+func ms(us int64) string { return fmt.Sprintf("%.3f", float64(us)/1000) }
+
+var quantiles = []float64{50, 90, 99, 99.9}
+
+// WriteText prints a summary table for people.
+func (r *Result) WriteText(w io.Writer) {
+	mode := "closed loop"
+	if r.Open {
+		mode = "open loop"
+	}
+	fmt.Fprintf(w, "%s, window %s: %d ok, %d errors, %.1f req/s, %d connections opened\n",
+		mode, r.Window.Round(time.Millisecond), r.OK, r.Errored(), r.RPS, r.Connects)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "ms\tp50\tp90\tp99\tp99.9\tmax\tcount\t")
+	for _, h := range []struct {
+		name string
+		h    *hdrhistogram.Histogram
+	}{{"latency", r.Latency}, {"service", r.Service}, {"ttfb", r.TTFB}, {"ttft", r.TTFT}, {"itl", r.ITL}, {"pacer lag", r.PacerLag}} {
+		if h.h.TotalCount() == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t", h.name)
+		for _, q := range quantiles {
+			fmt.Fprintf(tw, "%s\t", ms(h.h.ValueAtQuantile(q)))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t\n", ms(h.h.Max()), h.h.TotalCount())
+	}
+	tw.Flush()
+	if len(r.Errors) > 0 {
+		fmt.Fprintf(w, "errors: %s\n", formatCounts(r.Errors))
+	}
+	if len(r.Statuses) > 0 {
+		st := map[string]int64{}
+		for k, v := range r.Statuses {
+			st[fmt.Sprint(k)] = v
+		}
+		fmt.Fprintf(w, "statuses: %s\n", formatCounts(st))
+	}
+	if f := r.Fidelity; f.Streams > 0 {
+		fmt.Fprintf(w, "fidelity: %d streams, frames expected %d received %d missing %d reordered %d altered %d coalesced %d split %d; same-read events %d, stalls %d, buffered streams %d",
+			f.Streams, f.Expected, f.Received, f.Missing, f.Reordered, f.Altered, f.Coalesced, f.Split, f.SameRead, f.Stalls, f.Buffered)
+		if f.ToolCalls > 0 {
+			fmt.Fprintf(w, ", tool args exact %d/%d", f.ToolExact, f.ToolCalls)
+		}
+		fmt.Fprintln(w)
+	}
+	if r.CapDelayed > 0 {
+		fmt.Fprintf(w, "in-flight cap delayed %d requests by over %s (their latency counts from their due time)\n", r.CapDelayed, lateThreshold)
+	}
+	fmt.Fprintf(w, "driver CPU: %.3f cores (%s over %s)", r.DriverCPU.Cores(), r.DriverCPU.Time.Round(time.Millisecond), r.DriverCPU.Wall.Round(time.Millisecond))
+	if r.OK+r.Errored() > 0 {
+		fmt.Fprintf(w, ", %.1f µs per request", float64(r.DriverCPU.Time.Microseconds())/float64(r.OK+r.Errored()))
+	}
+	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict)
+}
+
+func formatCounts(m map[string]int64) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// Summary is the machine-readable form of a Result (--json).
+type Summary struct {
+	Mode            string                   `json:"mode"`
+	WindowSeconds   float64                  `json:"window_s"`
+	OK              int64                    `json:"ok"`
+	Errors          map[string]int64         `json:"errors"`
+	Statuses        map[int]int64            `json:"statuses"`
+	RPS             float64                  `json:"rps"`
+	Percentiles     map[string]PercentilesMS `json:"percentiles_ms"`
+	Fidelity        Fidelity                 `json:"fidelity"`
+	CapDelayed      int64                    `json:"cap_delayed"`
+	LateArrivals    int64                    `json:"late_arrivals"`
+	DriverCores     float64                  `json:"driver_cpu_cores"`
+	DriverCPUPerReq float64                  `json:"driver_cpu_us_per_request"`
+	Connects        int                      `json:"connections_opened"`
+	Partial         bool                     `json:"partial"`
+	Verdict         string                   `json:"verdict"`
+}
+
+// PercentilesMS are one histogram's percentiles in milliseconds.
+type PercentilesMS struct {
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p99_9"`
+	Max   float64 `json:"max"`
+	Count int64   `json:"count"`
+}
+
+func percentiles(h *hdrhistogram.Histogram) PercentilesMS {
+	q := func(p float64) float64 { return float64(h.ValueAtQuantile(p)) / 1000 }
+	return PercentilesMS{P50: q(50), P90: q(90), P99: q(99), P999: q(99.9), Max: float64(h.Max()) / 1000, Count: h.TotalCount()}
+}
+
+// Summary builds the JSON form.
+func (r *Result) Summary() Summary {
+	s := Summary{Mode: "closed", WindowSeconds: r.Window.Seconds(), OK: r.OK, Errors: r.Errors, Statuses: r.Statuses,
+		RPS: r.RPS, Fidelity: r.Fidelity, CapDelayed: r.CapDelayed, LateArrivals: r.Late,
+		DriverCores: r.DriverCPU.Cores(), Connects: r.Connects, Partial: r.Partial, Verdict: r.Verdict,
+		Percentiles: map[string]PercentilesMS{
+			"latency": percentiles(r.Latency), "service": percentiles(r.Service), "ttfb": percentiles(r.TTFB),
+			"ttft": percentiles(r.TTFT), "itl": percentiles(r.ITL),
+		}}
+	if r.Open {
+		s.Mode = "open"
+		s.Percentiles["pacer_lag"] = percentiles(r.PacerLag)
+	}
+	if n := r.OK + r.Errored(); n > 0 {
+		s.DriverCPUPerReq = float64(r.DriverCPU.Time.Microseconds()) / float64(n)
+	}
+	return s
+}
+
+// WriteJSON prints the summary as JSON.
+func (r *Result) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r.Summary())
+}
+
+// WriteRaw writes one JSON line per measured request.
+func (r *Result) WriteRaw(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	for i := range r.Raw {
+		if err := enc.Encode(&r.Raw[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

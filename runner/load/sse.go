@@ -1,0 +1,66 @@
+package load
+
+import "bytes"
+
+// eventSink receives complete SSE events. data joins an event's data lines
+// with '\n'; both slices are only valid during the call.
+type eventSink interface {
+	onEvent(name, data []byte)
+}
+
+// sseParser splits a body into server-sent events incrementally: input may
+// be cut anywhere, lines may end in LF or CRLF. It reuses its buffers.
+type sseParser struct {
+	line    []byte // a line not yet ended
+	name    []byte
+	data    []byte
+	hasData bool
+}
+
+func (ps *sseParser) reset() {
+	ps.line, ps.name, ps.data, ps.hasData = ps.line[:0], ps.name[:0], ps.data[:0], false
+}
+
+// feed parses p and calls sink for every event it completes.
+func (ps *sseParser) feed(p []byte, sink eventSink) {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			ps.line = append(ps.line, p...)
+			return
+		}
+		line := p[:i]
+		if len(ps.line) > 0 {
+			ps.line = append(ps.line, line...)
+			line = ps.line
+		}
+		p = p[i+1:]
+		ps.handleLine(bytes.TrimSuffix(line, []byte("\r")), sink)
+		ps.line = ps.line[:0]
+	}
+}
+
+func (ps *sseParser) handleLine(line []byte, sink eventSink) {
+	if len(line) == 0 {
+		if ps.hasData || len(ps.name) > 0 {
+			sink.onEvent(ps.name, ps.data)
+		}
+		ps.name, ps.data, ps.hasData = ps.name[:0], ps.data[:0], false
+		return
+	}
+	if line[0] == ':' {
+		return // comment
+	}
+	field, value, _ := bytes.Cut(line, []byte(":"))
+	value = bytes.TrimPrefix(value, []byte(" "))
+	switch string(field) {
+	case "event":
+		ps.name = append(ps.name[:0], value...)
+	case "data":
+		if ps.hasData {
+			ps.data = append(ps.data, '\n')
+		}
+		ps.data = append(ps.data, value...)
+		ps.hasData = true
+	}
+}
