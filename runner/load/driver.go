@@ -50,7 +50,9 @@ const (
 const lateThreshold = time.Millisecond
 
 // histogram range: 1 µs to 5 minutes, 3 significant figures.
-func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, int64(5*time.Minute/time.Microsecond), 3) }
+func newHist() *hdrhistogram.Histogram {
+	return hdrhistogram.New(1, int64(5*time.Minute/time.Microsecond), 3)
+}
 
 func record(h *hdrhistogram.Histogram, d time.Duration) {
 	h.RecordValue(max(d.Microseconds(), 0)) //nolint: values past the range are rejected, not panicked on
@@ -411,9 +413,9 @@ const prSetTimerSlack = 29
 
 // cpuMeter reads the driver process's CPU time around the window.
 type cpuMeter struct {
-	mu         sync.Mutex
+	mu          sync.Mutex
 	start, stop time.Duration
-	t0, t1     time.Time
+	t0, t1      time.Time
 }
 
 func processCPU() time.Duration {
