@@ -12,8 +12,8 @@ import (
 )
 
 func cmdSelfbench(args []string) int {
-	if len(args) == 0 || (args[0] != "mock") {
-		fmt.Fprintln(os.Stderr, "usage: runner selfbench mock [flags]")
+	if len(args) == 0 || (args[0] != "mock" && args[0] != "driver") {
+		fmt.Fprintln(os.Stderr, "usage: runner selfbench mock|driver [flags]")
 		return exitUsage
 	}
 	fs := flag.NewFlagSet("selfbench "+args[0], flag.ContinueOnError)
@@ -28,7 +28,16 @@ func cmdSelfbench(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := selfbench.Mock(ctx, o); err != nil {
+	var err error
+	if args[0] == "mock" {
+		err = selfbench.Mock(ctx, o)
+	} else {
+		var self string
+		if self, err = os.Executable(); err == nil {
+			err = selfbench.Driver(ctx, o, self)
+		}
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "selfbench: %v\n", err)
 		return exitFailure
 	}

@@ -14,6 +14,7 @@ usage:
   runner plan FILE        print every run that apply would make
   runner drive [flags] URL  an ad-hoc load test (open or closed loop) with a summary table or --json
   runner selfbench mock   the mock's req/s and CPU/request against nginx, same cores, same wrk
+  runner selfbench driver runner drive's req/s and p50 against wrk's, same cores, same nginx
 `
 
 // Exit codes: 2 means the input was wrong and nothing ran.

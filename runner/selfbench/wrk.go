@@ -16,7 +16,8 @@ type wrkResult struct {
 	RPS      float64
 	Requests int64
 	P50, P99 time.Duration
-	Errors   int64 // non-2xx plus socket errors
+	Errors   int64         // non-2xx plus socket errors
+	CPU      time.Duration // the load generator's own CPU time
 }
 
 // wrkScript makes wrk POST body with JSON content type.
@@ -43,7 +44,9 @@ func runWrk(ctx context.Context, cpus, url, script string, conns int, d time.Dur
 	if err != nil {
 		return wrkResult{}, fmt.Errorf("wrk: %v\n%s", err, out)
 	}
-	return parseWrk(string(out))
+	r, err := parseWrk(string(out))
+	r.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return r, err
 }
 
 var (

@@ -1,0 +1,258 @@
+package load
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/mock/script"
+)
+
+// A deliberately bad intermediary: it forwards to the mock and rewrites the
+// stream's content events with edit, flushing each event it writes (or, when
+// buffer is set, writing the whole stream at once at the end).
+type badProxy struct {
+	upstream string
+	buffer   bool
+	edit     func(st *streamState, n int, event []byte) [][]byte // n counts content events from 1
+}
+
+// streamState is one stream's memory for an edit.
+type streamState struct{ held chunk }
+
+func (p *badProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	req, _ := http.NewRequest("POST", "http://"+p.upstream+r.URL.Path, r.Body)
+	req.Header = r.Header.Clone()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		http.Error(w, err.Error(), 502)
+		return
+	}
+	defer resp.Body.Close()
+	w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+	w.WriteHeader(resp.StatusCode)
+	var held bytes.Buffer
+	br := bufio.NewReader(resp.Body)
+	n := 0
+	var st streamState
+	for {
+		event, err := readEvent(br)
+		if len(event) > 0 {
+			out := [][]byte{event}
+			if isContent(event) {
+				n++
+				if p.edit != nil {
+					out = p.edit(&st, n, event)
+				}
+			}
+			for _, e := range out {
+				if p.buffer {
+					held.Write(e)
+					continue
+				}
+				w.Write(e)
+				w.(http.Flusher).Flush()
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if p.buffer {
+		w.Write(held.Bytes())
+	}
+}
+
+func readEvent(br *bufio.Reader) ([]byte, error) {
+	var ev []byte
+	for {
+		line, err := br.ReadBytes('\n')
+		ev = append(ev, line...)
+		if err != nil || len(bytes.TrimSpace(line)) == 0 {
+			return ev, err
+		}
+	}
+}
+
+func isContent(event []byte) bool {
+	return bytes.Contains(event, []byte(`"delta":{"content"`)) || bytes.Contains(event, []byte(`"function":{"arguments"`))
+}
+
+// chunk is an OpenAI stream chunk, enough to rewrite its delta.
+type chunk map[string]any
+
+func decodeChunk(event []byte) chunk {
+	var c chunk
+	json.Unmarshal(bytes.TrimSpace(bytes.TrimPrefix(event, []byte("data: "))), &c)
+	return c
+}
+
+func (c chunk) delta() map[string]any {
+	return c["choices"].([]any)[0].(map[string]any)["delta"].(map[string]any)
+}
+
+func (c chunk) encode() []byte {
+	b, _ := json.Marshal(c)
+	return append(append([]byte("data: "), b...), "\n\n"...)
+}
+
+// text returns a pointer-like accessor to the content or tool arguments.
+func (c chunk) text() (get func() string, set func(string)) {
+	d := c.delta()
+	if tc, ok := d["tool_calls"]; ok {
+		fn := tc.([]any)[0].(map[string]any)["function"].(map[string]any)
+		return func() string { return fn["arguments"].(string) }, func(s string) { fn["arguments"] = s }
+	}
+	return func() string { return d["content"].(string) }, func(s string) { d["content"] = s }
+}
+
+func runThrough(t *testing.T, p *badProxy, tools bool) *Result {
+	t.Helper()
+	k := script.DefaultKnobs()
+	k.TTFT, k.ITL, k.OutputTokens = 2*time.Millisecond, 3*time.Millisecond, 12
+	p.upstream = startMock(t, k)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: p}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	res, err := Run(context.Background(), Config{
+		URL:   "http://" + ln.Addr().String() + "/v1/chat/completions",
+		Shape: Shape{API: script.Chat, Stream: true, Tools: tools, PromptTokens: 50, Model: "m"},
+		Conns: 2, Requests: 10, Knobs: k, Fidelity: true, Timeout: 5 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Fidelity.Streams != 10 {
+		t.Fatalf("streams checked = %d, want 10; errors %v", res.Fidelity.Streams, res.Errors)
+	}
+	return res
+}
+
+func TestHonestProxyIsClean(t *testing.T) {
+	r := runThrough(t, &badProxy{}, true)
+	f := r.Fidelity
+	if f.Missing+f.Altered+f.Reordered+f.Coalesced+f.Buffered != 0 || f.ToolExact != 10 || r.Errored() != 0 {
+		t.Errorf("a faithful proxy was flagged: %+v errors %v", f, r.Errors)
+	}
+}
+
+func TestBufferingProxyIsDetected(t *testing.T) {
+	r := runThrough(t, &badProxy{buffer: true}, false)
+	if r.Fidelity.Buffered != 10 || r.Fidelity.SameRead == 0 {
+		t.Errorf("buffered streams = %d, same-read events = %d; want every stream buffered", r.Fidelity.Buffered, r.Fidelity.SameRead)
+	}
+}
+
+func TestDroppingProxyIsDetected(t *testing.T) {
+	drop := func(_ *streamState, n int, e []byte) [][]byte {
+		if n == 3 {
+			return nil
+		}
+		return [][]byte{e}
+	}
+	r := runThrough(t, &badProxy{edit: drop}, false)
+	if r.Fidelity.Missing != 10 || r.Errors[ErrFidelity] != 10 {
+		t.Errorf("missing = %d, fidelity errors = %d; want 10 each", r.Fidelity.Missing, r.Errors[ErrFidelity])
+	}
+}
+
+func TestMergingProxyIsDetected(t *testing.T) {
+	merge := func(st *streamState, n int, e []byte) [][]byte {
+		switch n {
+		case 2:
+			st.held = decodeChunk(e)
+			return nil
+		case 3:
+			get, set := st.held.text()
+			next, _ := decodeChunk(e).text()
+			set(get() + next())
+			return [][]byte{st.held.encode()}
+		}
+		return [][]byte{e}
+	}
+	r := runThrough(t, &badProxy{edit: merge}, false)
+	f := r.Fidelity
+	if f.Coalesced != 10 || f.Missing != 0 || f.Altered != 0 {
+		t.Errorf("coalesced = %d missing = %d altered = %d; want 10, 0, 0", f.Coalesced, f.Missing, f.Altered)
+	}
+	if r.Errored() != 0 {
+		t.Errorf("merged frames are re-chunking, not a failure: errors %v", r.Errors)
+	}
+}
+
+func TestAlteringProxyIsDetected(t *testing.T) {
+	alter := func(_ *streamState, n int, e []byte) [][]byte {
+		if n != 4 {
+			return [][]byte{e}
+		}
+		c := decodeChunk(e)
+		get, set := c.text()
+		s := get()
+		set(strings.ToUpper(s[:1]) + s[1:] + "x") // one byte more, one maybe changed
+		return [][]byte{c.encode()}
+	}
+	r := runThrough(t, &badProxy{edit: alter}, true)
+	f := r.Fidelity
+	if f.Altered != 10 || f.ToolExact != 0 || r.Errors[ErrFidelity] != 10 {
+		t.Errorf("altered = %d, tool args exact = %d, fidelity errors = %d; want 10, 0, 10", f.Altered, f.ToolExact, r.Errors[ErrFidelity])
+	}
+}
+
+// TestCoordinatedOmission: a server that stalls once for 200 ms. Closed loop
+// sends nothing while it waits, so only one request sees the stall and p99
+// hides it; open loop keeps the schedule, the arrivals queue behind the stall,
+// and p99 shows it.
+func TestCoordinatedOmission(t *testing.T) {
+	var n atomic.Int64
+	stalled := make(chan struct{}, 2)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if n.Add(1) == 150 {
+			time.Sleep(200 * time.Millisecond)
+			stalled <- struct{}{}
+		}
+		w.Write([]byte(`{"ok":true}`))
+	})}
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	go srv.Serve(ln)
+	defer srv.Close()
+	url := "http://" + ln.Addr().String() + "/v1/chat/completions"
+	shape := Shape{API: script.Chat, PromptTokens: 10, Model: "m"}
+
+	open, err := Run(context.Background(), Config{URL: url, Shape: shape, Conns: 1, Rate: 500, Duration: 2 * time.Second, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-stalled
+	n.Store(0)
+	closed, err := Run(context.Background(), Config{URL: url, Shape: shape, Conns: 1, Requests: 1000, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-stalled
+	openP99 := time.Duration(open.Latency.ValueAtQuantile(99)) * time.Microsecond
+	closedP99 := time.Duration(closed.Latency.ValueAtQuantile(99)) * time.Microsecond
+	t.Logf("open loop p99 %s (max %dus, %d ok); closed loop p99 %s (max %dus, %d ok)",
+		openP99, open.Latency.Max(), open.OK, closedP99, closed.Latency.Max(), closed.OK)
+	if openP99 < 100*time.Millisecond {
+		t.Errorf("open-loop p99 %s does not show the 200 ms stall's queue", openP99)
+	}
+	if closedP99 > 20*time.Millisecond {
+		t.Errorf("closed-loop p99 %s: expected it to hide the stall", closedP99)
+	}
+	if closed.Latency.Max() < 200_000 {
+		t.Errorf("closed loop lost the stalled request itself (max %dus)", closed.Latency.Max())
+	}
+}
