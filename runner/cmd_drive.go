@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 )
@@ -93,7 +94,7 @@ func cmdDrive(args []string) int {
 		return exitUsage
 	}
 	if *raw != "" {
-		if err := writeFileAtomic(*raw, res.WriteRaw); err != nil {
+		if err := atomicfile.Write(*raw, res.WriteRaw); err != nil {
 			fmt.Fprintf(os.Stderr, "drive: raw records: %v\n", err)
 			return exitFailure
 		}

@@ -3,6 +3,7 @@ package script
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"testing"
 	"unicode/utf8"
 )
@@ -140,5 +141,21 @@ func TestOverride(t *testing.T) {
 	}
 	if k.TTFT != 5e6 || k.ITL != 1e6 || k.OutputTokens != 7 || k.ErrorRate != 0.5 {
 		t.Errorf("overrides not applied: %+v", k)
+	}
+}
+
+// TestArgsRoundTrip: the flags a mock container is started with give back
+// exactly the knobs, so the mock runs with what the driver expects.
+func TestArgsRoundTrip(t *testing.T) {
+	k := DefaultKnobs()
+	k.TTFT, k.Jitter, k.Seed, k.ErrorRate, k.ErrorStatus, k.APIKey, k.HangRate = 7e6, 3e6, 99, 0.25, 429, "sk-x", 0.5
+	var got Knobs
+	fs := flag.NewFlagSet("mock", flag.ContinueOnError)
+	got.RegisterFlags(fs)
+	if err := fs.Parse(k.Args()); err != nil {
+		t.Fatal(err)
+	}
+	if got != k {
+		t.Errorf("round trip: got %+v, want %+v", got, k)
 	}
 }

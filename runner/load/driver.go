@@ -34,6 +34,9 @@ type Config struct {
 	Knobs    script.Knobs
 	Fidelity bool
 	Raw      bool // keep a record per measured request
+	// Window, when set, is called as the measured window begins (true) and
+	// ends (false), so resource sampling lines up with it.
+	Window func(begin bool)
 }
 
 // Error classes (DESIGN §2). Errors never enter the latency histograms.
@@ -310,7 +313,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 
 	cpu := cpuMeter{}
-	cpuTimer := time.AfterFunc(cfg.Warmup, cpu.begin)
+	var windowOnce sync.Once
+	beginWindow := func() {
+		windowOnce.Do(func() {
+			cpu.begin()
+			if cfg.Window != nil {
+				cfg.Window(true)
+			}
+		})
+	}
+	cpuTimer := time.AfterFunc(cfg.Warmup, beginWindow)
 	workers := make([]*worker, cfg.Conns)
 	for i := range workers {
 		workers[i] = newWorker(i, &cfg, base, addr, b)
@@ -349,7 +361,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	wg.Wait()
 	cpuTimer.Stop()
+	beginWindow() // a run cut short before its warmup ended still gets a window
 	cpu.end()
+	if cfg.Window != nil {
+		cfg.Window(false)
+	}
 	for _, w := range workers {
 		w.conn.close()
 	}
@@ -434,9 +450,6 @@ func (c *cpuMeter) begin() {
 
 func (c *cpuMeter) end() {
 	c.mu.Lock()
-	if c.t0.IsZero() { // the run ended before its warmup did
-		c.start, c.t0 = processCPU(), time.Now()
-	}
 	c.stop, c.t1 = processCPU(), time.Now()
 	c.mu.Unlock()
 }

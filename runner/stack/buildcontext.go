@@ -10,6 +10,7 @@ import (
 type File struct {
 	Mode int64
 	Data []byte
+	Dir  bool // a directory (its name ends in "/"), kept so empty ones exist in the image
 }
 
 // TarContext packs files (path -> content) into a tar build context, in
@@ -27,6 +28,12 @@ func TarContext(files map[string]File) ([]byte, error) {
 		mode := f.Mode
 		if mode == 0 {
 			mode = 0o644
+		}
+		if f.Dir {
+			if err := tw.WriteHeader(&tar.Header{Name: n, Mode: mode | 0o111, Typeflag: tar.TypeDir}); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if err := tw.WriteHeader(&tar.Header{Name: n, Mode: mode, Size: int64(len(f.Data))}); err != nil {
 			return nil, err

@@ -26,6 +26,7 @@ const (
 type ContainerSpec struct {
 	Name        string
 	Image       string
+	Entrypoint  []string
 	Cmd         []string
 	Env         []string
 	Binds       []string // host:container[:ro]
@@ -69,11 +70,14 @@ type Engine interface {
 	Image(ctx context.Context, ref string) (ImageInfo, error)
 	// BuildImage builds tag from a tar build context holding a Dockerfile.
 	BuildImage(ctx context.Context, tag string, buildContext io.Reader, labels map[string]string) error
+	Pull(ctx context.Context, ref string) error
 	Create(ctx context.Context, spec ContainerSpec) (id string, err error)
 	Start(ctx context.Context, id string) error
 	Inspect(ctx context.Context, id string) (ContainerState, error)
 	Stats(ctx context.Context, id string) (Stats, error)
 	Logs(ctx context.Context, id string, tail int) (string, error)
+	// Remove force-removes one container by id.
+	Remove(ctx context.Context, id string) error
 	// RemoveByLabel force-removes every container carrying label key=value
 	// (any value when value is empty) and returns how many it removed.
 	RemoveByLabel(ctx context.Context, key, value string) (int, error)

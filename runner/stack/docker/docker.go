@@ -16,6 +16,7 @@ import (
 	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/jsonmessage"
 	"github.com/docker/docker/pkg/stdcopy"
@@ -79,8 +80,21 @@ func (e *Engine) BuildImage(ctx context.Context, tag string, buildContext io.Rea
 	return nil
 }
 
+func (e *Engine) Pull(ctx context.Context, ref string) error {
+	r, err := e.cli.ImagePull(ctx, ref, image.PullOptions{})
+	if err != nil {
+		return fmt.Errorf("pull %s: %w", ref, err)
+	}
+	defer r.Close()
+	var out bytes.Buffer
+	if err := jsonmessage.DisplayJSONMessagesStream(r, &out, 0, false, nil); err != nil {
+		return fmt.Errorf("pull %s: %w", ref, err)
+	}
+	return nil
+}
+
 func (e *Engine) Create(ctx context.Context, s stack.ContainerSpec) (string, error) {
-	cfg := &container.Config{Image: s.Image, Cmd: s.Cmd, Env: s.Env, Labels: s.Labels}
+	cfg := &container.Config{Image: s.Image, Entrypoint: s.Entrypoint, Cmd: s.Cmd, Env: s.Env, Labels: s.Labels}
 	host := &container.HostConfig{
 		NetworkMode: "host",
 		Binds:       s.Binds,
@@ -152,6 +166,14 @@ func (e *Engine) Logs(ctx context.Context, id string, tail int) (string, error) 
 		return out.String(), err
 	}
 	return out.String(), nil
+}
+
+func (e *Engine) Remove(ctx context.Context, id string) error {
+	err := e.cli.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	if client.IsErrNotFound(err) {
+		return nil
+	}
+	return err
 }
 
 func (e *Engine) RemoveByLabel(ctx context.Context, key, value string) (int, error) {

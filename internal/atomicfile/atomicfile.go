@@ -1,4 +1,5 @@
-package main
+// Package atomicfile writes files so a reader never sees half of one.
+package atomicfile
 
 import (
 	"bufio"
@@ -7,9 +8,12 @@ import (
 	"path/filepath"
 )
 
-// writeFileAtomic writes path through a temporary file in the same directory
+// Write writes path through a temporary file in the same directory
 // and renames it into place, so a reader never sees half a file.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
+func Write(path string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err

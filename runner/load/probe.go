@@ -1,0 +1,38 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+)
+
+// discard is a sink that keeps only the status.
+type discard struct{ status int }
+
+func (d *discard) onHeaders(status int, _ time.Duration)  { d.status = status }
+func (d *discard) onBody(_ []byte, _ time.Duration, _ int) {}
+
+// Probe sends one request of shape to target on a fresh connection and
+// succeeds on a 200 read to its end: readiness means the real request works.
+func Probe(ctx context.Context, target string, shape Shape) error {
+	u, err := url.Parse(target)
+	if err != nil {
+		return err
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(30 * time.Second)
+	}
+	c := newConn(u.Host, time.Now())
+	defer c.close()
+	req, _ := newBuilder(u, shape).build(nil, -1, int(time.Now().UnixNano()%1e6))
+	var d discard
+	if _, err := c.roundTrip(req, deadline, &d); err != nil {
+		return err
+	}
+	if d.status != 200 {
+		return fmt.Errorf("status %d", d.status)
+	}
+	return nil
+}

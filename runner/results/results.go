@@ -1,0 +1,183 @@
+// Package results owns the CSV schema: the contract between measuring and
+// charting. Identity columns come first, then provenance, then measurements,
+// each named in snake_case with its unit. Files are written atomically, whole,
+// after every run, so a crash or Ctrl-C never loses a finished row.
+package results
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
+)
+
+// Row is one run: one arm at one load point in one trial.
+type Row struct {
+	// identity
+	RunID, Scenario, Kind, Gateway, ArmLabel string
+	Trial                                    int
+	Mode                                     string // closed or open
+	Concurrency                              int
+	RateRPS                                  float64
+	PromptTokens                             int
+	// provenance
+	Image, ImageID, GatewayVersion, ConfigHash, HostCPU, Kernel string
+	ImageSizeMiB                                                float64
+	// outcome
+	Status, Reason string // status: ok, partial, unavailable, failed
+	// load
+	WindowS                                                      float64
+	OK                                                           int64
+	ErrHTTP, ErrTransport, ErrTimeout, ErrFidelity, ErrMidstream int64
+	RPS                                                          float64
+	Latency, Service, TTFB, TTFT, ITL                            Percentiles
+	FramesExpected, FramesMissing, FramesAltered, FramesReordered,
+	FramesCoalesced, Stalls, BufferedStreams int64
+	// resources (gateway container; empty for the direct arm)
+	GatewayCPUCores, GatewayCPUUsPerReq                    Optional
+	GatewayThrottledPeriods                                Optional
+	GatewayMemIdleMiB, GatewayMemPeakMiB, GatewayMemRSSMiB Optional
+	GatewayMemGrowthMiBPerMin, GatewayMemRecoveredMiB      Optional
+	GatewayMemPeakMeasure                                  string
+	MockCPUCores, DriverCPUCores, DriverCPUUsPerReq        Optional
+	ColdStartMS                                            Optional
+	CostUSDPer1M, RPSPerUSDHour                            Optional
+	Verdict                                                string
+}
+
+// Percentiles of one histogram, in milliseconds.
+type Percentiles struct {
+	P50, P90, P99, P999, Max Optional
+}
+
+// Optional is a number that may be absent (an empty cell).
+type Optional struct {
+	V   float64
+	Set bool
+}
+
+// Some is a present value.
+func Some(v float64) Optional { return Optional{V: v, Set: true} }
+
+func (o Optional) String() string {
+	if !o.Set {
+		return ""
+	}
+	return strconv.FormatFloat(o.V, 'f', -1, 64)
+}
+
+type column struct {
+	name string
+	get  func(*Row) string
+}
+
+func itoa(n int64) string   { return strconv.FormatInt(n, 10) }
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+func round(f float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'f', 4, 64), 64)
+	return v
+}
+
+func pct(prefix string, get func(*Row) *Percentiles) []column {
+	return []column{
+		{prefix + "_p50_ms", func(r *Row) string { return get(r).P50.String() }},
+		{prefix + "_p90_ms", func(r *Row) string { return get(r).P90.String() }},
+		{prefix + "_p99_ms", func(r *Row) string { return get(r).P99.String() }},
+		{prefix + "_p99_9_ms", func(r *Row) string { return get(r).P999.String() }},
+		{prefix + "_max_ms", func(r *Row) string { return get(r).Max.String() }},
+	}
+}
+
+var columns = func() []column {
+	c := []column{
+		{"run_id", func(r *Row) string { return r.RunID }},
+		{"scenario", func(r *Row) string { return r.Scenario }},
+		{"kind", func(r *Row) string { return r.Kind }},
+		{"gateway", func(r *Row) string { return r.Gateway }},
+		{"arm_label", func(r *Row) string { return r.ArmLabel }},
+		{"trial", func(r *Row) string { return itoa(int64(r.Trial)) }},
+		{"mode", func(r *Row) string { return r.Mode }},
+		{"concurrency", func(r *Row) string { return itoa(int64(r.Concurrency)) }},
+		{"rate_rps", func(r *Row) string { return ftoa(r.RateRPS) }},
+		{"prompt_tokens", func(r *Row) string { return itoa(int64(r.PromptTokens)) }},
+		{"image", func(r *Row) string { return r.Image }},
+		{"image_id", func(r *Row) string { return r.ImageID }},
+		{"image_size_mib", func(r *Row) string { return ftoa(round(r.ImageSizeMiB)) }},
+		{"gateway_version", func(r *Row) string { return r.GatewayVersion }},
+		{"config_hash", func(r *Row) string { return r.ConfigHash }},
+		{"host_cpu", func(r *Row) string { return r.HostCPU }},
+		{"kernel", func(r *Row) string { return r.Kernel }},
+		{"status", func(r *Row) string { return r.Status }},
+		{"reason", func(r *Row) string { return r.Reason }},
+		{"window_s", func(r *Row) string { return ftoa(round(r.WindowS)) }},
+		{"requests_ok", func(r *Row) string { return itoa(r.OK) }},
+		{"errors_http", func(r *Row) string { return itoa(r.ErrHTTP) }},
+		{"errors_transport", func(r *Row) string { return itoa(r.ErrTransport) }},
+		{"errors_timeout", func(r *Row) string { return itoa(r.ErrTimeout) }},
+		{"errors_fidelity", func(r *Row) string { return itoa(r.ErrFidelity) }},
+		{"errors_midstream", func(r *Row) string { return itoa(r.ErrMidstream) }},
+		{"rps", func(r *Row) string { return ftoa(round(r.RPS)) }},
+	}
+	c = append(c, pct("latency", func(r *Row) *Percentiles { return &r.Latency })...)
+	c = append(c, pct("service", func(r *Row) *Percentiles { return &r.Service })...)
+	c = append(c, pct("ttfb", func(r *Row) *Percentiles { return &r.TTFB })...)
+	c = append(c, pct("ttft", func(r *Row) *Percentiles { return &r.TTFT })...)
+	c = append(c, pct("itl", func(r *Row) *Percentiles { return &r.ITL })...)
+	c = append(c, []column{
+		{"frames_expected", func(r *Row) string { return itoa(r.FramesExpected) }},
+		{"frames_missing", func(r *Row) string { return itoa(r.FramesMissing) }},
+		{"frames_altered", func(r *Row) string { return itoa(r.FramesAltered) }},
+		{"frames_reordered", func(r *Row) string { return itoa(r.FramesReordered) }},
+		{"frames_coalesced", func(r *Row) string { return itoa(r.FramesCoalesced) }},
+		{"stalls", func(r *Row) string { return itoa(r.Stalls) }},
+		{"buffered_streams", func(r *Row) string { return itoa(r.BufferedStreams) }},
+		{"gateway_cpu_cores", func(r *Row) string { return r.GatewayCPUCores.String() }},
+		{"gateway_cpu_us_per_req", func(r *Row) string { return r.GatewayCPUUsPerReq.String() }},
+		{"gateway_throttled_periods", func(r *Row) string { return r.GatewayThrottledPeriods.String() }},
+		{"gateway_mem_idle_mib", func(r *Row) string { return r.GatewayMemIdleMiB.String() }},
+		{"gateway_mem_peak_mib", func(r *Row) string { return r.GatewayMemPeakMiB.String() }},
+		{"gateway_mem_peak_measure", func(r *Row) string { return r.GatewayMemPeakMeasure }},
+		{"gateway_mem_rss_mib", func(r *Row) string { return r.GatewayMemRSSMiB.String() }},
+		{"gateway_mem_growth_mib_per_min", func(r *Row) string { return r.GatewayMemGrowthMiBPerMin.String() }},
+		{"gateway_mem_recovered_mib", func(r *Row) string { return r.GatewayMemRecoveredMiB.String() }},
+		{"mock_cpu_cores", func(r *Row) string { return r.MockCPUCores.String() }},
+		{"driver_cpu_cores", func(r *Row) string { return r.DriverCPUCores.String() }},
+		{"driver_cpu_us_per_req", func(r *Row) string { return r.DriverCPUUsPerReq.String() }},
+		{"cold_start_ms", func(r *Row) string { return r.ColdStartMS.String() }},
+		{"cost_usd_per_1m", func(r *Row) string { return r.CostUSDPer1M.String() }},
+		{"rps_per_usd_hour", func(r *Row) string { return r.RPSPerUSDHour.String() }},
+		{"verdict", func(r *Row) string { return r.Verdict }},
+	}...)
+	return c
+}()
+
+// Header is the CSV's first line.
+func Header() []string {
+	h := make([]string, len(columns))
+	for i, c := range columns {
+		h[i] = c.name
+	}
+	return h
+}
+
+// Write writes rows to path atomically: a reader sees the old file or the new one.
+func Write(path string, rows []Row) error {
+	return atomicfile.Write(path, func(out io.Writer) error {
+		w := csv.NewWriter(out)
+		w.Write(Header())
+		rec := make([]string, len(columns))
+		for i := range rows {
+			for j, c := range columns {
+				rec[j] = c.get(&rows[i])
+			}
+			w.Write(rec)
+		}
+		w.Flush()
+		if err := w.Error(); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		return nil
+	})
+}

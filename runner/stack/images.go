@@ -1,0 +1,174 @@
+package stack
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Image is how a service's image was obtained.
+type Image struct {
+	Ref    string
+	ID     string
+	Size   int64
+	Source string // "local", "built" or "pulled"
+	// Unavailable holds the evidence when the image could be neither found,
+	// built nor pulled; the gateway is then skipped and the run goes on.
+	Unavailable string
+}
+
+// pullTimeout bounds a pull that gets no answer.
+const pullTimeout = 2 * time.Minute
+
+// EnsureImage finds s's image locally, else builds it (running the prepare
+// command first), else pulls it; failing all three it returns the evidence.
+func EnsureImage(ctx context.Context, e Engine, s *Service, labels map[string]string) Image {
+	img := Image{Ref: s.Image}
+	info, err := e.Image(ctx, s.Image)
+	if err == nil && info.Found {
+		img.ID, img.Size, img.Source = info.ID, info.Size, "local"
+		return img
+	}
+	var evidence []string
+	if err != nil {
+		evidence = append(evidence, "inspect: "+err.Error())
+	} else {
+		evidence = append(evidence, "not present locally")
+	}
+	if s.Build != nil {
+		if err := build(ctx, e, s, labels); err != nil {
+			evidence = append(evidence, "build: "+err.Error())
+		} else if info, err := e.Image(ctx, s.Image); err == nil && info.Found {
+			img.ID, img.Size, img.Source = info.ID, info.Size, "built"
+			return img
+		}
+	} else {
+		evidence = append(evidence, "no build section")
+	}
+	pctx, cancel := context.WithTimeout(ctx, pullTimeout)
+	defer cancel()
+	if err := e.Pull(pctx, s.Image); err != nil {
+		evidence = append(evidence, err.Error())
+	} else if info, err := e.Image(ctx, s.Image); err == nil && info.Found {
+		img.ID, img.Size, img.Source = info.ID, info.Size, "pulled"
+		return img
+	}
+	img.Unavailable = strings.Join(evidence, "; ")
+	return img
+}
+
+func build(ctx context.Context, e Engine, s *Service, labels map[string]string) error {
+	b := s.Build
+	if len(b.Prepare) > 0 {
+		cmd := exec.CommandContext(ctx, b.Prepare[0], b.Prepare[1:]...)
+		cmd.Dir = b.PrepareDir
+		cmd.Env = append(os.Environ(), b.Env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("prepare %q: %v\n%s", strings.Join(b.Prepare, " "), err, tail(out, 2000))
+		}
+	}
+	files, err := readContext(b.Context)
+	if err != nil {
+		return err
+	}
+	if _, ok := files[b.Dockerfile]; !ok {
+		return fmt.Errorf("context %s has no %s", b.Context, b.Dockerfile)
+	}
+	if b.Dockerfile != "Dockerfile" {
+		files["Dockerfile"] = files[b.Dockerfile]
+	}
+	tarball, err := TarContext(files)
+	if err != nil {
+		return err
+	}
+	return e.BuildImage(ctx, s.Image, bytes.NewReader(tarball), labels)
+}
+
+// readContext reads a build context directory: regular files with their
+// modes, following symlinks (a library closure is often symlinks).
+func readContext(dir string) (map[string]File, error) {
+	files := map[string]File{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if rel == "." {
+			return nil
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		if st.IsDir() {
+			files[filepath.ToSlash(rel)+"/"] = File{Mode: int64(st.Mode().Perm()), Dir: true}
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files[filepath.ToSlash(rel)] = File{Mode: int64(st.Mode().Perm()), Data: data}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build context %s: %w", dir, err)
+	}
+	return files, nil
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+// MockImage builds the mock as a static binary and packs it FROM scratch.
+// The tag carries the binary's hash, so a changed mock is a new image.
+func MockImage(ctx context.Context, e Engine, moduleDir string, labels map[string]string) (Image, error) {
+	dir, err := os.MkdirTemp("", "gatewaybench-mock-")
+	if err != nil {
+		return Image{}, err
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "mock")
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./mock")
+	cmd.Dir = moduleDir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return Image{}, fmt.Errorf("build the mock: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		return Image{}, err
+	}
+	sum := sha256.Sum256(data)
+	ref := "gatewaybench/mock:" + hex.EncodeToString(sum[:6])
+	if info, err := e.Image(ctx, ref); err == nil && info.Found {
+		return Image{Ref: ref, ID: info.ID, Size: info.Size, Source: "local"}, nil
+	}
+	tarball, err := TarContext(map[string]File{
+		"Dockerfile": {Data: []byte("FROM scratch\nCOPY mock /mock\nENTRYPOINT [\"/mock\"]\n")},
+		"mock":       {Mode: 0o755, Data: data},
+	})
+	if err != nil {
+		return Image{}, err
+	}
+	if err := e.BuildImage(ctx, ref, bytes.NewReader(tarball), labels); err != nil {
+		return Image{}, err
+	}
+	info, err := e.Image(ctx, ref)
+	if err != nil || !info.Found {
+		return Image{}, fmt.Errorf("built %s but cannot find it: %v", ref, err)
+	}
+	return Image{Ref: ref, ID: info.ID, Size: info.Size, Source: "built"}, nil
+}
