@@ -49,6 +49,7 @@ gateway "nginx" {
   port    = 18081
   api     = ["openai", "responses", "anthropic"]
   version = "Debian nginx-light 1.22"
+  prepare = ["gateways/nginx/prepare.sh"]
 }
 
 gateway "haproxy" {

@@ -12,6 +12,9 @@ const usage = `runner: measure what an AI gateway adds on top of the model behin
 usage:
   runner validate FILE    check benchmarks.hcl and its compose files; exit 2 on errors
   runner plan FILE        print every run that apply would make
+  runner apply [--gateway a,b] [--scenario x,y] FILE
+                          bring the stacks up, measure, write results/*.csv
+  runner down             remove every container carrying the project's labels
   runner drive [flags] URL  an ad-hoc load test (open or closed loop) with a summary table or --json
   runner selfbench mock   the mock's req/s and CPU/request against nginx, same cores, same wrk
   runner selfbench driver runner drive's req/s and p50 against wrk's, same cores, same nginx
@@ -37,6 +40,10 @@ func run(args []string) int {
 		return cmdValidate(args[1:])
 	case "plan":
 		return cmdPlan(args[1:])
+	case "apply":
+		return cmdApply(args[1:])
+	case "down":
+		return cmdDown(args[1:])
 	case "drive":
 		return cmdDrive(args[1:])
 	case "selfbench":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,8 +42,14 @@ func LoadCompose(ctx context.Context, cfg *Config) (map[string]*types.Project, h
 					g.Name, g.Compose, err, cfg.Filename))
 			continue
 		}
+		// Relative paths in a compose file are relative to the file, as in
+		// docker compose; absolute so a build context is found from anywhere.
+		dir, err := filepath.Abs(filepath.Dir(g.ComposePath))
+		if err != nil {
+			dir = filepath.Dir(g.ComposePath)
+		}
 		details := types.ConfigDetails{
-			WorkingDir:  cfg.Dir,
+			WorkingDir:  dir,
 			ConfigFiles: []types.ConfigFile{{Filename: g.ComposePath}},
 			Environment: ComposeEnv(cfg, g),
 		}

@@ -1,0 +1,430 @@
+// Package apply runs a plan for real: for each scenario a fresh mock and the
+// gateway stacks come up through the container engine, pinned; each run of
+// the plan drives load while the containers' cgroups are sampled over the
+// same window; every finished run is written to the scenario's CSV at once.
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/compose-spec/compose-go/v2/types"
+
+	"github.com/gatewaybench/gatewaybench/mock/script"
+	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/stack"
+	"github.com/gatewaybench/gatewaybench/runner/usage"
+)
+
+// Options for a run.
+type Options struct {
+	Config     *config.Config
+	Plan       *plan.Plan
+	Projects   map[string]*types.Project
+	Engine     stack.Engine
+	ModuleDir  string // the repository, to build the mock image from source
+	CgroupRoot string // usually /sys/fs/cgroup
+	Progress   *Progress
+	// ReadyTimeout bounds a stack's start-up: container start to first answer.
+	ReadyTimeout time.Duration
+}
+
+// Outcome says what a run produced.
+type Outcome struct {
+	RunID       string
+	Rows        int
+	Files       []string
+	Unavailable map[string]string // gateway -> evidence
+	Partial     bool
+}
+
+// arm is a gateway that is up for a scenario.
+type arm struct {
+	container *stack.Container
+	image     stack.Image
+	source    usage.Source
+	coldStart time.Duration
+	idleMem   uint64
+}
+
+type runner struct {
+	o      Options
+	runID  string
+	mgr    *stack.Manager
+	host   hostInfo
+	mock   stack.Image
+	images map[string]stack.Image // per gateway, obtained once per run
+	out    Outcome
+}
+
+// Run executes the plan. loadCtx cancelled (first Ctrl-C) stops load: the
+// run in flight is written as partial and everything is torn down. hardCtx
+// cancelled (second Ctrl-C) abandons waits at once; teardown still runs.
+func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
+	if o.ReadyTimeout == 0 {
+		o.ReadyTimeout = 60 * time.Second
+	}
+	if o.CgroupRoot == "" {
+		o.CgroupRoot = "/sys/fs/cgroup"
+	}
+	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, host: readHost()}
+	r.out = Outcome{RunID: r.runID, Unavailable: map[string]string{}}
+	p := o.Progress
+
+	if n, err := stack.Sweep(hardCtx, o.Engine); err != nil {
+		return r.out, fmt.Errorf("sweep leftover containers: %w", err)
+	} else if n > 0 {
+		p.Logf("removed %d container(s) left by an earlier run", n)
+	}
+	dir, err := os.MkdirTemp("", "gatewaybench-"+r.runID+"-")
+	if err != nil {
+		return r.out, err
+	}
+	defer os.RemoveAll(dir)
+	r.mgr = &stack.Manager{Engine: o.Engine, Run: r.runID, Dir: dir}
+	defer func() {
+		if n, err := r.mgr.Down(); err != nil {
+			p.Logf("teardown: %v (run `runner down`)", err)
+		} else if n > 0 {
+			p.Logf("removed %d container(s)", n)
+		}
+	}()
+
+	p.Logf("run %s: building the mock image", r.runID)
+	if r.mock, err = stack.MockImage(hardCtx, o.Engine, o.ModuleDir, map[string]string{stack.LabelRun: r.runID}); err != nil {
+		return r.out, err
+	}
+	for i := range o.Plan.Scenarios {
+		if loadCtx.Err() != nil {
+			break
+		}
+		if err := r.scenario(loadCtx, hardCtx, &o.Plan.Scenarios[i]); err != nil {
+			return r.out, err
+		}
+	}
+	r.out.Partial = loadCtx.Err() != nil
+	return r.out, nil
+}
+
+func newRunID() string {
+	return time.Now().UTC().Format("20060102t150405") + fmt.Sprintf("-%04x", os.Getpid()&0xffff)
+}
+
+func (r *runner) csvPath(sc *plan.Scenario) string {
+	if filepath.IsAbs(sc.CSV) {
+		return sc.CSV
+	}
+	return filepath.Join(r.o.Config.Dir, sc.CSV)
+}
+
+func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) error {
+	p := r.o.Progress
+	cfg := sc.Config
+	path := r.csvPath(sc)
+	var rows []results.Row
+	save := func() error {
+		if err := results.Write(path, rows); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		return nil
+	}
+	p.Logf("scenario %s (%s): %d runs -> %s", cfg.Name, cfg.Kind, countRuns(r.o.Plan, cfg.Name), path)
+
+	mockC, err := r.startMock(hardCtx, cfg)
+	if err != nil {
+		return err
+	}
+	defer r.mgr.Remove(mockC)
+	mockSrc := r.source(mockC.ID)
+
+	arms := map[string]*arm{}
+	for _, name := range sc.Arms {
+		if name == config.DirectArm {
+			continue
+		}
+		a, err := r.startGateway(hardCtx, sc, name)
+		if err != nil {
+			if hardCtx.Err() != nil {
+				return hardCtx.Err()
+			}
+			row := r.baseRow(sc, name, 0, plan.LoadPoint{})
+			row.Status, row.Reason = "unavailable", err.Error()
+			var exit *stack.ExitError
+			if errors.As(err, &exit) || errors.Is(err, stack.ErrNotReady) {
+				row.Status = "failed"
+			}
+			if img, ok := r.images[name]; ok {
+				row.Image, row.ImageID, row.ImageSizeMiB = img.Ref, img.ID, mib(uint64(img.Size))
+			}
+			p.Logf("%s %s: %s", name, row.Status, err)
+			r.out.Unavailable[name] = err.Error()
+			rows = append(rows, row)
+			if err := save(); err != nil {
+				return err
+			}
+			continue
+		}
+		defer r.mgr.Remove(a.container)
+		arms[name] = a
+		p.Logf("%s up: image %s (%s, %.1f MiB), cold start %s", name, a.image.Ref, a.image.Source, mib(uint64(a.image.Size)), a.coldStart.Round(time.Millisecond))
+	}
+
+	// Idle memory: ready and settled, before any load.
+	if !sleepCtx(hardCtx, cfg.Settle) {
+		return hardCtx.Err()
+	}
+	for _, a := range arms {
+		if c, err := a.source.Read(); err == nil {
+			a.idleMem = c.Mem
+		}
+	}
+
+	total := countRuns(r.o.Plan, cfg.Name)
+	n := 0
+	for i := range r.o.Plan.Runs {
+		run := &r.o.Plan.Runs[i]
+		if run.Scenario != cfg.Name {
+			continue
+		}
+		a := arms[run.Arm]
+		if run.Arm != config.DirectArm && a == nil {
+			continue // unavailable or failed: recorded once above
+		}
+		if loadCtx.Err() != nil {
+			break
+		}
+		n++
+		p.Start(fmt.Sprintf("[%d/%d] %s %s trial %d %s", n, total, cfg.Name, run.Point, run.Trial, run.Arm), run.Warmup+run.Duration)
+		row, err := r.measure(loadCtx, sc, run, a, mockSrc)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row)
+		if err := save(); err != nil {
+			return err
+		}
+		r.out.Rows++
+		p.Done(fmt.Sprintf("[%d/%d] %s %s trial %d %-14s %s", n, total, cfg.Name, run.Point, run.Trial, run.Arm, rowSummary(&row)))
+		if !sleepCtx(loadCtx, run.Settle) {
+			break
+		}
+	}
+
+	// Recovered memory: after load and a settle.
+	if loadCtx.Err() == nil && sleepCtx(hardCtx, cfg.Settle) {
+		for name, a := range arms {
+			if c, err := a.source.Read(); err == nil {
+				for i := range rows {
+					if rows[i].Gateway == name {
+						rows[i].GatewayMemRecoveredMiB = results.Some(mib(c.Mem))
+					}
+				}
+			}
+		}
+	}
+	markUncontrolled(rows, r.o.Config.Defaults.BaselineK)
+	if err := save(); err != nil {
+		return err
+	}
+	r.out.Files = append(r.out.Files, path)
+	return nil
+}
+
+func countRuns(p *plan.Plan, scenario string) int {
+	n := 0
+	for _, r := range p.Runs {
+		if r.Scenario == scenario {
+			n++
+		}
+	}
+	return n
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
+	}
+}
+
+func (r *runner) startMock(ctx context.Context, cfg *config.Scenario) (*stack.Container, error) {
+	port := r.o.Config.Mock.Port
+	svc := &stack.Service{
+		Stack: "mock", Role: stack.RoleMock, Image: r.mock.Ref,
+		Cmd:    append([]string{fmt.Sprintf("-addr=127.0.0.1:%d", port)}, cfg.Knobs.Args()...),
+		CPUSet: r.o.Config.CPUs.Mock.Text, Memory: r.o.Config.Memory.Mock,
+	}
+	c, err := r.mgr.Start(ctx, svc)
+	if err != nil {
+		return nil, fmt.Errorf("mock: %w", err)
+	}
+	health := config.MockURL(port) + "/health"
+	if _, err := r.mgr.WaitReady(ctx, c, func(ctx context.Context) error { return probeGet(ctx, health) }, r.o.ReadyTimeout); err != nil {
+		r.mgr.Remove(c)
+		return nil, fmt.Errorf("mock: %w", err)
+	}
+	return c, nil
+}
+
+func (r *runner) startGateway(ctx context.Context, sc *plan.Scenario, name string) (*arm, error) {
+	var pa *plan.Arm
+	for i := range r.o.Plan.Arms {
+		if r.o.Plan.Arms[i].Name == name {
+			pa = &r.o.Plan.Arms[i]
+		}
+	}
+	g := pa.Gateway
+	proj := r.o.Projects[name]
+	if proj == nil {
+		return nil, fmt.Errorf("no compose project loaded for %s", name)
+	}
+	svc, err := stack.FromCompose(proj, g.Service)
+	if err != nil {
+		return nil, err
+	}
+	svc.Stack, svc.Role = name, stack.RoleGateway
+	svc.CPUSet, svc.Memory = r.o.Config.CPUs.Gateway.Text, r.o.Config.Memory.Gateway
+	if svc.Build != nil {
+		svc.Build.Prepare, svc.Build.PrepareDir = g.Prepare, r.o.Config.Dir
+		for k, v := range pa.Env {
+			svc.Build.Env = append(svc.Build.Env, k+"="+v)
+		}
+	}
+	img, ok := r.images[name]
+	if !ok {
+		img = stack.EnsureImage(ctx, r.o.Engine, &svc, map[string]string{stack.LabelRun: r.runID})
+		r.images[name] = img
+	}
+	if img.Unavailable != "" {
+		return nil, fmt.Errorf("image %s unavailable: %s", img.Ref, img.Unavailable)
+	}
+	c, err := r.mgr.Start(ctx, &svc)
+	if err != nil {
+		return nil, err
+	}
+	// Ready means the scenario's own request works through the gateway.
+	var req plan.Request
+	for _, run := range r.o.Plan.Runs {
+		if run.Scenario == sc.Config.Name && run.Arm == name {
+			req = run.Request
+			break
+		}
+	}
+	shape := shapeOf(req)
+	cold, err := r.mgr.WaitReady(ctx, c, func(ctx context.Context) error { return load.Probe(ctx, req.URL, shape) }, r.o.ReadyTimeout)
+	if err != nil {
+		r.mgr.Remove(c)
+		return nil, err
+	}
+	return &arm{container: c, image: img, source: r.source(c.ID), coldStart: cold}, nil
+}
+
+// source reads a container's cgroup directly, or falls back to the engine's
+// one-shot stats where the cgroup is not visible (a remote engine).
+func (r *runner) source(id string) usage.Source {
+	if cg, err := usage.Find(r.o.CgroupRoot, id); err == nil {
+		return cg
+	}
+	return &engineSource{e: r.o.Engine, id: id}
+}
+
+type engineSource struct {
+	e  stack.Engine
+	id string
+}
+
+func (s *engineSource) Read() (usage.Counters, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := s.e.Stats(ctx, s.id)
+	if err != nil {
+		return usage.Counters{}, err
+	}
+	return usage.Counters{CPU: st.CPUTotal, ThrottledPeriods: st.ThrottledPeriods, Throttled: st.ThrottledTime,
+		Mem: st.MemUsage, Peak: st.MemMaxUsage}, nil
+}
+
+func (s *engineSource) ResetPeak() bool { return false }
+
+// shapeOf is the load shape of a planned request.
+func shapeOf(req plan.Request) load.Shape {
+	s := load.Shape{API: apiOf(req.API), Stream: req.Stream, Tools: req.Tools, PromptTokens: req.PromptTokens, Model: req.Model}
+	if req.APIKey != "" {
+		s.Keys = []string{req.APIKey}
+	}
+	for _, k := range slices.Sorted(maps.Keys(req.Headers)) {
+		s.Headers = append(s.Headers, [2]string{k, req.Headers[k]})
+	}
+	return s
+}
+
+func apiOf(name string) script.API {
+	switch name {
+	case config.APIResponses:
+		return script.Responses
+	case config.APIAnthropic:
+		return script.Messages
+	}
+	return script.Chat
+}
+
+func mib(b uint64) float64 { return float64(b) / (1 << 20) }
+
+func rowSummary(r *results.Row) string {
+	if r.Status != "ok" {
+		return r.Status + ": " + firstLine(r.Reason)
+	}
+	s := fmt.Sprintf("%8.0f req/s  p50 %sms  p99 %sms", r.RPS, r.Latency.P50, r.Latency.P99)
+	if r.GatewayCPUUsPerReq.Set {
+		s += fmt.Sprintf("  gw %.1fµs/req", r.GatewayCPUUsPerReq.V)
+	}
+	if r.Verdict != "ok" {
+		s += "  [" + r.Verdict + "]"
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// Progress reports to a terminal (one live line per run) or a log (plain lines).
+type Progress struct {
+	W   io.Writer
+	TTY bool
+}
+
+// Logf prints a line.
+func (p *Progress) Logf(format string, args ...any) {
+	if p.TTY {
+		fmt.Fprint(p.W, "\r\033[K")
+	}
+	fmt.Fprintf(p.W, format+"\n", args...)
+}
+
+// Start announces a run; on a terminal the line is replaced by Done's.
+func (p *Progress) Start(what string, d time.Duration) {
+	if p.TTY {
+		fmt.Fprintf(p.W, "\r\033[K%s ... (%s)", what, d)
+	}
+}
+
+// Done reports a finished run.
+func (p *Progress) Done(line string) { p.Logf("%s", line) }

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/gatewaybench/gatewaybench/internal/affinity"
+	"github.com/gatewaybench/gatewaybench/runner/apply"
+	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/stack"
+	"github.com/gatewaybench/gatewaybench/runner/stack/docker"
+)
+
+func cmdApply(args []string) int {
+	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
+	gateways := fs.String("gateway", "", "only these gateways (comma-separated); the direct arm always runs")
+	scenarios := fs.String("scenario", "", "only these scenarios (comma-separated)")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: runner apply [--gateway a,b] [--scenario x,y] FILE")
+		return exitUsage
+	}
+	path := fs.Arg(0)
+	cfg, projects, ok := loadConfig(path)
+	if !ok {
+		return exitUsage
+	}
+	if err := selectNames(cfg, *gateways, *scenarios); err != nil {
+		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
+		return exitUsage
+	}
+	p := plan.Build(cfg, projects)
+
+	engine, err := docker.New()
+	if err == nil {
+		_, err = engine.Ping(context.Background())
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "apply: %v (scripts/docker-up.sh installs and starts one)\n", err)
+		return exitFailure
+	}
+	defer engine.Close()
+	// The driver is this process: pin it to its cpuset like the containers.
+	if err := affinity.Pin(cfg.CPUs.Driver.CPUs); err != nil {
+		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
+		return exitFailure
+	}
+
+	loadCtx, stopLoad := context.WithCancel(context.Background())
+	hardCtx, stopHard := context.WithCancel(context.Background())
+	defer stopLoad()
+	defer stopHard()
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	go func() {
+		<-sig
+		fmt.Fprintln(os.Stderr, "\ninterrupted: stopping load, keeping finished runs, tearing down (again to tear down at once)")
+		stopLoad()
+		<-sig
+		fmt.Fprintln(os.Stderr, "\ntearing down now")
+		stopHard()
+	}()
+
+	st, _ := os.Stdout.Stat()
+	out, err := apply.Run(loadCtx, hardCtx, apply.Options{
+		Config: cfg, Plan: p, Projects: projects, Engine: engine, ModuleDir: moduleDir(cfg.Dir),
+		Progress: &apply.Progress{W: os.Stdout, TTY: st != nil && st.Mode()&os.ModeCharDevice != 0},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
+		return exitFailure
+	}
+	fmt.Printf("run %s: %d rows in %s", out.RunID, out.Rows, strings.Join(out.Files, ", "))
+	if out.Partial {
+		fmt.Print(" (partial: interrupted)")
+	}
+	fmt.Println()
+	for _, g := range slices.Sorted(maps.Keys(out.Unavailable)) {
+		reason, _, _ := strings.Cut(out.Unavailable[g], "\n")
+		fmt.Printf("  %s not measured: %s\n", g, reason)
+	}
+	if out.Partial {
+		return exitFailure
+	}
+	return 0
+}
+
+// selectNames keeps only the named gateways and scenarios.
+func selectNames(cfg *config.Config, gateways, scenarios string) error {
+	if gateways != "" {
+		want := strings.Split(gateways, ",")
+		var kept []config.Gateway
+		for _, g := range cfg.Gateways {
+			if slices.Contains(want, g.Name) {
+				kept = append(kept, g)
+			}
+		}
+		for _, w := range want {
+			if w != config.DirectArm && !slices.ContainsFunc(kept, func(g config.Gateway) bool { return g.Name == w }) {
+				return fmt.Errorf("--gateway %s: no such gateway in %s", w, cfg.Filename)
+			}
+		}
+		cfg.Gateways = kept
+	}
+	if scenarios != "" {
+		want := strings.Split(scenarios, ",")
+		var kept []config.Scenario
+		for _, s := range cfg.Scenarios {
+			if slices.Contains(want, s.Name) {
+				kept = append(kept, s)
+			}
+		}
+		if len(kept) != len(want) {
+			return fmt.Errorf("--scenario %s: not every name is a scenario of %s", scenarios, cfg.Filename)
+		}
+		cfg.Scenarios = kept
+	}
+	return nil
+}
+
+// moduleDir finds the repository (for building the mock image) above dir.
+func moduleDir(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return abs
+		}
+	}
+}
+
+func cmdDown(args []string) int {
+	if len(args) != 0 {
+		fmt.Fprintln(os.Stderr, "usage: runner down")
+		return exitUsage
+	}
+	engine, err := docker.New()
+	if err == nil {
+		_, err = engine.Ping(context.Background())
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "down: %v\n", err)
+		return exitFailure
+	}
+	defer engine.Close()
+	n, err := stack.Sweep(context.Background(), engine)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "down: %v\n", err)
+		return exitFailure
+	}
+	fmt.Printf("removed %d container(s) labelled %s\n", n, stack.LabelRun)
+	return 0
+}
