@@ -24,8 +24,9 @@ func cmdApply(args []string) int {
 	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
 	gateways := fs.String("gateway", "", "only these gateways (comma-separated); the direct arm always runs")
 	scenarios := fs.String("scenario", "", "only these scenarios (comma-separated)")
+	resultsDir := fs.String("results", "", "write CSVs here instead of defaults.results_dir")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: runner apply [--gateway a,b] [--scenario x,y] FILE")
+		fmt.Fprintln(os.Stderr, "usage: runner apply [--gateway a,b] [--scenario x,y] [--results DIR] FILE")
 		return exitUsage
 	}
 	path := fs.Arg(0)
@@ -36,6 +37,14 @@ func cmdApply(args []string) int {
 	if err := selectNames(cfg, *gateways, *scenarios); err != nil {
 		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 		return exitUsage
+	}
+	if *resultsDir != "" {
+		abs, err := filepath.Abs(*resultsDir)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "apply: %v\n", err)
+			return exitUsage
+		}
+		cfg.Defaults.ResultsDir = abs
 	}
 	p := plan.Build(cfg, projects)
 
@@ -79,7 +88,11 @@ func cmdApply(args []string) int {
 		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 		return exitFailure
 	}
-	fmt.Printf("run %s: %d rows in %s", out.RunID, out.Rows, strings.Join(out.Files, ", "))
+	if out.Rows == 0 {
+		fmt.Printf("run %s: no rows written", out.RunID)
+	} else {
+		fmt.Printf("run %s: %d rows in %s", out.RunID, out.Rows, strings.Join(out.Files, ", "))
+	}
 	if out.Partial {
 		fmt.Print(" (partial: interrupted)")
 	}

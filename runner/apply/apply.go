@@ -6,6 +6,8 @@ package apply
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -118,7 +120,9 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 }
 
 func newRunID() string {
-	return time.Now().UTC().Format("20060102t150405") + fmt.Sprintf("-%04x", os.Getpid()&0xffff)
+	var b [3]byte
+	rand.Read(b[:])
+	return time.Now().UTC().Format("20060102t150405") + "-" + hex.EncodeToString(b[:])
 }
 
 func (r *runner) csvPath(sc *plan.Scenario) string {
@@ -134,6 +138,9 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	path := r.csvPath(sc)
 	var rows []results.Row
 	save := func() error {
+		if len(rows) == 0 {
+			return nil // an empty run never replaces a file of earlier results
+		}
 		if err := results.Write(path, rows); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
@@ -190,7 +197,12 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 		}
 	}
 
-	total := countRuns(r.o.Plan, cfg.Name)
+	total := 0
+	for _, run := range r.o.Plan.Runs {
+		if run.Scenario == cfg.Name && (run.Arm == config.DirectArm || arms[run.Arm] != nil) {
+			total++
+		}
+	}
 	n := 0
 	for i := range r.o.Plan.Runs {
 		run := &r.o.Plan.Runs[i]
@@ -237,7 +249,9 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	if err := save(); err != nil {
 		return err
 	}
-	r.out.Files = append(r.out.Files, path)
+	if len(rows) > 0 {
+		r.out.Files = append(r.out.Files, path)
+	}
 	return nil
 }
 
@@ -387,7 +401,7 @@ func apiOf(name string) script.API {
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
 func rowSummary(r *results.Row) string {
-	if r.Status != "ok" {
+	if r.Status != "ok" && r.Status != "partial" {
 		return r.Status + ": " + firstLine(r.Reason)
 	}
 	s := fmt.Sprintf("%8.0f req/s  p50 %sms  p99 %sms", r.RPS, r.Latency.P50, r.Latency.P99)
@@ -396,6 +410,9 @@ func rowSummary(r *results.Row) string {
 	}
 	if r.Verdict != "ok" {
 		s += "  [" + r.Verdict + "]"
+	}
+	if r.Status == "partial" {
+		s += "  (partial)"
 	}
 	return s
 }

@@ -10,7 +10,7 @@ import (
 // discard is a sink that keeps only the status.
 type discard struct{ status int }
 
-func (d *discard) onHeaders(status int, _ time.Duration)  { d.status = status }
+func (d *discard) onHeaders(status int, _ time.Duration)   { d.status = status }
 func (d *discard) onBody(_ []byte, _ time.Duration, _ int) {}
 
 // Probe sends one request of shape to target on a fresh connection and

@@ -76,6 +76,9 @@ type Engine interface {
 	Inspect(ctx context.Context, id string) (ContainerState, error)
 	Stats(ctx context.Context, id string) (Stats, error)
 	Logs(ctx context.Context, id string, tail int) (string, error)
+	// Containers lists the ids of containers carrying label key=value (any
+	// value when value is empty), running or not.
+	Containers(ctx context.Context, key, value string) ([]string, error)
 	// Remove force-removes one container by id.
 	Remove(ctx context.Context, id string) error
 	// RemoveByLabel force-removes every container carrying label key=value

@@ -176,20 +176,32 @@ func (e *Engine) Remove(ctx context.Context, id string) error {
 	return err
 }
 
-func (e *Engine) RemoveByLabel(ctx context.Context, key, value string) (int, error) {
+func (e *Engine) Containers(ctx context.Context, key, value string) ([]string, error) {
 	label := key
 	if value != "" {
 		label = key + "=" + value
 	}
 	list, err := e.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", label))})
 	if err != nil {
-		return 0, fmt.Errorf("list containers labelled %s: %w", label, err)
+		return nil, fmt.Errorf("list containers labelled %s: %w", label, err)
+	}
+	ids := make([]string, len(list))
+	for i, c := range list {
+		ids[i] = c.ID
+	}
+	return ids, nil
+}
+
+func (e *Engine) RemoveByLabel(ctx context.Context, key, value string) (int, error) {
+	ids, err := e.Containers(ctx, key, value)
+	if err != nil {
+		return 0, err
 	}
 	var errs []error
 	n := 0
-	for _, c := range list {
-		if err := e.cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !client.IsErrNotFound(err) {
-			errs = append(errs, fmt.Errorf("remove %s: %w", c.ID[:12], err))
+	for _, id := range ids {
+		if err := e.Remove(ctx, id); err != nil {
+			errs = append(errs, fmt.Errorf("remove %.12s: %w", id, err))
 			continue
 		}
 		n++

@@ -1,0 +1,296 @@
+package apply
+
+import (
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/mock/script"
+	"github.com/gatewaybench/gatewaybench/mock/server"
+	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/stack"
+	"github.com/gatewaybench/gatewaybench/runner/stack/fake"
+)
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// setup writes an HCL file with a mock, a working proxy gateway and one that
+// exits at start, all on free ports.
+func setup(t *testing.T, duration string) (*config.Config, *plan.Plan, Options) {
+	t.Helper()
+	dir := t.TempDir()
+	compose := "services:\n  gw:\n    image: example/gw:1\n    network_mode: host\n    command: [\"--port\", \"${GATEWAY_PORT}\"]\n"
+	os.WriteFile(filepath.Join(dir, "gw.yaml"), []byte(compose), 0o644)
+	hcl := fmt.Sprintf(`
+defaults {
+  trials   = 2
+  warmup   = "100ms"
+  duration = %q
+  settle   = "0s"
+}
+cpus {
+  driver  = "0"
+  mock    = "0"
+  gateway = "1"
+}
+memory {
+  mock    = "256MiB"
+  gateway = "512MiB"
+}
+mock {
+  port = %d
+  ttft = "0s"
+  itl  = "1ms"
+  output_tokens = 8
+}
+gateway "proxy" {
+  compose = "gw.yaml"
+  service = "gw"
+  port    = %d
+  api     = ["openai"]
+}
+gateway "broken" {
+  compose = "gw.yaml"
+  service = "gw"
+  port    = %d
+  api     = ["openai"]
+}
+scenario "overhead" {
+  kind        = "overhead"
+  stream      = true
+  concurrency = [1]
+}
+`, duration, freePort(t), freePort(t), freePort(t))
+	path := filepath.Join(dir, "bench.hcl")
+	os.WriteFile(path, []byte(hcl), 0o644)
+	cfg, _, diags := config.Load(path)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	projects, diags := config.LoadCompose(context.Background(), cfg)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p := plan.Build(cfg, projects)
+	mod, _ := filepath.Abs("../..")
+	return cfg, p, Options{Config: cfg, Plan: p, Projects: projects, ModuleDir: mod,
+		CgroupRoot: t.TempDir(), ReadyTimeout: 5 * time.Second, Progress: &Progress{W: testWriter{t}}}
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// inProcess makes the fake engine's "containers" real servers: the mock is
+// served in-process on its -addr, the proxy gateway is a streaming reverse
+// proxy on its port; "broken" exits at once.
+func inProcess(t *testing.T, cfg *config.Config) *fake.Engine {
+	var mu sync.Mutex
+	stops := map[string]func(){}
+	e := &fake.Engine{}
+	e.StartFunc = func(spec stack.ContainerSpec) error {
+		switch spec.Labels[stack.LabelStack] {
+		case "mock":
+			k := script.DefaultKnobs()
+			fs := flag.NewFlagSet("mock", flag.ContinueOnError)
+			addr := fs.String("addr", "", "")
+			k.RegisterFlags(fs)
+			if err := fs.Parse(spec.Cmd); err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", *addr)
+			if err != nil {
+				return err
+			}
+			s := server.New(k)
+			go s.Serve(ln)
+			mu.Lock()
+			stops[spec.Name] = func() { s.Shutdown() }
+			mu.Unlock()
+		case "proxy":
+			port := spec.Cmd[1]
+			target, _ := url.Parse(config.MockURL(cfg.Mock.Port))
+			rp := httputil.NewSingleHostReverseProxy(target)
+			rp.FlushInterval = -1
+			ln, err := net.Listen("tcp", "127.0.0.1:"+port)
+			if err != nil {
+				return err
+			}
+			srv := &http.Server{Handler: rp}
+			go srv.Serve(ln)
+			mu.Lock()
+			stops[spec.Name] = func() { srv.Close() }
+			mu.Unlock()
+		}
+		return nil
+	}
+	e.InspectFunc = func(spec stack.ContainerSpec, st *stack.ContainerState) {
+		if spec.Labels[stack.LabelStack] == "broken" {
+			st.Running, st.ExitCode = false, 3
+		}
+	}
+	e.RemoveFunc = func(spec stack.ContainerSpec) {
+		mu.Lock()
+		stop := stops[spec.Name]
+		delete(stops, spec.Name)
+		mu.Unlock()
+		if stop != nil {
+			stop()
+		}
+	}
+	t.Cleanup(func() {
+		for _, stop := range stops {
+			stop()
+		}
+	})
+	return e
+}
+
+func readCSV(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]string
+	for _, rec := range recs[1:] {
+		m := map[string]string{}
+		for i, h := range recs[0] {
+			m[h] = rec[i]
+		}
+		rows = append(rows, m)
+	}
+	return rows
+}
+
+func TestApplyWithFakeEngine(t *testing.T) {
+	cfg, _, o := setup(t, "300ms")
+	e := inProcess(t, cfg)
+	o.Engine = e
+	out, err := Run(context.Background(), context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Live()) != 0 {
+		t.Errorf("containers left: %v", e.Live())
+	}
+	if !strings.HasPrefix(e.Calls[0], "remove-by-label "+stack.LabelRun+"=") {
+		t.Errorf("apply must sweep before it starts; first call %q", e.Calls[0])
+	}
+	for _, s := range e.Created {
+		role := s.Labels[stack.LabelRole]
+		wantCPU, wantMem := "1", int64(512<<20)
+		if role == stack.RoleMock {
+			wantCPU, wantMem = "0", 256<<20
+		}
+		if s.CPUSet != wantCPU || s.MemoryBytes != wantMem || s.Labels[stack.LabelRun] != out.RunID || s.Labels[stack.LabelConfigHash] == "" {
+			t.Errorf("%s: cpuset %q memory %d labels %v", s.Name, s.CPUSet, s.MemoryBytes, s.Labels)
+		}
+	}
+	rows := readCSV(t, filepath.Join(cfg.Dir, "results", "overhead.csv"))
+	count := map[string]int{}
+	for _, r := range rows {
+		count[r["gateway"]+"/"+r["status"]]++
+		if r["status"] == "ok" && (r["requests_ok"] == "0" || r["errors_fidelity"] != "0" || r["ttft_p50_ms"] == "") {
+			t.Errorf("%s row: ok %s, fidelity errors %s, ttft %s", r["gateway"], r["requests_ok"], r["errors_fidelity"], r["ttft_p50_ms"])
+		}
+		if r["gateway"] == "broken" && !strings.Contains(r["reason"], "exited with code 3") {
+			t.Errorf("broken gateway's reason lacks the exit: %q", r["reason"])
+		}
+	}
+	if count["direct/ok"] != 2 || count["proxy/ok"] != 2 || count["broken/failed"] != 1 {
+		t.Errorf("rows by gateway/status = %v", count)
+	}
+	if out.Unavailable["broken"] == "" {
+		t.Error("the broken gateway is not reported")
+	}
+}
+
+// TestApplyInterrupted: cancelling load mid-run keeps the finished rows,
+// writes the run in flight as partial, and tears everything down.
+func TestApplyInterrupted(t *testing.T) {
+	cfg, _, o := setup(t, "10s")
+	e := inProcess(t, cfg)
+	o.Engine = e
+	loadCtx, stop := context.WithCancel(context.Background())
+	time.AfterFunc(1500*time.Millisecond, stop)
+	began := time.Now()
+	out, err := Run(loadCtx, context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(began); d > 6*time.Second {
+		t.Errorf("interrupted run took %s to stop", d)
+	}
+	if !out.Partial || len(e.Live()) != 0 {
+		t.Errorf("partial %v, containers left %v", out.Partial, e.Live())
+	}
+	rows := readCSV(t, filepath.Join(cfg.Dir, "results", "overhead.csv"))
+	partial := 0
+	for _, r := range rows {
+		if r["status"] == "partial" {
+			partial++
+		}
+	}
+	if partial != 1 {
+		t.Errorf("want one partial row, got %d of %d rows", partial, len(rows))
+	}
+}
+
+// TestDownAfterFailedStart: a gateway whose container cannot start is
+// removed, and the run still tears down everything else.
+func TestDownAfterFailedStart(t *testing.T) {
+	cfg, _, o := setup(t, "200ms")
+	e := inProcess(t, cfg)
+	start := e.StartFunc
+	e.StartFunc = func(spec stack.ContainerSpec) error {
+		if spec.Labels[stack.LabelStack] == "proxy" {
+			return fmt.Errorf("port already allocated")
+		}
+		return start(spec)
+	}
+	o.Engine = e
+	if _, err := Run(context.Background(), context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Live()) != 0 {
+		t.Errorf("containers left after a failed start: %v", e.Live())
+	}
+	removed := 0
+	for _, c := range e.Calls {
+		if strings.HasPrefix(c, "remove gatewaybench-") && strings.HasSuffix(c, "-proxy") {
+			removed++
+		}
+	}
+	if removed != 1 {
+		t.Errorf("the proxy that failed to start was removed %d times; calls %v", removed, e.Calls)
+	}
+}

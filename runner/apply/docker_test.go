@@ -1,0 +1,257 @@
+package apply
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/internal/dockertest"
+	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/stack"
+)
+
+// inspecting records what the real engine says about each container right
+// after it starts: the declared cpuset, memory limit and host network.
+type inspecting struct {
+	stack.Engine
+	mu      sync.Mutex
+	started map[string]time.Time
+	state   map[string]stack.ContainerState
+	labels  map[string]map[string]string
+}
+
+func (e *inspecting) Create(ctx context.Context, spec stack.ContainerSpec) (string, error) {
+	id, err := e.Engine.Create(ctx, spec)
+	e.mu.Lock()
+	e.labels[id] = spec.Labels
+	e.mu.Unlock()
+	return id, err
+}
+
+func (e *inspecting) Start(ctx context.Context, id string) error {
+	err := e.Engine.Start(ctx, id)
+	st, _ := e.Engine.Inspect(ctx, id)
+	e.mu.Lock()
+	name := e.labels[id][stack.LabelStack]
+	e.started[name], e.state[name] = time.Now(), st
+	e.mu.Unlock()
+	return err
+}
+
+// timedLog stamps when each progress line was written.
+type timedLog struct {
+	t     *testing.T
+	mu    sync.Mutex
+	lines map[string]time.Time
+}
+
+func (w *timedLog) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	w.lines[strings.TrimSpace(string(p))] = time.Now()
+	w.mu.Unlock()
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func (w *timedLog) when(prefix string) (time.Time, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for l, at := range w.lines {
+		if strings.HasPrefix(l, prefix) {
+			return at, true
+		}
+	}
+	return time.Time{}, false
+}
+
+func loadPlan(t *testing.T, path, results string) (*config.Config, Options) {
+	t.Helper()
+	cfg, _, diags := config.Load(path)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	cfg.Defaults.ResultsDir = results
+	projects, diags := config.LoadCompose(context.Background(), cfg)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	mod, _ := filepath.Abs("../..")
+	return cfg, Options{Config: cfg, Plan: plan.Build(cfg, projects), Projects: projects, ModuleDir: mod, ReadyTimeout: 30 * time.Second}
+}
+
+// TestApplyDocker: the real pipeline on the real engine: mock, direct,
+// nginx, and two gateways that fail at start (exit, OOM kill), which are
+// reported within seconds with their logs while the others still run.
+func TestApplyDocker(t *testing.T) {
+	real := dockertest.Engine(t)
+	results := t.TempDir()
+	cfg, o := loadPlan(t, "testdata/docker.hcl", results)
+	e := &inspecting{Engine: real, started: map[string]time.Time{}, state: map[string]stack.ContainerState{}, labels: map[string]map[string]string{}}
+	log := &timedLog{t: t, lines: map[string]time.Time{}}
+	o.Engine, o.Progress = e, &Progress{W: log}
+	out, err := Run(context.Background(), context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := real.Containers(context.Background(), stack.LabelRun, out.RunID); len(left) != 0 {
+		t.Errorf("%d containers left after the run", len(left))
+	}
+	for name, st := range e.state {
+		want := cfg.CPUs.Gateway.Text
+		mem := cfg.Memory.Gateway
+		if name == "mock" {
+			want, mem = cfg.CPUs.Mock.Text, cfg.Memory.Mock
+		}
+		if st.CPUSet != want || st.Memory != mem || !st.HostNet {
+			t.Errorf("%s: engine says cpuset %q memory %d host network %v; declared %q, %d", name, st.CPUSet, st.Memory, st.HostNet, want, mem)
+		}
+	}
+	for _, g := range []string{"crash", "oom"} {
+		failedAt, ok := log.when(g + " failed")
+		if !ok {
+			t.Errorf("%s was not reported as failed", g)
+			continue
+		}
+		if d := failedAt.Sub(e.started[g]); d > 10*time.Second {
+			t.Errorf("%s failed %s after its start; want within seconds", g, d)
+		}
+	}
+	rows := readCSV(t, filepath.Join(results, "overhead.csv"))
+	count := map[string]int{}
+	for _, r := range rows {
+		count[r["gateway"]+"/"+r["status"]]++
+		switch r["gateway"] {
+		case "crash":
+			if !strings.Contains(r["reason"], "exited with code 3") || !strings.Contains(r["reason"], "configuration file not found") {
+				t.Errorf("crash reason lacks the exit code or the log: %q", r["reason"])
+			}
+		case "oom":
+			if !strings.Contains(r["reason"], "out of memory") {
+				t.Errorf("oom reason: %q", r["reason"])
+			}
+		case "nginx":
+			if r["gateway_cpu_us_per_req"] == "" || r["gateway_mem_peak_mib"] == "" || r["cold_start_ms"] == "" || r["errors_fidelity"] != "0" {
+				t.Errorf("nginx row lacks measurements: %v", r)
+			}
+			t.Logf("nginx c=%s: p50 %sms p99 %sms ttft p50 %sms, cpu %sµs/req, peak %s MiB, cold start %sms",
+				r["concurrency"], r["latency_p50_ms"], r["latency_p99_ms"], r["ttft_p50_ms"], r["gateway_cpu_us_per_req"], r["gateway_mem_peak_mib"], r["cold_start_ms"])
+		}
+	}
+	if count["direct/ok"] != 2 || count["nginx/ok"] != 2 || count["crash/failed"] != 1 || count["oom/failed"] != 1 {
+		t.Errorf("rows by gateway/status = %v", count)
+	}
+}
+
+// runnerBinary builds the CLI once for the signal tests.
+func runnerBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "runner")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../runner").CombinedOutput(); err != nil {
+		t.Fatalf("build runner: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startApply runs `runner apply` and returns it with a channel of its output lines.
+func startApply(t *testing.T, bin, results string) (*exec.Cmd, <-chan string) {
+	t.Helper()
+	cmd := exec.Command(bin, "apply", "--results", results, "testdata/signals.hcl")
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			t.Log(sc.Text())
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return cmd, lines
+}
+
+func waitLine(t *testing.T, lines <-chan string, prefix string, limit time.Duration) {
+	t.Helper()
+	deadline := time.After(limit)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("runner exited before printing %q", prefix)
+			}
+			if strings.Contains(l, prefix) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no %q within %s", prefix, limit)
+		}
+	}
+}
+
+func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(limit):
+		t.Fatalf("runner did not exit within %s", limit)
+	}
+}
+
+// TestApplySignals: after SIGINT in the middle of a run, and after SIGKILL
+// followed by a new start, no container with the project's labels remains.
+func TestApplySignals(t *testing.T) {
+	e := dockertest.Engine(t)
+	ctx := context.Background()
+	bin := runnerBinary(t)
+	results := t.TempDir()
+
+	cmd, lines := startApply(t, bin, results)
+	waitLine(t, lines, "nginx up", 2*time.Minute)
+	time.Sleep(2 * time.Second) // into the first run's window
+	cmd.Process.Signal(syscall.SIGINT)
+	waitExit(t, cmd, 30*time.Second)
+	if left, _ := e.Containers(ctx, stack.LabelRun, ""); len(left) != 0 {
+		t.Errorf("%d containers left after SIGINT", len(left))
+	}
+	partial := 0
+	for _, r := range readCSV(t, filepath.Join(results, "overhead.csv")) {
+		if r["status"] == "partial" {
+			partial++
+		}
+	}
+	if partial != 1 {
+		t.Errorf("after SIGINT the run in flight must be written as partial; %d partial rows", partial)
+	}
+
+	cmd, lines = startApply(t, bin, results)
+	waitLine(t, lines, "nginx up", 2*time.Minute)
+	cmd.Process.Signal(syscall.SIGKILL)
+	waitExit(t, cmd, 10*time.Second)
+	left, _ := e.Containers(ctx, stack.LabelRun, "")
+	if len(left) == 0 {
+		t.Fatal("SIGKILL left no container: the test proves nothing")
+	}
+	cmd, lines = startApply(t, bin, results)
+	waitLine(t, lines, "left by an earlier run", time.Minute)
+	waitLine(t, lines, "nginx up", 2*time.Minute)
+	cmd.Process.Signal(syscall.SIGINT)
+	waitExit(t, cmd, 30*time.Second)
+	if left, _ := e.Containers(ctx, stack.LabelRun, ""); len(left) != 0 {
+		t.Errorf("%d containers left after SIGKILL and a new run", len(left))
+	}
+	os.RemoveAll(results)
+}

@@ -1,0 +1,39 @@
+# A long run to interrupt: mock, direct and nginx.
+defaults {
+  trials   = 1
+  warmup   = "200ms"
+  duration = "30s"
+  settle   = "200ms"
+}
+
+cpus {
+  driver  = "0"
+  mock    = "0"
+  gateway = "1"
+}
+
+memory {
+  mock    = "256MiB"
+  gateway = "64MiB"
+}
+
+mock {
+  port = 28190
+  ttft = "0s"
+  itl  = "2ms"
+  output_tokens = 8
+}
+
+gateway "nginx" {
+  compose = "../../../compose/nginx.yaml"
+  service = "nginx"
+  port    = 28191
+  api     = ["openai"]
+  prepare = ["../../../gateways/nginx/prepare.sh"]
+}
+
+scenario "overhead" {
+  kind        = "overhead"
+  stream      = true
+  concurrency = [1]
+}

@@ -1,0 +1,192 @@
+// Package fake is a hand-written stack.Engine for tests: every method is a
+// func field with a working default, and every call is recorded.
+package fake
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/gatewaybench/gatewaybench/runner/stack"
+)
+
+// Engine records calls; set a field to change one behaviour.
+type Engine struct {
+	mu         sync.Mutex
+	Calls      []string
+	Created    []stack.ContainerSpec
+	containers map[string]stack.ContainerSpec
+	running    map[string]bool
+	next       int
+
+	ImageFunc  func(ref string) (stack.ImageInfo, error)
+	BuildFunc  func(tag string) error
+	PullFunc   func(ref string) error
+	CreateFunc func(spec stack.ContainerSpec) error
+	// StartFunc runs after a container is marked running; an error fails Start.
+	StartFunc func(spec stack.ContainerSpec) error
+	// InspectFunc may change the state the fake reports.
+	InspectFunc func(spec stack.ContainerSpec, st *stack.ContainerState)
+	StatsFunc   func(spec stack.ContainerSpec) stack.Stats
+	// RemoveFunc runs when a container is removed (e.g. to stop a server the test started).
+	RemoveFunc func(spec stack.ContainerSpec)
+}
+
+var _ stack.Engine = (*Engine)(nil)
+
+func (e *Engine) record(format string, args ...any) {
+	e.Calls = append(e.Calls, fmt.Sprintf(format, args...))
+}
+
+// Live returns the containers not yet removed.
+func (e *Engine) Live() []stack.ContainerSpec {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []stack.ContainerSpec
+	for _, s := range e.containers {
+		out = append(out, s)
+	}
+	return out
+}
+
+func (e *Engine) Ping(context.Context) (string, error) { return "1.41", nil }
+
+func (e *Engine) Image(_ context.Context, ref string) (stack.ImageInfo, error) {
+	e.mu.Lock()
+	e.record("image %s", ref)
+	e.mu.Unlock()
+	if e.ImageFunc != nil {
+		return e.ImageFunc(ref)
+	}
+	return stack.ImageInfo{ID: "sha256:" + ref, Size: 1 << 20, Found: true}, nil
+}
+
+func (e *Engine) BuildImage(_ context.Context, tag string, buildContext io.Reader, _ map[string]string) error {
+	io.Copy(io.Discard, buildContext)
+	e.mu.Lock()
+	e.record("build %s", tag)
+	e.mu.Unlock()
+	if e.BuildFunc != nil {
+		return e.BuildFunc(tag)
+	}
+	return nil
+}
+
+func (e *Engine) Pull(_ context.Context, ref string) error {
+	e.mu.Lock()
+	e.record("pull %s", ref)
+	e.mu.Unlock()
+	if e.PullFunc != nil {
+		return e.PullFunc(ref)
+	}
+	return fmt.Errorf("pull %s: no registry in the fake", ref)
+}
+
+func (e *Engine) Create(_ context.Context, spec stack.ContainerSpec) (string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.record("create %s", spec.Name)
+	if e.CreateFunc != nil {
+		if err := e.CreateFunc(spec); err != nil {
+			return "", err
+		}
+	}
+	if e.containers == nil {
+		e.containers, e.running = map[string]stack.ContainerSpec{}, map[string]bool{}
+	}
+	e.next++
+	id := fmt.Sprintf("fake%04d", e.next)
+	e.containers[id] = spec
+	e.Created = append(e.Created, spec)
+	return id, nil
+}
+
+func (e *Engine) spec(id string) (stack.ContainerSpec, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s, ok := e.containers[id]
+	return s, ok
+}
+
+func (e *Engine) Start(_ context.Context, id string) error {
+	spec, ok := e.spec(id)
+	if !ok {
+		return fmt.Errorf("no container %s", id)
+	}
+	e.mu.Lock()
+	e.record("start %s", spec.Name)
+	e.running[id] = true
+	e.mu.Unlock()
+	if e.StartFunc != nil {
+		return e.StartFunc(spec)
+	}
+	return nil
+}
+
+func (e *Engine) Inspect(_ context.Context, id string) (stack.ContainerState, error) {
+	spec, ok := e.spec(id)
+	if !ok {
+		return stack.ContainerState{}, fmt.Errorf("no container %s", id)
+	}
+	e.mu.Lock()
+	st := stack.ContainerState{Running: e.running[id], CPUSet: spec.CPUSet, Memory: spec.MemoryBytes, HostNet: true}
+	e.mu.Unlock()
+	if e.InspectFunc != nil {
+		e.InspectFunc(spec, &st)
+	}
+	return st, nil
+}
+
+func (e *Engine) Stats(_ context.Context, id string) (stack.Stats, error) {
+	spec, ok := e.spec(id)
+	if !ok {
+		return stack.Stats{}, fmt.Errorf("no container %s", id)
+	}
+	if e.StatsFunc != nil {
+		return e.StatsFunc(spec), nil
+	}
+	return stack.Stats{MemUsage: 1 << 20}, nil
+}
+
+func (e *Engine) Logs(_ context.Context, id string, _ int) (string, error) {
+	return "fake log line", nil
+}
+
+func (e *Engine) Remove(_ context.Context, id string) error {
+	e.mu.Lock()
+	spec, ok := e.containers[id]
+	if ok {
+		e.record("remove %s", spec.Name)
+		delete(e.containers, id)
+		delete(e.running, id)
+	}
+	e.mu.Unlock()
+	if ok && e.RemoveFunc != nil {
+		e.RemoveFunc(spec)
+	}
+	return nil
+}
+
+func (e *Engine) Containers(_ context.Context, key, value string) ([]string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var ids []string
+	for id, s := range e.containers {
+		if v, ok := s.Labels[key]; ok && (value == "" || v == value) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+func (e *Engine) RemoveByLabel(ctx context.Context, key, value string) (int, error) {
+	e.mu.Lock()
+	e.record("remove-by-label %s=%s", key, value)
+	e.mu.Unlock()
+	ids, _ := e.Containers(ctx, key, value)
+	for _, id := range ids {
+		e.Remove(ctx, id)
+	}
+	return len(ids), nil
+}
