@@ -48,6 +48,7 @@ type Outcome struct {
 	Rows        int
 	Files       []string
 	Unavailable map[string]string // gateway -> evidence
+	Skipped     []string          // scenarios of kinds apply cannot run yet
 	Partial     bool
 }
 
@@ -111,12 +112,28 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 		if loadCtx.Err() != nil {
 			break
 		}
+		sc := o.Plan.Scenarios[i].Config
+		if why, special := notYetRun[sc.Kind]; special {
+			p.Logf("scenario %s (%s): not run: %s", sc.Name, sc.Kind, why)
+			r.out.Skipped = append(r.out.Skipped, sc.Name)
+			continue
+		}
 		if err := r.scenario(loadCtx, hardCtx, &o.Plan.Scenarios[i]); err != nil {
 			return r.out, err
 		}
 	}
 	r.out.Partial = loadCtx.Err() != nil
 	return r.out, nil
+}
+
+// notYetRun are the scenario kinds whose measurement needs more than steady
+// load of one request shape; running them as plain load would mislabel
+// their numbers, so apply says so and skips them.
+var notYetRun = map[string]string{
+	"key_flood":    "needs rotating invalid keys and the mock's counters to prove upstream hits = 0",
+	"failover":     "needs a second mock and retry/fallback accounting",
+	"head_of_line": "needs a long stream overlapping the small turns",
+	"session":      "needs multi-turn session profiles",
 }
 
 func newRunID() string {
