@@ -306,7 +306,7 @@ func (r *runner) startMock(ctx context.Context, cfg *config.Scenario) (*stack.Co
 		return nil, fmt.Errorf("mock: %w", err)
 	}
 	health := config.MockURL(port) + "/health"
-	if _, err := r.mgr.WaitReady(ctx, c, func(ctx context.Context) error { return probeGet(ctx, health) }, r.o.ReadyTimeout); err != nil {
+	if _, err := r.mgr.WaitReady(ctx, c, probeGet(health), r.o.ReadyTimeout); err != nil {
 		r.mgr.Remove(c)
 		return nil, fmt.Errorf("mock: %w", err)
 	}
@@ -358,7 +358,7 @@ func (r *runner) startGateway(ctx context.Context, sc *plan.Scenario, name strin
 		}
 	}
 	shape := shapeOf(req)
-	cold, err := r.mgr.WaitReady(ctx, c, func(ctx context.Context) error { return load.Probe(ctx, req.URL, shape) }, r.o.ReadyTimeout)
+	cold, err := r.mgr.WaitReady(ctx, c, func(ctx context.Context) (time.Time, error) { return load.Probe(ctx, req.URL, shape) }, r.o.ReadyTimeout)
 	if err != nil {
 		r.mgr.Remove(c)
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/usage"
 )
 
@@ -234,20 +235,24 @@ func median(v []float64) float64 {
 func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 func round6(f float64) float64 { return float64(int64(f*1e6+0.5)) / 1e6 }
 
-func probeGet(ctx context.Context, url string) error {
-	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
-	if err != nil {
-		return err
+// probeGet is a readiness probe: GET url answers 200.
+func probeGet(url string) stack.Probe {
+	return func(ctx context.Context) (time.Time, error) {
+		req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+		if err != nil {
+			return time.Time{}, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return time.Time{}, err
+		}
+		at := time.Now()
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return time.Time{}, fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return at, nil
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		return fmt.Errorf("status %d", resp.StatusCode)
-	}
-	return nil
 }
 
 type hostInfo struct{ cpu, kernel string }

@@ -7,18 +7,22 @@ import (
 	"time"
 )
 
-// discard is a sink that keeps only the status.
-type discard struct{ status int }
+// discard is a sink that keeps only the status and when it came.
+type discard struct {
+	status int
+	at     time.Time
+}
 
-func (d *discard) onHeaders(status int, _ time.Duration)   { d.status = status }
+func (d *discard) onHeaders(status int, _ time.Duration)   { d.status, d.at = status, time.Now() }
 func (d *discard) onBody(_ []byte, _ time.Duration, _ int) {}
 
 // Probe sends one request of shape to target on a fresh connection and
 // succeeds on a 200 read to its end: readiness means the real request works.
-func Probe(ctx context.Context, target string, shape Shape) error {
+// It returns when the answer's headers arrived.
+func Probe(ctx context.Context, target string, shape Shape) (time.Time, error) {
 	u, err := url.Parse(target)
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	deadline, ok := ctx.Deadline()
 	if !ok {
@@ -29,10 +33,10 @@ func Probe(ctx context.Context, target string, shape Shape) error {
 	req, _ := newBuilder(u, shape).build(nil, -1, int(time.Now().UnixNano()%1e6))
 	var d discard
 	if _, err := c.roundTrip(req, deadline, &d); err != nil {
-		return err
+		return time.Time{}, err
 	}
 	if d.status != 200 {
-		return fmt.Errorf("status %d", d.status)
+		return time.Time{}, fmt.Errorf("status %d", d.status)
 	}
-	return nil
+	return d.at, nil
 }

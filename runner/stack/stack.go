@@ -66,10 +66,15 @@ func indent(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n  
 // ErrNotReady is returned when a container runs but never answers.
 var ErrNotReady = errors.New("not ready")
 
+// Probe tries a container once; on success it returns when the answer
+// began (its response headers), so a long answer does not count as start-up.
+type Probe func(context.Context) (time.Time, error)
+
 // WaitReady polls probe until it succeeds, checking the container's state
 // each tick so a container that exits or is OOM-killed fails at once, with
-// its logs. It returns the time from start to the first success: the cold start.
-func (m *Manager) WaitReady(ctx context.Context, c *Container, probe func(context.Context) error, timeout time.Duration) (time.Duration, error) {
+// its logs. It returns the time from start to the first successful answer:
+// the cold start.
+func (m *Manager) WaitReady(ctx context.Context, c *Container, probe Probe, timeout time.Duration) (time.Duration, error) {
 	deadline := time.Now().Add(timeout)
 	var last error
 	for {
@@ -81,11 +86,11 @@ func (m *Manager) WaitReady(ctx context.Context, c *Container, probe func(contex
 			logs, _ := m.Engine.Logs(context.Background(), c.ID, 20)
 			return 0, &ExitError{Name: c.Spec.Name, ExitCode: st.ExitCode, OOMKilled: st.OOMKilled, Logs: logs}
 		}
-		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		last = probe(pctx)
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		at, err := probe(pctx)
 		cancel()
-		if last == nil {
-			return time.Since(c.Started), nil
+		if last = err; err == nil {
+			return at.Sub(c.Started), nil
 		}
 		if time.Now().After(deadline) {
 			logs, _ := m.Engine.Logs(context.Background(), c.ID, 20)

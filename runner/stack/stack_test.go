@@ -1,0 +1,98 @@
+package stack_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/runner/stack"
+	"github.com/gatewaybench/gatewaybench/runner/stack/fake"
+)
+
+func started(t *testing.T, e *fake.Engine) (*stack.Manager, *stack.Container) {
+	t.Helper()
+	m := &stack.Manager{Engine: e, Run: "test", Dir: t.TempDir()}
+	c, err := m.Start(context.Background(), &stack.Service{Stack: "gw", Role: stack.RoleGateway, Image: "x:1", CPUSet: "1", Memory: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, c
+}
+
+// TestColdStartEndsAtTheAnswer: the cold start runs to when the first good
+// answer began, not to when a long (streamed) answer ended.
+func TestColdStartEndsAtTheAnswer(t *testing.T) {
+	m, c := started(t, &fake.Engine{})
+	probe := func(context.Context) (time.Time, error) {
+		at := time.Now()
+		time.Sleep(300 * time.Millisecond) // the rest of a long answer
+		return at, nil
+	}
+	cold, err := m.WaitReady(context.Background(), c, probe, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cold > 100*time.Millisecond {
+		t.Errorf("cold start %s includes the answer's own duration", cold)
+	}
+}
+
+func TestWaitReadyFailsFast(t *testing.T) {
+	cases := []struct {
+		name string
+		set  func(*stack.ContainerState)
+		want string
+	}{
+		{"exit", func(st *stack.ContainerState) { st.Running, st.ExitCode = false, 3 }, "exited with code 3"},
+		{"oom", func(st *stack.ContainerState) { st.Running, st.OOMKilled, st.ExitCode = false, true, 137 }, "out of memory"},
+	}
+	for _, c := range cases {
+		e := &fake.Engine{InspectFunc: func(_ stack.ContainerSpec, st *stack.ContainerState) { c.set(st) }}
+		m, ctr := started(t, e)
+		began := time.Now()
+		_, err := m.WaitReady(context.Background(), ctr, func(context.Context) (time.Time, error) {
+			return time.Time{}, errors.New("connection refused")
+		}, time.Minute)
+		var exit *stack.ExitError
+		if !errors.As(err, &exit) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "fake log line") {
+			t.Errorf("%s: got %v", c.name, err)
+		}
+		if time.Since(began) > time.Second {
+			t.Errorf("%s: took %s to notice", c.name, time.Since(began))
+		}
+	}
+}
+
+func TestWaitReadyTimesOut(t *testing.T) {
+	m, c := started(t, &fake.Engine{})
+	_, err := m.WaitReady(context.Background(), c, func(context.Context) (time.Time, error) {
+		return time.Time{}, errors.New("status 502")
+	}, 200*time.Millisecond)
+	if !errors.Is(err, stack.ErrNotReady) || !strings.Contains(err.Error(), "status 502") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestSpecCarriesPlacementAndLabels(t *testing.T) {
+	s := &stack.Service{Stack: "nginx", Role: stack.RoleGateway, Image: "gatewaybench/nginx:1", CPUSet: "1", Memory: 2 << 30,
+		Configs: []stack.ConfigFile{{Target: "/etc/x.conf", Content: []byte("listen 1;")}}}
+	spec, err := s.Spec("run1", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.CPUSet != "1" || spec.MemoryBytes != 2<<30 || len(spec.Binds) != 1 || !strings.HasSuffix(spec.Binds[0], ":/etc/x.conf:ro") {
+		t.Errorf("spec = %+v", spec)
+	}
+	for _, k := range []string{stack.LabelRun, stack.LabelStack, stack.LabelRole, stack.LabelConfigHash} {
+		if spec.Labels[k] == "" {
+			t.Errorf("label %s missing", k)
+		}
+	}
+	other := *s
+	other.Configs = []stack.ConfigFile{{Target: "/etc/x.conf", Content: []byte("listen 2;")}}
+	if s.Hash() == other.Hash() {
+		t.Error("a different config must change the config hash")
+	}
+}
