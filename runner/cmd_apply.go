@@ -48,12 +48,9 @@ func cmdApply(args []string) int {
 	}
 	p := plan.Build(cfg, projects)
 
-	engine, err := docker.New()
-	if err == nil {
-		_, err = engine.Ping(context.Background())
-	}
+	engine, err := connect()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "apply: %v (scripts/docker-up.sh installs and starts one)\n", err)
+		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 		return exitFailure
 	}
 	defer engine.Close()
@@ -161,10 +158,7 @@ func cmdDown(args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: runner down")
 		return exitUsage
 	}
-	engine, err := docker.New()
-	if err == nil {
-		_, err = engine.Ping(context.Background())
-	}
+	engine, err := connect()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "down: %v\n", err)
 		return exitFailure
@@ -177,4 +171,17 @@ func cmdDown(args []string) int {
 	}
 	fmt.Printf("removed %d container(s) labelled %s\n", n, stack.LabelRun)
 	return 0
+}
+
+// connect returns an engine that answers.
+func connect() (*docker.Engine, error) {
+	engine, err := docker.New()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := engine.Ping(context.Background()); err != nil {
+		engine.Close()
+		return nil, fmt.Errorf("%w (scripts/docker-up.sh installs and starts one)", err)
+	}
+	return engine, nil
 }

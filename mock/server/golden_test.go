@@ -2,18 +2,16 @@ package server_test
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/gatewaybench/gatewaybench/internal/golden"
+)
 
 // rawExchange sends one HTTP/1.1 request and returns the raw response bytes,
 // chunk framing included: the strictest form of "same request, same bytes".
@@ -75,19 +73,7 @@ func TestGoldenBytes(t *testing.T) {
 	for _, c := range goldenCases {
 		t.Run(c.name, func(t *testing.T) {
 			got := rawExchange(t, url, c.path, c.headers, c.body)
-			path := filepath.Join("testdata", "golden", c.name+".http")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (go test -update creates it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("bytes differ from %s:\n%s", path, got)
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", c.name+".http"), got)
 		})
 	}
 }

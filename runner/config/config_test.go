@@ -3,7 +3,6 @@ package config
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,9 +13,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/gatewaybench/gatewaybench/internal/golden"
+)
 
 // loadAll runs both phases like `runner validate`: decode, then compose.
 func loadAll(t *testing.T, path string) (*Config, []byte, hcl.Diagnostics) {
@@ -133,23 +132,7 @@ func TestDiagnosticText(t *testing.T) {
 	_, src, diags := loadAll(t, f)
 	var buf bytes.Buffer
 	WriteDiagnostics(&buf, diags, map[string][]byte{f: src})
-	golden(t, "testdata/decode.diag.golden", buf.Bytes())
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (go test -update rewrites it):\n%s", path, got)
-	}
+	golden.Check(t, "testdata/decode.diag.golden", buf.Bytes())
 }
 
 func TestParseCPUSet(t *testing.T) {

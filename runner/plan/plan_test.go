@@ -3,16 +3,13 @@ package plan
 import (
 	"bytes"
 	"context"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/gatewaybench/gatewaybench/internal/golden"
 	"github.com/gatewaybench/gatewaybench/runner/config"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func build(t *testing.T, path string) *Plan {
 	t.Helper()
@@ -39,19 +36,7 @@ func TestPlanText(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var buf bytes.Buffer
 			build(t, path).WriteText(&buf)
-			golden := filepath.Join("testdata", name+".plan.golden")
-			if *update {
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (go test -update creates it)", err)
-			}
-			if !bytes.Equal(buf.Bytes(), want) {
-				t.Errorf("plan differs from %s (go test -update rewrites it):\n%s", golden, buf.String())
-			}
+			golden.Check(t, filepath.Join("testdata", name+".plan.golden"), buf.Bytes())
 		})
 	}
 }

@@ -42,15 +42,11 @@ func Driver(ctx context.Context, o Options, self string) error {
 	if err != nil {
 		return err
 	}
-	nginx, url, err := startNginx(ctx, dir, o.ServerCPUs, body)
+	nginx, url, script, err := reference(ctx, dir, o.ServerCPUs, body)
 	if err != nil {
 		return err
 	}
 	defer nginx.stop()
-	script, err := wrkScript([]byte(chatRequest))
-	if err != nil {
-		return err
-	}
 	defer os.Remove(script)
 
 	fmt.Fprintf(o.Out, "runner drive vs wrk: %d rounds x %s, closed loop, generators on cpus %s, nginx on cpus %s, body %d bytes\n",

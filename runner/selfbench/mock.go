@@ -79,16 +79,11 @@ func Mock(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	nginx, nginxURL, err := startNginx(ctx, dir, o.ServerCPUs, body)
+	nginx, nginxURL, script, err := reference(ctx, dir, o.ServerCPUs, body)
 	if err != nil {
 		return err
 	}
 	defer nginx.stop()
-
-	script, err := wrkScript([]byte(chatRequest))
-	if err != nil {
-		return err
-	}
 	defer os.Remove(script)
 	fmt.Fprintf(o.Out, "mock vs nginx: %d rounds x %s, %d connections, wrk on cpus %s, servers on cpus %s, body %d bytes\n",
 		o.Rounds, o.Duration, o.Conns, o.LoadCPUs, o.ServerCPUs, len(body))
@@ -206,6 +201,21 @@ func fetch(url, body string) ([]byte, error) {
 		return nil, fmt.Errorf("%s answered %d: %s", url, resp.StatusCode, b)
 	}
 	return b, nil
+}
+
+// reference starts nginx serving body on cpus and writes wrk's script for
+// the benchmark request: the fixed point both self-benchmarks compare with.
+func reference(ctx context.Context, dir, cpus string, body []byte) (*proc, string, string, error) {
+	nginx, url, err := startNginx(ctx, dir, cpus, body)
+	if err != nil {
+		return nil, "", "", err
+	}
+	script, err := wrkScript([]byte(chatRequest))
+	if err != nil {
+		nginx.stop()
+		return nil, "", "", err
+	}
+	return nginx, url, script, nil
 }
 
 // startNginx serves body for every request, single-process (so its CPU time
