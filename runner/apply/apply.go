@@ -104,7 +104,8 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 		}
 	}()
 
-	p.Logf("run %s: building the mock image", r.runID)
+	p.Logf("run %s: %d runs planned, at most %s of load (unavailable gateways shorten it)", r.runID, len(o.Plan.Runs), o.Plan.Estimate().Round(time.Second))
+	p.Logf("building the mock image")
 	if r.mock, err = stack.MockImage(hardCtx, o.Engine, o.ModuleDir, map[string]string{stack.LabelRun: r.runID}); err != nil {
 		return r.out, err
 	}

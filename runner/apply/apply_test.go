@@ -211,7 +211,7 @@ func TestApplyWithFakeEngine(t *testing.T) {
 		if role == stack.RoleMock {
 			wantCPU, wantMem = "0", 256<<20
 		}
-		if s.CPUSet != wantCPU || s.MemoryBytes != wantMem || s.Labels[stack.LabelRun] != out.RunID || s.Labels[stack.LabelConfigHash] == "" {
+		if s.CPUSet != wantCPU || s.MemoryBytes != wantMem || s.NetworkMode != stack.HostNetwork || s.Labels[stack.LabelRun] != out.RunID || s.Labels[stack.LabelConfigHash] == "" {
 			t.Errorf("%s: cpuset %q memory %d labels %v", s.Name, s.CPUSet, s.MemoryBytes, s.Labels)
 		}
 	}

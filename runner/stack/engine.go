@@ -21,10 +21,14 @@ const (
 	LabelConfigHash = LabelPrefix + "config-hash"
 )
 
-// ContainerSpec is a container to create. Networking is always the host's
-// (traffic stays on loopback and no NAT sits in the measured path).
+// HostNetwork is the only network mode: traffic stays on loopback and no NAT
+// or bridge sits in the measured path.
+const HostNetwork = "host"
+
+// ContainerSpec is a container to create.
 type ContainerSpec struct {
 	Name        string
+	NetworkMode string // always HostNetwork; the adapter refuses anything else
 	Image       string
 	Entrypoint  []string
 	Cmd         []string

@@ -135,6 +135,7 @@ func (s *Service) Spec(run, dir string) (ContainerSpec, error) {
 	}
 	return ContainerSpec{
 		Name:        "gatewaybench-" + run + "-" + strings.ReplaceAll(s.Stack, "_", "-"),
+		NetworkMode: HostNetwork,
 		Image:       s.Image,
 		Entrypoint:  s.Entrypoint,
 		Cmd:         s.Cmd,

@@ -82,7 +82,7 @@ func TestSpecCarriesPlacementAndLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if spec.CPUSet != "1" || spec.MemoryBytes != 2<<30 || len(spec.Binds) != 1 || !strings.HasSuffix(spec.Binds[0], ":/etc/x.conf:ro") {
+	if spec.CPUSet != "1" || spec.MemoryBytes != 2<<30 || spec.NetworkMode != stack.HostNetwork || len(spec.Binds) != 1 || !strings.HasSuffix(spec.Binds[0], ":/etc/x.conf:ro") {
 		t.Errorf("spec = %+v", spec)
 	}
 	for _, k := range []string{stack.LabelRun, stack.LabelStack, stack.LabelRole, stack.LabelConfigHash} {

@@ -94,9 +94,12 @@ func (e *Engine) Pull(ctx context.Context, ref string) error {
 }
 
 func (e *Engine) Create(ctx context.Context, s stack.ContainerSpec) (string, error) {
+	if s.NetworkMode != stack.HostNetwork {
+		return "", fmt.Errorf("create %s: network mode %q; only host networking keeps traffic on loopback without NAT", s.Name, s.NetworkMode)
+	}
 	cfg := &container.Config{Image: s.Image, Entrypoint: s.Entrypoint, Cmd: s.Cmd, Env: s.Env, Labels: s.Labels}
 	host := &container.HostConfig{
-		NetworkMode: "host",
+		NetworkMode: container.NetworkMode(s.NetworkMode),
 		Binds:       s.Binds,
 		Resources:   container.Resources{CpusetCpus: s.CPUSet, Memory: s.MemoryBytes},
 	}

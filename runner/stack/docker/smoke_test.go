@@ -53,7 +53,7 @@ func TestSmoke(t *testing.T) {
 	id, err := e.Create(ctx, stack.ContainerSpec{
 		Name: "gatewaybench-" + run, Image: tag, Cmd: []string{"-addr", addr},
 		Labels: map[string]string{stack.LabelRun: run, stack.LabelRole: "smoke"},
-		CPUSet: "0", MemoryBytes: 64 << 20,
+		CPUSet: "0", MemoryBytes: 64 << 20, NetworkMode: stack.HostNetwork,
 	})
 	if err != nil {
 		t.Fatal(err)
