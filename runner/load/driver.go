@@ -52,9 +52,24 @@ const (
 // generator falling behind, or as delayed by the in-flight cap.
 const lateThreshold = time.Millisecond
 
-// histogram range: 1 µs to 5 minutes, 3 significant figures.
+// histogram range: 1 µs to 5 minutes, 4 significant figures: a 330 ms
+// stream is resolved to 32 µs (3 figures would round it to 256 µs, coarser
+// than the overhead of a fast proxy).
 func newHist() *hdrhistogram.Histogram {
-	return hdrhistogram.New(1, int64(5*time.Minute/time.Microsecond), 3)
+	return hdrhistogram.New(1, int64(5*time.Minute/time.Microsecond), 4)
+}
+
+// hists is one shard of the timing histograms. At 4 significant figures a
+// histogram takes 2 MiB, too much for one set per connection at c=256, so
+// workers share a shard per CPU; a worker locks it once per request, and a
+// pinned driver (one CPU) has a single uncontended shard.
+type hists struct {
+	mu                                sync.Mutex
+	latency, service, ttfb, ttft, itl *hdrhistogram.Histogram
+}
+
+func newHists() *hists {
+	return &hists{latency: newHist(), service: newHist(), ttfb: newHist(), ttft: newHist(), itl: newHist()}
 }
 
 func record(h *hdrhistogram.Histogram, d time.Duration) {
@@ -103,19 +118,18 @@ type worker struct {
 	sameRead, stalls        int64
 
 	// totals
-	latency, service, hTTFB, hTTFT, itl *hdrhistogram.Histogram
-	ok                                  int64
-	errs                                map[string]int64
-	statuses                            map[int]int64
-	fid                                 Fidelity
-	capDelayed                          int64
-	raw                                 []Record
+	h          *hists
+	ok         int64
+	errs       map[string]int64
+	statuses   map[int]int64
+	fid        Fidelity
+	capDelayed int64
+	raw        []Record
 }
 
-func newWorker(id int, cfg *Config, base time.Time, addr string, b *builder) *worker {
+func newWorker(id int, cfg *Config, base time.Time, addr string, b *builder, h *hists) *worker {
 	return &worker{
-		id: id, cfg: cfg, base: base, conn: newConn(addr, base), b: b,
-		latency: newHist(), service: newHist(), hTTFB: newHist(), hTTFT: newHist(), itl: newHist(),
+		id: id, cfg: cfg, base: base, conn: newConn(addr, base), b: b, h: h,
 		errs: map[string]int64{}, statuses: map[int]int64{},
 	}
 }
@@ -248,15 +262,18 @@ func (w *worker) account(due, start, end time.Duration, status int, err error) {
 		return
 	}
 	w.ok++
-	record(w.latency, end-due)
-	record(w.service, end-start)
-	record(w.hTTFB, w.ttfb-due)
+	h := w.h
+	h.mu.Lock()
+	record(h.latency, end-due)
+	record(h.service, end-start)
+	record(h.ttfb, w.ttfb-due)
 	if w.b.shape.Stream && w.events > 0 {
-		record(w.hTTFT, w.ttft-due)
+		record(h.ttft, w.ttft-due)
 		for _, g := range w.gaps {
-			record(w.itl, g)
+			record(h.itl, g)
 		}
 	}
+	h.mu.Unlock()
 }
 
 // jsonMatches checks a non-streamed answer's content against the script.
@@ -323,9 +340,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		})
 	}
 	cpuTimer := time.AfterFunc(cfg.Warmup, beginWindow)
+	shards := make([]*hists, min(cfg.Conns, runtime.GOMAXPROCS(0)))
+	for i := range shards {
+		shards[i] = newHists()
+	}
 	workers := make([]*worker, cfg.Conns)
 	for i := range workers {
-		workers[i] = newWorker(i, &cfg, base, addr, b)
+		workers[i] = newWorker(i, &cfg, base, addr, b, shards[i%len(shards)])
 	}
 	// Builders share the filler; each worker needs its own body buffer.
 	for _, w := range workers {
@@ -369,7 +390,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for _, w := range workers {
 		w.conn.close()
 	}
-	r := merge(workers, pacer, cfg)
+	r := merge(workers, shards, pacer, cfg)
 	r.Window = time.Since(base) - min(cfg.Warmup, time.Since(base))
 	if cfg.Duration > 0 && ctx.Err() == nil {
 		r.Window = cfg.Duration

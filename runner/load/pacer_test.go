@@ -56,3 +56,4 @@ func TestPoissonPacer(t *testing.T) {
 		t.Errorf("seeding: same seed equal %v, other seed differs %v", same, differ)
 	}
 }
+

@@ -52,7 +52,7 @@ type Result struct {
 	Raw        []Record
 }
 
-func merge(ws []*worker, ps *pacerStats, cfg Config) *Result {
+func merge(ws []*worker, shards []*hists, ps *pacerStats, cfg Config) *Result {
 	r := &Result{
 		Errors: map[string]int64{}, Statuses: map[int]int64{},
 		Latency: newHist(), Service: newHist(), TTFB: newHist(), TTFT: newHist(), ITL: newHist(),
@@ -66,15 +66,17 @@ func merge(ws []*worker, ps *pacerStats, cfg Config) *Result {
 		for k, v := range w.statuses {
 			r.Statuses[k] += v
 		}
-		r.Latency.Merge(w.latency)
-		r.Service.Merge(w.service)
-		r.TTFB.Merge(w.hTTFB)
-		r.TTFT.Merge(w.hTTFT)
-		r.ITL.Merge(w.itl)
 		r.Fidelity.add(&w.fid)
 		r.CapDelayed += w.capDelayed
 		r.Connects += w.conn.dialed
 		r.Raw = append(r.Raw, w.raw...)
+	}
+	for _, h := range shards {
+		r.Latency.Merge(h.latency)
+		r.Service.Merge(h.service)
+		r.TTFB.Merge(h.ttfb)
+		r.TTFT.Merge(h.ttft)
+		r.ITL.Merge(h.itl)
 	}
 	return r
 }
