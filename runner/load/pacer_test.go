@@ -56,4 +56,3 @@ func TestPoissonPacer(t *testing.T) {
 		t.Errorf("seeding: same seed equal %v, other seed differs %v", same, differ)
 	}
 }
-
