@@ -304,6 +304,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if target.Port() == "" {
 		addr += ":80"
 	}
+	if cfg.Duration <= 0 && cfg.Requests <= 0 {
+		return nil, fmt.Errorf("unbounded load: set a duration or a number of requests")
+	}
 	if cfg.Conns < 1 {
 		cfg.Conns = 1
 	}

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -15,5 +16,13 @@ func TestHistogramResolution(t *testing.T) {
 	da, db := a.ValueAtQuantile(50), b.ValueAtQuantile(50)
 	if db-da < 64 || db-da > 136 {
 		t.Errorf("p50s %dus and %dus: the 100 us difference is not resolved", da, db)
+	}
+}
+
+// TestLoadIsBounded: a run with neither a duration nor a request count
+// would never stop by itself; it is refused.
+func TestLoadIsBounded(t *testing.T) {
+	if _, err := Run(context.Background(), Config{URL: "http://127.0.0.1:1/v1/chat/completions"}); err == nil {
+		t.Fatal("an unbounded run was accepted")
 	}
 }
