@@ -48,7 +48,6 @@ type Outcome struct {
 	Rows        int
 	Files       []string
 	Unavailable map[string]string // gateway -> evidence
-	Skipped     []string          // scenarios of kinds apply cannot run yet
 	Partial     bool
 }
 
@@ -113,10 +112,8 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 		if loadCtx.Err() != nil {
 			break
 		}
-		sc := o.Plan.Scenarios[i].Config
-		if why, special := notYetRun[sc.Kind]; special {
-			p.Logf("scenario %s (%s): not run: %s", sc.Name, sc.Kind, why)
-			r.out.Skipped = append(r.out.Skipped, sc.Name)
+		if sc := &o.Plan.Scenarios[i]; sc.NotRun != "" {
+			p.Logf("scenario %s (%s): not run: %s", sc.Config.Name, sc.Config.Kind, sc.NotRun)
 			continue
 		}
 		if err := r.scenario(loadCtx, hardCtx, &o.Plan.Scenarios[i]); err != nil {
@@ -125,16 +122,6 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 	}
 	r.out.Partial = loadCtx.Err() != nil
 	return r.out, nil
-}
-
-// notYetRun are the scenario kinds whose measurement needs more than steady
-// load of one request shape; running them as plain load would mislabel
-// their numbers, so apply says so and skips them.
-var notYetRun = map[string]string{
-	"key_flood":    "needs rotating invalid keys and the mock's counters to prove upstream hits = 0",
-	"failover":     "needs a second mock and retry/fallback accounting",
-	"head_of_line": "needs a long stream overlapping the small turns",
-	"session":      "needs multi-turn session profiles",
 }
 
 func newRunID() string {

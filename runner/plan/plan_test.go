@@ -81,3 +81,20 @@ func TestExpansion(t *testing.T) {
 		t.Errorf("skip not recorded: %+v", p.Scenarios[1].Skipped)
 	}
 }
+
+// TestKindsWithoutDriversHaveNoRuns: the plan is what apply will do, so a
+// kind apply cannot run yet is listed with its reason and gets no runs.
+func TestKindsWithoutDriversHaveNoRuns(t *testing.T) {
+	p := build(t, "../../benchmarks.hcl")
+	for _, s := range p.Scenarios {
+		_, special := notYetRun[s.Config.Kind]
+		if special != (s.NotRun != "") {
+			t.Errorf("%s (%s): NotRun = %q", s.Config.Name, s.Config.Kind, s.NotRun)
+		}
+		for _, r := range p.Runs {
+			if special && r.Scenario == s.Config.Name {
+				t.Fatalf("%s has runs", s.Config.Name)
+			}
+		}
+	}
+}

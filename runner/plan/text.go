@@ -42,6 +42,10 @@ func (p *Plan) WriteText(w io.Writer) {
 		if sc.Tools {
 			mode += " +tools"
 		}
+		if s.NotRun != "" {
+			fmt.Fprintf(w, "\nscenario %s (kind %s, %s): not run yet: %s\n", sc.Name, sc.Kind, mode, s.NotRun)
+			continue
+		}
 		fmt.Fprintf(w, "\nscenario %s (kind %s, %s) -> %s\n", sc.Name, sc.Kind, mode, s.CSV)
 		fmt.Fprintf(w, "  arms: %s; %d load points x %d trials; warmup %s, window %s, settle %s\n",
 			strings.Join(s.Arms, ", "), len(s.Points), sc.Trials, sc.Warmup, sc.Duration, sc.Settle)
