@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -289,6 +290,9 @@ func (r *runner) startMock(ctx context.Context, cfg *config.Scenario) (*stack.Co
 		Cmd:    append([]string{fmt.Sprintf("-addr=127.0.0.1:%d", port)}, cfg.Knobs.Args()...),
 		CPUSet: r.o.Config.CPUs.Mock.Text, Memory: r.o.Config.Memory.Mock,
 	}
+	if err := portFree(port); err != nil {
+		return nil, fmt.Errorf("mock: %w", err)
+	}
 	c, err := r.mgr.Start(ctx, svc)
 	if err != nil {
 		return nil, fmt.Errorf("mock: %w", err)
@@ -333,6 +337,9 @@ func (r *runner) startGateway(ctx context.Context, sc *plan.Scenario, name strin
 	if img.Unavailable != "" {
 		return nil, fmt.Errorf("image %s unavailable: %s", img.Ref, img.Unavailable)
 	}
+	if err := portFree(g.Port); err != nil {
+		return nil, err
+	}
 	c, err := r.mgr.Start(ctx, &svc)
 	if err != nil {
 		return nil, err
@@ -352,6 +359,17 @@ func (r *runner) startGateway(ctx context.Context, sc *plan.Scenario, name strin
 		return nil, err
 	}
 	return &arm{container: c, image: img, source: r.source(c.ID), coldStart: cold}, nil
+}
+
+// portFree checks that nothing listens on the port a stack is about to
+// take: with host networking, a stale process there would answer the
+// readiness probe and be measured in the stack's place.
+func portFree(port int) error {
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return fmt.Errorf("port %d on 127.0.0.1 is already in use by another process (%v); stop it or change the port in the HCL", port, err)
+	}
+	return ln.Close()
 }
 
 // source reads a container's cgroup directly, or falls back to the engine's

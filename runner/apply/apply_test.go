@@ -294,3 +294,45 @@ func TestDownAfterFailedStart(t *testing.T) {
 		t.Errorf("the proxy that failed to start was removed %d times; calls %v", removed, e.Calls)
 	}
 }
+
+// TestBusyPortIsRefused: a process already listening on a gateway's port
+// would answer the readiness probe in the gateway's place; the gateway is
+// reported failed instead of measuring the wrong server.
+func TestBusyPortIsRefused(t *testing.T) {
+	cfg, _, o := setup(t, "200ms")
+	e := inProcess(t, cfg)
+	start := e.StartFunc
+	e.StartFunc = func(spec stack.ContainerSpec) error {
+		if spec.Labels[stack.LabelStack] == "proxy" {
+			return nil // like a container that will fail to bind, a moment later
+		}
+		return start(spec)
+	}
+	o.Engine = e
+	var port int
+	for _, g := range cfg.Gateways {
+		if g.Name == "proxy" {
+			port = g.Port
+		}
+	}
+	// A stale server on the port that answers anything with 200.
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	squatter := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("{}")) })}
+	go squatter.Serve(ln)
+	defer squatter.Close()
+	out, err := Run(context.Background(), context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Unavailable["proxy"], "already in use") {
+		t.Errorf("proxy on a busy port: %q", out.Unavailable["proxy"])
+	}
+	for _, r := range readCSV(t, filepath.Join(cfg.Dir, "results", "overhead.csv")) {
+		if r["gateway"] == "proxy" && r["status"] == "ok" {
+			t.Error("a gateway on a busy port was measured")
+		}
+	}
+}
