@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -145,6 +146,7 @@ func msDur(ms float64) time.Duration { return time.Duration(ms * float64(time.Mi
 func runDrive(ctx context.Context, self string, o Options, url string) (driveSummary, time.Duration, error) {
 	cmd := exec.CommandContext(ctx, "taskset", "-c", o.LoadCPUs, self, "drive", "-c", strconv.Itoa(o.Conns),
 		"-d", o.Duration.String(), "--warmup", "0s", "--no-fidelity", "--json", url)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // dies with the runner
 	out, err := cmd.Output()
 	if err != nil {
 		return driveSummary{}, 0, fmt.Errorf("runner drive: %v\n%s", err, out)

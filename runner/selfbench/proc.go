@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -32,6 +33,9 @@ func startPinned(name, cpus string, argv ...string) (*proc, error) {
 	}
 	cmd := exec.Command("taskset", append([]string{"-c", cpus}, argv...)...)
 	cmd.Stdout, cmd.Stderr = log, log
+	// If the runner dies (killed, or a closed pipe), the server dies with it
+	// instead of staying on its port.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -40,6 +41,7 @@ func luaString(b []byte) string {
 func runWrk(ctx context.Context, cpus, url, script string, conns int, d time.Duration) (wrkResult, error) {
 	cmd := exec.CommandContext(ctx, "taskset", "-c", cpus, "wrk", "-t1", "-c"+strconv.Itoa(conns),
 		"-d"+strconv.Itoa(int(d.Seconds()))+"s", "--latency", "-s", script, url)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // dies with the runner
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return wrkResult{}, fmt.Errorf("wrk: %v\n%s", err, out)
