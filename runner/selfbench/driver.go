@@ -74,7 +74,7 @@ func Driver(ctx context.Context, o Options, self string) error {
 			p50Ratio = float64(d.p50) / float64(w.p50)
 		}
 	}
-	fmt.Fprintf(o.Out, "runner drive/wrk req/s at %d connections: %.2fx (target >= 0.80x: %s); p50 on one connection: %.2fx (target <= 1.25x: %s)\n",
+	fmt.Fprintf(o.Out, "runner drive/wrk req/s at %d connections: %.3fx (target >= 0.80x: %s); p50 on one connection: %.3fx (target <= 1.25x: %s)\n",
 		o.Conns, rpsRatio, verdict(rpsRatio >= 0.8), p50Ratio, verdict(p50Ratio <= 1.25))
 	return nil
 }
@@ -107,15 +107,8 @@ func compareGenerators(ctx context.Context, o Options, self, url, script string)
 			driveRows = append(driveRows, genRow{s.RPS, msDur(lat.P50), msDur(lat.P99), cpu / time.Duration(max(s.OK, 1))})
 		}
 	}
-	med := func(rows []genRow) genRow {
-		ss := make([]sample, len(rows))
-		for i, r := range rows {
-			ss[i] = sample{wrkResult: wrkResult{RPS: r.rps, P50: r.p50, P99: r.p99}, CPUPerReq: r.cpuPerRq}
-		}
-		m := median(ss, func(s sample) float64 { return s.RPS })
-		return genRow{m.RPS, m.P50, m.P99, m.CPUPerReq}
-	}
-	w, d := med(wrkRows), med(driveRows)
+	byRPS := func(r genRow) float64 { return r.rps }
+	w, d := median(wrkRows, byRPS), median(driveRows, byRPS)
 	fmt.Fprintf(o.Out, "%d connection(s):\n", o.Conns)
 	tw := tabwriter.NewWriter(o.Out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "generator\treq/s (each round)\tmedian req/s\tp50\tp99\tCPU/req\t")

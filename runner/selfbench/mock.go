@@ -1,6 +1,7 @@
 package selfbench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -119,7 +120,7 @@ func Mock(ctx context.Context, o Options) error {
 	if ratio < 0.8 {
 		verdict = "MISSES"
 	}
-	fmt.Fprintf(o.Out, "mock/nginx req/s: %.2fx (median of %d; target >= 0.80x: %s)\n", ratio, o.Rounds, verdict)
+	fmt.Fprintf(o.Out, "mock/nginx req/s: %.3fx (median of %d; target >= 0.80x: %s)\n", ratio, o.Rounds, verdict)
 	fmt.Fprintf(o.Out, "mock/nginx CPU per request: %.2fx\n",
 		float64(mockMed.CPUPerReq)/float64(nginxMed.CPUPerReq))
 
@@ -165,17 +166,11 @@ func measure(ctx context.Context, o Options, p *proc, url, script string) (sampl
 	return s, nil
 }
 
-func median(s []sample, key func(sample) float64) sample {
+// median is the element of s whose key is the median (the upper one for an
+// even count), so its other fields stay those of one real round.
+func median[T any](s []T, key func(T) float64) T {
 	c := slices.Clone(s)
-	slices.SortFunc(c, func(a, b sample) int {
-		switch ka, kb := key(a), key(b); {
-		case ka < kb:
-			return -1
-		case ka > kb:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(c, func(a, b T) int { return cmp.Compare(key(a), key(b)) })
 	return c[len(c)/2]
 }
 

@@ -33,3 +33,15 @@ func TestLuaString(t *testing.T) {
 		t.Errorf("luaString = %s", got)
 	}
 }
+
+func TestMedianKeepsOneRound(t *testing.T) {
+	rounds := []sample{
+		{wrkResult: wrkResult{RPS: 300, P50: 3}},
+		{wrkResult: wrkResult{RPS: 100, P50: 1}},
+		{wrkResult: wrkResult{RPS: 200, P50: 2}},
+	}
+	m := median(rounds, func(s sample) float64 { return s.RPS })
+	if m.RPS != 200 || m.P50 != 2 {
+		t.Errorf("median = %+v, want the 200 req/s round whole", m)
+	}
+}

@@ -40,7 +40,6 @@ type Sampler struct {
 	ts    []float64
 	mem   []float64
 	max   uint64
-	err   error
 }
 
 // Begin starts a window now.
