@@ -199,7 +199,7 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	}
 	for _, a := range arms {
 		if c, err := a.source.Read(); err == nil {
-			a.idleMem = c.Mem
+			a.idleMem = c.WorkingSet()
 		}
 	}
 
@@ -245,7 +245,7 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 			if c, err := a.source.Read(); err == nil {
 				for i := range rows {
 					if rows[i].Gateway == name {
-						rows[i].GatewayMemRecoveredMiB = results.Some(mib(c.Mem))
+						rows[i].GatewayMemRecoveredMiB = results.Some(round3(mib(c.WorkingSet())))
 					}
 				}
 			}
@@ -394,10 +394,8 @@ func (s *engineSource) Read() (usage.Counters, error) {
 		return usage.Counters{}, err
 	}
 	return usage.Counters{CPU: st.CPUTotal, ThrottledPeriods: st.ThrottledPeriods, Throttled: st.ThrottledTime,
-		Mem: st.MemUsage, Peak: st.MemMaxUsage}, nil
+		Usage: st.MemUsage, InactiveFile: st.MemInactiveFile, RSS: st.MemRSS}, nil
 }
-
-func (s *engineSource) ResetPeak() bool { return false }
 
 // shapeOf is the load shape of a planned request.
 func shapeOf(req plan.Request) load.Shape {

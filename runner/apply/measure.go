@@ -22,8 +22,12 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/usage"
 )
 
-// sampleEvery is how often memory is sampled inside a window, for growth.
-const sampleEvery = 250 * time.Millisecond
+// sampleEvery is how often memory is sampled inside a window, for its peak
+// and growth.
+const sampleEvery = 100 * time.Millisecond
+
+// memMeasure names what the memory columns hold (docs/method.md, "Memory").
+const memMeasure = "working_set_sampled_100ms"
 
 // measure drives one run and samples the gateway's and the mock's cgroups
 // over exactly the driver's measured window.
@@ -52,7 +56,7 @@ func (r *runner) measure(ctx context.Context, sc *plan.Scenario, run *plan.Run, 
 	cfg := load.Config{
 		URL: run.Request.URL, Shape: shapeOf(run.Request), Conns: run.Point.Concurrency,
 		Duration: run.Duration, Warmup: run.Warmup, Timeout: 30 * time.Second,
-		Knobs: run.Knobs, Fidelity: true, Window: window,
+		Knobs: run.Knobs, Fidelity: true, Window: window, MaxErrorRate: run.MaxErrorRate,
 	}
 	if run.Point.Open {
 		cfg.Rate, cfg.Poisson, cfg.Seed = run.Point.Rate, run.Point.Arrival == "poisson", uint64(run.Trial)
@@ -63,7 +67,7 @@ func (r *runner) measure(ctx context.Context, sc *plan.Scenario, run *plan.Run, 
 	}
 	row := r.baseRow(sc, run.Arm, run.Trial, run.Point)
 	fill(&row, res)
-	if res.Partial {
+	if res.Partial && row.Status == "ok" {
 		row.Status = "partial"
 	}
 	verdicts := []string{}
@@ -112,13 +116,10 @@ func (r *runner) fillGateway(row *results.Row, w usage.Window, res *load.Result)
 	}
 	row.GatewayThrottledPeriods = results.Some(float64(w.ThrottledPeriods))
 	row.GatewayMemPeakMiB = results.Some(round3(mib(w.Peak)))
-	row.GatewayMemPeakMeasure = "sampled_max_usage"
-	if w.PeakFromCgroup {
-		row.GatewayMemPeakMeasure = "cgroup_max_usage"
-	}
-	row.GatewayMemRSSMiB = results.Some(round3(mib(w.RSS)))
+	row.GatewayMemPeakMeasure = memMeasure
+	row.GatewayMemRSSMiB = results.Some(round3(mib(w.PeakRSS)))
 	row.GatewayMemGrowthMiBPerMin = results.Some(round3(w.GrowthPerSec * 60 / (1 << 20)))
-	// Cost (DESIGN §2), from the same window: the gateway's cores and peak memory.
+	// Cost (docs/method.md), from the same window: the gateway's cores and peak working set.
 	c := r.o.Config.Cost
 	hourly := cores*c.USDPerVCPUHour + float64(w.Peak)/(1<<30)*c.USDPerGBHour
 	if res.RPS > 0 && hourly > 0 {
@@ -168,23 +169,44 @@ func (r *runner) baseRow(sc *plan.Scenario, armName string, trial int, pt plan.L
 	return row
 }
 
+// pcts are h's percentiles in ms, each only where enough samples support it.
 func pcts(h *hdrhistogram.Histogram) results.Percentiles {
-	if h.TotalCount() == 0 {
-		return results.Percentiles{}
+	q := func(p float64) results.Optional {
+		if v, ok := load.Percentile(h, p); ok {
+			return results.Some(float64(v) / 1000)
+		}
+		return results.Optional{}
 	}
-	q := func(p float64) results.Optional { return results.Some(float64(h.ValueAtQuantile(p)) / 1000) }
-	return results.Percentiles{P50: q(50), P90: q(90), P99: q(99), P999: q(99.9), Max: results.Some(float64(h.Max()) / 1000)}
+	out := results.Percentiles{P50: q(50), P90: q(90), P99: q(99), P999: q(99.9), N: h.TotalCount()}
+	if out.N > 0 {
+		out.Max = results.Some(float64(h.Max()) / 1000)
+	}
+	return out
 }
 
 func fill(row *results.Row, res *load.Result) {
 	row.WindowS, row.OK, row.RPS = res.Window.Seconds(), res.OK, res.RPS
 	row.ErrHTTP, row.ErrTransport, row.ErrTimeout = res.Errors[load.ErrHTTP], res.Errors[load.ErrTransport], res.Errors[load.ErrTimeout]
 	row.ErrFidelity, row.ErrMidstream = res.Errors[load.ErrFidelity], res.Errors[load.ErrMidstream]
-	row.Latency, row.Service, row.TTFB = pcts(res.Latency), pcts(res.Service), pcts(res.TTFB)
-	row.TTFT, row.ITL = pcts(res.TTFT), pcts(res.ITL)
 	f := res.Fidelity
 	row.FramesExpected, row.FramesMissing, row.FramesAltered = f.Expected, f.Missing, f.Altered
-	row.FramesReordered, row.FramesCoalesced, row.Stalls, row.BufferedStreams = f.Reordered, f.Coalesced, f.Stalls, f.Buffered
+	row.FramesReordered, row.FramesCoalesced = f.Reordered, f.Coalesced
+	d := res.Delivery
+	row.Streams, row.BurstyStreams, row.Stalls = d.Streams, d.Bursty, d.Stalls
+	if d.Streams > 0 {
+		row.EventsPerRead, row.SameReadShare = results.Some(round3(d.EventsPerRead())), results.Some(round3(d.SameReadShare()))
+	}
+	if res.Failed != "" {
+		// The survivors' percentiles are not the gateway's latency: only the
+		// counts are kept (docs/method.md, "Failed runs").
+		row.Status, row.Reason = "failed", res.Failed
+		return
+	}
+	row.Latency, row.Service, row.TTFB = pcts(res.Latency), pcts(res.Service), pcts(res.TTFB)
+	row.TTFT, row.ITL = pcts(res.TTFT), pcts(res.ITL)
+	if v, ok := load.Percentile(res.Lead, 50); ok {
+		row.TTFTMinusTTFBP50 = results.Some(float64(v) / 1000)
+	}
 }
 
 // markUncontrolled applies the controlled-baseline rule (DESIGN §2) to a

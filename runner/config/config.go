@@ -56,12 +56,15 @@ type Roles[T any] struct {
 
 // Defaults apply to every scenario that does not set its own.
 type Defaults struct {
-	Trials     int
-	Warmup     time.Duration
-	Duration   time.Duration
-	Settle     time.Duration
-	BaselineK  float64 // controlled-baseline factor k (DESIGN §2)
-	ResultsDir string
+	Trials    int
+	Warmup    time.Duration
+	Duration  time.Duration
+	Settle    time.Duration
+	BaselineK float64 // controlled-baseline factor k (docs/method.md)
+	// MaxErrorRate is the share of a run's requests that may fail before the
+	// run is "failed" and its percentiles are withheld (docs/method.md).
+	MaxErrorRate float64
+	ResultsDir   string
 }
 
 // Cost is the price model of DESIGN §2.
@@ -123,6 +126,7 @@ type Scenario struct {
 	Warmup       time.Duration
 	Duration     time.Duration
 	Settle       time.Duration
+	MaxErrorRate float64
 	Gateways     []string // empty = every gateway that speaks API
 	Knobs        script.Knobs
 	DeclRange    hcl.Range

@@ -42,13 +42,14 @@ type rawKnobs struct {
 }
 
 type rawDefaults struct {
-	Trials     *int     `hcl:"trials,optional"`
-	Warmup     *string  `hcl:"warmup,optional"`
-	Duration   *string  `hcl:"duration,optional"`
-	Settle     *string  `hcl:"settle,optional"`
-	BaselineK  *float64 `hcl:"baseline_k,optional"`
-	ResultsDir *string  `hcl:"results_dir,optional"`
-	Body       hcl.Body `hcl:",body"`
+	Trials       *int     `hcl:"trials,optional"`
+	Warmup       *string  `hcl:"warmup,optional"`
+	Duration     *string  `hcl:"duration,optional"`
+	Settle       *string  `hcl:"settle,optional"`
+	BaselineK    *float64 `hcl:"baseline_k,optional"`
+	MaxErrorRate *float64 `hcl:"max_error_rate,optional"`
+	ResultsDir   *string  `hcl:"results_dir,optional"`
+	Body         hcl.Body `hcl:",body"`
 }
 
 type rawRoles struct {
@@ -96,6 +97,7 @@ type rawScenario struct {
 	Warmup       *string   `hcl:"warmup,optional"`
 	Duration     *string   `hcl:"duration,optional"`
 	Settle       *string   `hcl:"settle,optional"`
+	MaxErrorRate *float64  `hcl:"max_error_rate,optional"`
 	Gateways     []string  `hcl:"gateways,optional"`
 	Mock         *rawKnobs `hcl:"mock,block"`
 	Body         hcl.Body  `hcl:",body"`
@@ -296,10 +298,11 @@ func (c *checker) knobs(r *rawKnobs, k *script.Knobs) {
 
 func (c *checker) defaults(r *rawDefaults) Defaults {
 	d := Defaults{Trials: 3, Warmup: 2 * time.Second, Duration: 10 * time.Second,
-		Settle: 2 * time.Second, BaselineK: 2, ResultsDir: "results"}
+		Settle: 2 * time.Second, BaselineK: 2, MaxErrorRate: 0.01, ResultsDir: "results"}
 	if r == nil {
 		return d
 	}
+	c.fraction(r.Body, "max_error_rate", r.MaxErrorRate, &d.MaxErrorRate)
 	c.intMin(r.Body, "trials", r.Trials, 1, &d.Trials)
 	c.duration(r.Body, "warmup", r.Warmup, &d.Warmup)
 	c.duration(r.Body, "duration", r.Duration, &d.Duration)
@@ -499,8 +502,9 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 		s := Scenario{
 			Name: r.Name, Kind: r.Kind, API: APIOpenAI, Arrival: "constant", MaxInFlight: 256,
 			PromptTokens: []int{100}, Trials: d.Trials, Warmup: d.Warmup, Duration: d.Duration,
-			Settle: d.Settle, Knobs: cfg.Mock.Knobs, DeclRange: r.DeclRange,
+			Settle: d.Settle, MaxErrorRate: d.MaxErrorRate, Knobs: cfg.Mock.Knobs, DeclRange: r.DeclRange,
 		}
+		c.fraction(b, "max_error_rate", r.MaxErrorRate, &s.MaxErrorRate)
 		c.oneOf(b, "kind", r.Kind, ScenarioKinds)
 		if r.API != nil && c.oneOf(b, "api", *r.API, allAPIs) {
 			s.API = *r.API

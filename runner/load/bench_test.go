@@ -66,7 +66,7 @@ type captureSink struct {
 	body   []byte
 }
 
-func (c *captureSink) onHeaders(status int, _ time.Duration) { c.status = status }
+func (c *captureSink) onHeaders(status int, _ time.Duration, _ bool) { c.status = status }
 func (c *captureSink) onBody(p []byte, _ time.Duration, _ int) {
 	c.body = append(c.body, p...)
 }
@@ -91,7 +91,7 @@ func BenchmarkRecordPath(b *testing.B) {
 	for b.Loop() {
 		w.seq = 0
 		w.prepare()
-		w.onHeaders(200, time.Microsecond)
+		w.onHeaders(200, time.Microsecond, true)
 		for i := 0; i < len(c.body); i += 300 { // reads cut events anywhere
 			w.onBody(c.body[i:min(i+300, len(c.body))], time.Duration(i)*time.Microsecond, i/300+1)
 		}

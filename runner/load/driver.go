@@ -33,13 +33,17 @@ type Config struct {
 	// Knobs are the mock's, for the expected frames; Fidelity turns the check on.
 	Knobs    script.Knobs
 	Fidelity bool
-	Raw      bool // keep a record per measured request
+	// MaxErrorRate is the share of measured requests that may fail (any
+	// error class) before the run is a failure and its percentiles, drawn
+	// from the survivors only, are withheld.
+	MaxErrorRate float64
+	Raw          bool // keep a record per measured request
 	// Window, when set, is called as the measured window begins (true) and
 	// ends (false), so resource sampling lines up with it.
 	Window func(begin bool)
 }
 
-// Error classes (DESIGN §2). Errors never enter the latency histograms.
+// Error classes (docs/method.md). Errors never enter the latency histograms.
 const (
 	ErrHTTP      = "http_status"
 	ErrTransport = "transport"
@@ -64,12 +68,12 @@ func newHist() *hdrhistogram.Histogram {
 // workers share a shard per CPU; a worker locks it once per request, and a
 // pinned driver (one CPU) has a single uncontended shard.
 type hists struct {
-	mu                                sync.Mutex
-	latency, service, ttfb, ttft, itl *hdrhistogram.Histogram
+	mu                                      sync.Mutex
+	latency, service, ttfb, ttft, itl, lead *hdrhistogram.Histogram
 }
 
 func newHists() *hists {
-	return &hists{latency: newHist(), service: newHist(), ttfb: newHist(), ttft: newHist(), itl: newHist()}
+	return &hists{latency: newHist(), service: newHist(), ttfb: newHist(), ttft: newHist(), itl: newHist(), lead: newHist()}
 }
 
 func record(h *hdrhistogram.Histogram, d time.Duration) {
@@ -100,7 +104,7 @@ type worker struct {
 	b      *builder
 	req    []byte
 	parser fastjson.Parser
-	sse    sseParser
+	parse  sseParser
 	sreq   script.Request
 	sc     script.Script
 	fc     frameCheck
@@ -109,13 +113,14 @@ type worker struct {
 	// the request in flight
 	ttfb, ttft, lastContent time.Duration
 	status                  int
+	sse                     bool // the answer is an event stream (by its Content-Type)
 	events, lastRead        int
 	curAt                   time.Duration
 	curRead                 int
 	midstream, done         bool
 	body                    []byte
 	gaps                    []time.Duration
-	sameRead, stalls        int64
+	stream                  Delivery // this stream's delivery
 
 	// totals
 	h          *hists
@@ -123,6 +128,7 @@ type worker struct {
 	errs       map[string]int64
 	statuses   map[int]int64
 	fid        Fidelity
+	delivery   Delivery
 	capDelayed int64
 	raw        []Record
 }
@@ -134,17 +140,20 @@ func newWorker(id int, cfg *Config, base time.Time, addr string, b *builder, h *
 	}
 }
 
-func (w *worker) onHeaders(status int, at time.Duration) {
-	w.status, w.ttfb = status, at
+func (w *worker) onHeaders(status int, at time.Duration, sse bool) {
+	w.status, w.ttfb, w.sse = status, at, sse
 }
 
+// onBody parses an event stream whenever the answer is one, whatever the
+// request asked for: a custom body may ask for a stream, and delivery
+// (bursts, stalls) is judged from the reads with or without fidelity.
 func (w *worker) onBody(p []byte, at time.Duration, read int) {
-	if !w.b.shape.Stream || w.status != 200 {
+	if !w.sse || w.status != 200 {
 		w.body = append(w.body, p...)
 		return
 	}
 	w.curAt, w.curRead = at, read
-	w.sse.feed(p, w)
+	w.parse.feed(p, w)
 }
 
 func (w *worker) onEvent(name, data []byte) {
@@ -152,16 +161,19 @@ func (w *worker) onEvent(name, data []byte) {
 	switch kind {
 	case evContent:
 		at := w.curAt
+		if w.curRead != w.lastRead {
+			w.stream.Reads++
+		}
 		if w.events == 0 {
 			w.ttft = at
 		} else {
 			gap := at - w.lastContent
 			w.gaps = append(w.gaps, gap)
 			if itl := w.cfg.Knobs.ITL; itl > 0 && gap > 10*itl {
-				w.stalls++
+				w.stream.Stalls++
 			}
 			if w.curRead == w.lastRead {
-				w.sameRead++
+				w.stream.SameRead++
 			}
 		}
 		w.lastContent, w.lastRead = at, w.curRead
@@ -202,9 +214,9 @@ func (w *worker) prepare() {
 		w.sc.Build(&w.sreq, &w.cfg.Knobs)
 		w.fc.reset(&w.sc)
 	}
-	w.ttfb, w.ttft, w.status, w.events, w.lastRead = 0, 0, 0, 0, -1
-	w.midstream, w.done, w.body, w.gaps, w.sameRead, w.stalls = false, false, w.body[:0], w.gaps[:0], 0, 0
-	w.sse.reset()
+	w.ttfb, w.ttft, w.status, w.sse, w.events, w.lastRead = 0, 0, 0, false, 0, -1
+	w.midstream, w.done, w.body, w.gaps, w.stream = false, false, w.body[:0], w.gaps[:0], Delivery{}
+	w.parse.reset()
 }
 
 // account classifies a finished request and records it: the record path.
@@ -219,17 +231,14 @@ func (w *worker) account(due, start, end time.Duration, status int, err error) {
 		}
 	case status != 200:
 		class = ErrHTTP
-	case w.b.shape.Stream && w.midstream:
+	case w.sse && w.midstream:
 		class = ErrMidstream
 	case w.b.shape.Stream && w.cfg.Fidelity:
 		exact := w.fc.finish()
 		if w.fc.failed() || !w.done {
 			class = ErrFidelity
 		}
-		w.fc.Stalls, w.fc.SameRead, w.fc.Streams = w.stalls, w.sameRead, 1
-		if w.events >= 3 && w.cfg.Knobs.ITL > 0 && w.lastContent-w.ttft < time.Duration(w.events-1)*w.cfg.Knobs.ITL/4 {
-			w.fc.Buffered = 1 // the whole stream came in one burst
-		}
+		w.fc.Streams = 1
 		if w.b.shape.Tools {
 			w.fc.ToolCalls = 1
 			if exact {
@@ -237,13 +246,20 @@ func (w *worker) account(due, start, end time.Duration, status int, err error) {
 			}
 		}
 		w.fid.add(&w.fc.Fidelity)
-	case w.b.shape.Stream && !w.done:
+	case w.sse && !w.done:
 		class = ErrTransport // the stream ended without its final event
 	case !w.b.shape.Stream && w.cfg.Fidelity && !w.jsonMatches():
 		class = ErrFidelity
 	}
 	if status != 0 {
 		w.statuses[status]++
+	}
+	if w.sse && status == 200 && w.events > 0 {
+		w.stream.Streams, w.stream.Events = 1, int64(w.events)
+		if w.events >= burstMinEvents && w.stream.Reads*2 <= w.stream.Events {
+			w.stream.Bursty = 1
+		}
+		w.delivery.add(&w.stream)
 	}
 	if w.cfg.Raw {
 		r := Record{Worker: w.id, Seq: w.seq, Due: due.Microseconds(), Start: start.Microseconds(),
@@ -267,8 +283,9 @@ func (w *worker) account(due, start, end time.Duration, status int, err error) {
 	record(h.latency, end-due)
 	record(h.service, end-start)
 	record(h.ttfb, w.ttfb-due)
-	if w.b.shape.Stream && w.events > 0 {
+	if w.sse && w.events > 0 {
 		record(h.ttft, w.ttft-due)
+		record(h.lead, w.ttft-w.ttfb)
 		for _, g := range w.gaps {
 			record(h.itl, g)
 		}
@@ -332,17 +349,36 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return cfg.Requests <= 0 || issued.Add(1) <= int64(cfg.Requests)
 	}
 
+	// One window for everything a row reports: the requests counted (by due
+	// time), the driver's CPU and, through cfg.Window, the containers' CPU
+	// and memory. It closes at its end time, not when the requests still in
+	// flight have drained, or their CPU would be divided by requests that
+	// were not counted (docs/method.md, "One window").
 	cpu := cpuMeter{}
-	var windowOnce sync.Once
+	var beginOnce, endOnce sync.Once
 	beginWindow := func() {
-		windowOnce.Do(func() {
+		beginOnce.Do(func() {
 			cpu.begin()
 			if cfg.Window != nil {
 				cfg.Window(true)
 			}
 		})
 	}
-	cpuTimer := time.AfterFunc(cfg.Warmup, beginWindow)
+	endWindow := func() {
+		beginWindow()
+		endOnce.Do(func() {
+			cpu.end()
+			if cfg.Window != nil {
+				cfg.Window(false)
+			}
+		})
+	}
+	beginTimer := time.AfterFunc(cfg.Warmup, beginWindow)
+	var endTimer *time.Timer
+	if cfg.Duration > 0 {
+		endTimer = time.AfterFunc(endAt, endWindow)
+	}
+	stopWindow := context.AfterFunc(ctx, endWindow) // an interrupt ends the window at once
 	shards := make([]*hists, min(cfg.Conns, runtime.GOMAXPROCS(0)))
 	for i := range shards {
 		shards[i] = newHists()
@@ -384,21 +420,21 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	wg.Wait()
-	cpuTimer.Stop()
-	beginWindow() // a run cut short before its warmup ended still gets a window
-	cpu.end()
-	if cfg.Window != nil {
-		cfg.Window(false)
+	beginTimer.Stop()
+	if endTimer != nil {
+		endTimer.Stop()
 	}
+	stopWindow()
+	endWindow() // a run bounded by a request count, or cut short, ends its window here
 	for _, w := range workers {
 		w.conn.close()
 	}
 	r := merge(workers, shards, pacer, cfg)
-	r.Window = time.Since(base) - min(cfg.Warmup, time.Since(base))
+	r.DriverCPU = cpu.used()
+	r.Window = r.DriverCPU.Wall
 	if cfg.Duration > 0 && ctx.Err() == nil {
 		r.Window = cfg.Duration
 	}
-	r.DriverCPU = cpu.used()
 	r.Partial = ctx.Err() != nil
 	r.finish(cfg)
 	return r, nil

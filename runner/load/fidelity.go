@@ -16,11 +16,8 @@ type Fidelity struct {
 	Missing   int64 `json:"missing"`
 	Reordered int64 `json:"reordered"`
 	Altered   int64 `json:"altered"`
-	Coalesced int64 `json:"coalesced"`       // mock frames that arrived merged into another event
-	SameRead  int64 `json:"coalesced_reads"` // content events that arrived in the same socket read as the previous one
-	Split     int64 `json:"split"`           // events that ended inside a mock frame
-	Stalls    int64 `json:"stalls"`          // gaps over 10x the mock's interval
-	Buffered  int64 `json:"buffered_streams"`
+	Coalesced int64 `json:"coalesced"` // mock frames that arrived merged into another event
+	Split     int64 `json:"split"`     // events that ended inside a mock frame
 	Streams   int64 `json:"streams"`
 	ToolExact int64 `json:"tool_args_exact"` // tool-call streams whose joined arguments equal the mock's byte for byte
 	ToolCalls int64 `json:"tool_calls"`
@@ -33,13 +30,63 @@ func (f *Fidelity) add(o *Fidelity) {
 	f.Reordered += o.Reordered
 	f.Altered += o.Altered
 	f.Coalesced += o.Coalesced
-	f.SameRead += o.SameRead
 	f.Split += o.Split
-	f.Stalls += o.Stalls
-	f.Buffered += o.Buffered
 	f.Streams += o.Streams
 	f.ToolExact += o.ToolExact
 	f.ToolCalls += o.ToolCalls
+}
+
+// Delivery is how streams' content events arrived, judged from the socket
+// reads alone, so a proxy that buffers shows whether or not the answers are
+// checked against the mock's script (docs/method.md, "Stream delivery").
+type Delivery struct {
+	Streams  int64 `json:"streams"`          // event-stream answers (200) with content events
+	Events   int64 `json:"content_events"`   // content events in them
+	Reads    int64 `json:"content_reads"`    // socket reads that carried content events
+	SameRead int64 `json:"same_read_events"` // content events read together with the previous one
+	Stalls   int64 `json:"stalls"`           // gaps over 10x the mock's interval
+	Bursty   int64 `json:"bursty_streams"`   // streams read at 2 or more content events per read
+}
+
+// burstMinEvents: a stream shorter than this cannot tell bursts from chance.
+const burstMinEvents = 4
+
+// burstyShare is the share of bursty streams above which a run's verdict
+// says the target buffers: an honest hop delivers each event in its own read,
+// and a busy driver reading two at once now and then stays far below it.
+const burstyShare = 0.10
+
+func (d *Delivery) add(o *Delivery) {
+	d.Streams += o.Streams
+	d.Events += o.Events
+	d.Reads += o.Reads
+	d.SameRead += o.SameRead
+	d.Stalls += o.Stalls
+	d.Bursty += o.Bursty
+}
+
+// EventsPerRead is content events per socket read that carried any: 1 when
+// every event came on its own.
+func (d Delivery) EventsPerRead() float64 {
+	if d.Reads == 0 {
+		return 0
+	}
+	return float64(d.Events) / float64(d.Reads)
+}
+
+// SameReadShare is the share of content events (after each stream's first)
+// that came in the same read as the one before.
+func (d Delivery) SameReadShare() float64 {
+	if n := d.Events - d.Streams; n > 0 {
+		return float64(d.SameRead) / float64(n)
+	}
+	return 0
+}
+
+// Buffering reports whether enough streams came in bursts to call the
+// target a buffer.
+func (d Delivery) Buffering() bool {
+	return d.Streams > 0 && float64(d.Bursty) > burstyShare*float64(d.Streams)
 }
 
 // frameCheck follows one stream's content through the expected frames. It
@@ -47,17 +94,20 @@ func (f *Fidelity) add(o *Fidelity) {
 // re-chunks (merges or splits frames) is told apart from one that loses,
 // reorders or alters them.
 type frameCheck struct {
-	expect []byte
-	cuts   []int // end offset of each expected frame
-	pos    int   // bytes of expect matched so far
-	next   int   // index of the first frame not fully received
+	expect  []byte
+	cuts    []int // end offset of each expected frame
+	pos     int   // bytes of expect matched so far
+	next    int   // index of the first frame not fully received
+	skipped []int // frames jumped over: missing unless they arrive later (then reordered)
 	Fidelity
 }
 
 func (f *frameCheck) reset(sc *script.Script) {
-	f.expect, f.cuts, f.pos, f.next = sc.Content, sc.Cuts, 0, 0
+	f.expect, f.cuts, f.pos, f.next, f.skipped = sc.Content, sc.Cuts, 0, 0, f.skipped[:0]
 	f.Fidelity = Fidelity{Expected: int64(len(sc.Cuts))}
 }
+
+func (f *frameCheck) frame(k int) []byte { return f.expect[f.frameStart(k):f.cuts[k]] }
 
 func (f *frameCheck) frameStart(k int) int {
 	if k == 0 {
@@ -70,7 +120,7 @@ func (f *frameCheck) frameStart(k int) int {
 // [from, to), or -1.
 func (f *frameCheck) findFrame(t []byte, from, to int) int {
 	for k := from; k < to; k++ {
-		if bytes.Equal(f.expect[f.frameStart(k):f.cuts[k]], t) {
+		if bytes.Equal(f.frame(k), t) {
 			return k
 		}
 	}
@@ -98,17 +148,32 @@ func (f *frameCheck) content(t []byte) {
 		}
 		return
 	}
+	// A frame jumped over earlier that arrives now was reordered, not lost.
+	// This is checked before looking ahead: short frame texts repeat, and a
+	// look-ahead would match a later copy and count everything between as
+	// missing (one swap of two frames must read as one reordered frame).
+	for i, k := range f.skipped {
+		if bytes.Equal(f.frame(k), t) {
+			f.skipped = append(f.skipped[:i], f.skipped[i+1:]...)
+			f.Reordered++
+			f.Received++
+			return
+		}
+	}
+	// The nearest later frame with this text: the frames between are
+	// skipped, missing unless they turn up.
 	if k := f.findFrame(t, f.next+1, len(f.cuts)); k >= 0 {
-		f.Missing += int64(k - f.next)
+		for j := f.next; j < k; j++ {
+			f.skipped = append(f.skipped, j)
+		}
 		f.Received++
 		f.next, f.pos = k+1, f.cuts[k]
 		return
 	}
-	if f.findFrame(t, 0, f.next) >= 0 {
-		f.Reordered++
-		return
-	}
 	f.Altered++
+	if f.findFrame(t, 0, f.next) >= 0 {
+		return // a duplicate of a frame already received: nothing is replaced
+	}
 	if f.next < len(f.cuts) { // take it as a replacement of the frame due
 		f.pos = f.cuts[f.next]
 		f.next++
@@ -118,7 +183,7 @@ func (f *frameCheck) content(t []byte) {
 // finish counts the frames that never came; exact reports whether the joined
 // content equals the expected bytes.
 func (f *frameCheck) finish() (exact bool) {
-	f.Missing += int64(len(f.cuts) - f.next)
+	f.Missing += int64(len(f.cuts)-f.next) + int64(len(f.skipped))
 	return f.Missing == 0 && f.Altered == 0 && f.Reordered == 0 && f.pos == len(f.expect)
 }
 

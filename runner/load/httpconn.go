@@ -20,7 +20,7 @@ import (
 // since the run's base) of the socket read the bytes came in; read numbers
 // the reads of this response from 1.
 type sink interface {
-	onHeaders(status int, at time.Duration)
+	onHeaders(status int, at time.Duration, sse bool)
 	onBody(p []byte, at time.Duration, read int)
 }
 
@@ -127,11 +127,12 @@ func (c *conn) readResponse(s sink) (int, error) {
 	}
 	head := c.buf[c.r:end]
 	c.r = end
-	status, mode, length, closeAfter, err := parseHead(head)
+	h, err := parseHead(head)
 	if err != nil {
 		return 0, err
 	}
-	s.onHeaders(status, at)
+	status, mode, length := h.status, h.mode, h.length
+	s.onHeaders(status, at, h.sse)
 
 	// Body: bytes already buffered carry the stamp of the read they came in.
 	switch mode {
@@ -179,23 +180,34 @@ func (c *conn) readResponse(s sink) (int, error) {
 			}
 		}
 	}
-	if closeAfter {
+	if h.closeAfter {
 		c.close()
 	}
 	return status, nil
 }
 
-func parseHead(head []byte) (status int, mode bodyMode, length int, closeAfter bool, err error) {
-	line, rest, ok := bytes.Cut(head, []byte("\r\n"))
+// head is what the driver needs from a response's header block.
+type head struct {
+	status     int
+	mode       bodyMode
+	length     int
+	closeAfter bool
+	sse        bool // Content-Type: text/event-stream
+}
+
+var eventStream = []byte("text/event-stream")
+
+func parseHead(block []byte) (h head, err error) {
+	line, rest, ok := bytes.Cut(block, []byte("\r\n"))
 	if !ok || len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
-		return 0, 0, 0, false, fmt.Errorf("%w: status line %q", errMalformed, line)
+		return head{}, fmt.Errorf("%w: status line %q", errMalformed, line)
 	}
-	status = int(line[9]-'0')*100 + int(line[10]-'0')*10 + int(line[11]-'0')
-	if status < 100 || status > 599 {
-		return 0, 0, 0, false, fmt.Errorf("%w: status line %q", errMalformed, line)
+	h.status = int(line[9]-'0')*100 + int(line[10]-'0')*10 + int(line[11]-'0')
+	if h.status < 100 || h.status > 599 {
+		return head{}, fmt.Errorf("%w: status line %q", errMalformed, line)
 	}
-	closeAfter = line[7] == '0' // HTTP/1.0 closes unless told otherwise
-	mode = bodyUntilClose
+	h.closeAfter = line[7] == '0' // HTTP/1.0 closes unless told otherwise
+	h.mode = bodyUntilClose
 	for len(rest) > 0 {
 		line, rest, _ = bytes.Cut(rest, []byte("\r\n"))
 		name, value, ok := bytes.Cut(line, []byte(":"))
@@ -207,24 +219,26 @@ func parseHead(head []byte) (status int, mode bodyMode, length int, closeAfter b
 		case bytes.EqualFold(name, []byte("Content-Length")):
 			n, perr := strconv.Atoi(string(value))
 			if perr != nil || n < 0 {
-				return 0, 0, 0, false, fmt.Errorf("%w: Content-Length %q", errMalformed, value)
+				return head{}, fmt.Errorf("%w: Content-Length %q", errMalformed, value)
 			}
-			if mode != bodyChunked {
-				mode, length = bodyLength, n
+			if h.mode != bodyChunked {
+				h.mode, h.length = bodyLength, n
 			}
 		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
 			// chunked is always the last coding when present.
 			if len(value) >= 7 && bytes.EqualFold(value[len(value)-7:], []byte("chunked")) {
-				mode = bodyChunked
+				h.mode = bodyChunked
 			}
 		case bytes.EqualFold(name, []byte("Connection")):
-			closeAfter = bytes.EqualFold(value, []byte("close"))
+			h.closeAfter = bytes.EqualFold(value, []byte("close"))
+		case bytes.EqualFold(name, []byte("Content-Type")):
+			h.sse = len(value) >= len(eventStream) && bytes.EqualFold(value[:len(eventStream)], eventStream)
 		}
 	}
-	if status == 204 || status == 304 || status < 200 {
-		mode, length = bodyLength, 0
+	if h.status == 204 || h.status == 304 || h.status < 200 {
+		h.mode, h.length = bodyLength, 0
 	}
-	return status, mode, length, closeAfter, nil
+	return h, nil
 }
 
 // chunkDecoder decodes a chunked body incrementally; input may end anywhere.

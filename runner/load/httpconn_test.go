@@ -42,19 +42,21 @@ func TestParseHead(t *testing.T) {
 		length int
 		close  bool
 		err    bool
+		sse    bool
 	}{
-		{"HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n", 200, bodyLength, 12, false, false},
-		{"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, Chunked\r\n\r\n", 200, bodyChunked, 0, false, false},
-		{"HTTP/1.1 429 Too Many\r\nContent-Length: 2\r\nConnection: close\r\n\r\n", 429, bodyLength, 2, true, false},
-		{"HTTP/1.0 200 OK\r\n\r\n", 200, bodyUntilClose, 0, true, false},
-		{"HTTP/1.1 204 No Content\r\n\r\n", 204, bodyLength, 0, false, false},
-		{"SSH-2.0-OpenSSH\r\n\r\n", 0, 0, 0, false, true},
-		{"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", 0, 0, 0, false, true},
+		{"HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n", 200, bodyLength, 12, false, false, false},
+		{"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, Chunked\r\n\r\n", 200, bodyChunked, 0, false, false, false},
+		{"HTTP/1.1 429 Too Many\r\nContent-Length: 2\r\nConnection: close\r\n\r\n", 429, bodyLength, 2, true, false, false},
+		{"HTTP/1.0 200 OK\r\n\r\n", 200, bodyUntilClose, 0, true, false, false},
+		{"HTTP/1.1 204 No Content\r\n\r\n", 204, bodyLength, 0, false, false, false},
+		{"SSH-2.0-OpenSSH\r\n\r\n", 0, 0, 0, false, true, false},
+		{"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", 0, 0, 0, false, true, false},
+		{"HTTP/1.1 200 OK\r\ncontent-type: Text/Event-Stream; charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\n", 200, bodyChunked, 0, false, false, true},
 	}
 	for _, c := range cases {
-		status, mode, length, cl, err := parseHead([]byte(c.head))
-		if (err != nil) != c.err || (!c.err && (status != c.status || mode != c.mode || length != c.length || cl != c.close)) {
-			t.Errorf("%q: got %d %d %d %v %v", c.head, status, mode, length, cl, err)
+		h, err := parseHead([]byte(c.head))
+		if (err != nil) != c.err || (!c.err && (h.status != c.status || h.mode != c.mode || h.length != c.length || h.closeAfter != c.close || h.sse != c.sse)) {
+			t.Errorf("%q: got %+v %v", c.head, h, err)
 		}
 	}
 }

@@ -116,6 +116,17 @@ func (c chunk) text() (get func() string, set func(string)) {
 
 func runThrough(t *testing.T, p *badProxy, tools bool) *Result {
 	t.Helper()
+	res := runThroughWith(t, p, func(c *Config) { c.Shape.Tools = tools })
+	if res.Fidelity.Streams != 10 {
+		t.Fatalf("streams checked = %d, want 10; errors %v", res.Fidelity.Streams, res.Errors)
+	}
+	return res
+}
+
+// runThroughWith sends 10 streamed chat requests through p to a fresh mock;
+// edit changes the load before it runs.
+func runThroughWith(t *testing.T, p *badProxy, edit func(*Config)) *Result {
+	t.Helper()
 	k := script.DefaultKnobs()
 	k.TTFT, k.ITL, k.OutputTokens = 2*time.Millisecond, 3*time.Millisecond, 12
 	p.upstream = startMock(t, k)
@@ -126,32 +137,52 @@ func runThrough(t *testing.T, p *badProxy, tools bool) *Result {
 	srv := &http.Server{Handler: p}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	res, err := Run(context.Background(), Config{
+	cfg := Config{
 		URL:   "http://" + ln.Addr().String() + "/v1/chat/completions",
-		Shape: Shape{API: script.Chat, Stream: true, Tools: tools, PromptTokens: 50, Model: "m"},
-		Conns: 2, Requests: 10, Knobs: k, Fidelity: true, Timeout: 5 * time.Second,
-	})
+		Shape: Shape{API: script.Chat, Stream: true, PromptTokens: 50, Model: "m"},
+		Conns: 2, Requests: 10, Knobs: k, Fidelity: true, Timeout: 5 * time.Second, MaxErrorRate: 0.01,
+	}
+	edit(&cfg)
+	res, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if res.Fidelity.Streams != 10 {
-		t.Fatalf("streams checked = %d, want 10; errors %v", res.Fidelity.Streams, res.Errors)
 	}
 	return res
 }
 
 func TestHonestProxyIsClean(t *testing.T) {
 	r := runThrough(t, &badProxy{}, true)
-	f := r.Fidelity
-	if f.Missing+f.Altered+f.Reordered+f.Coalesced+f.Buffered != 0 || f.ToolExact != 10 || r.Errored() != 0 {
-		t.Errorf("a faithful proxy was flagged: %+v errors %v", f, r.Errors)
+	f, d := r.Fidelity, r.Delivery
+	if f.Missing+f.Altered+f.Reordered+f.Coalesced+d.Bursty != 0 || f.ToolExact != 10 || r.Errored() != 0 || r.Verdict != "ok" {
+		t.Errorf("a faithful proxy was flagged: %+v %+v errors %v verdict %q", f, d, r.Errors, r.Verdict)
+	}
+	if d.Streams != 10 || d.EventsPerRead() > 1.2 {
+		t.Errorf("delivery through a faithful proxy: %+v (%.2f events per read)", d, d.EventsPerRead())
 	}
 }
 
+// TestBufferingProxyIsDetected: a proxy that holds the whole stream is
+// flagged from the socket reads alone: with the fidelity check, without it,
+// and with a custom body whose answer the driver cannot predict.
 func TestBufferingProxyIsDetected(t *testing.T) {
-	r := runThrough(t, &badProxy{buffer: true}, false)
-	if r.Fidelity.Buffered != 10 || r.Fidelity.SameRead == 0 {
-		t.Errorf("buffered streams = %d, same-read events = %d; want every stream buffered", r.Fidelity.Buffered, r.Fidelity.SameRead)
+	for name, edit := range map[string]func(*Config){
+		"fidelity":    func(*Config) {},
+		"no fidelity": func(c *Config) { c.Fidelity = false },
+		"custom body": func(c *Config) {
+			c.Shape.Stream = false // the body asks for the stream, the shape does not know
+			c.Shape.Body = []byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hello"}]}`)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := runThroughWith(t, &badProxy{buffer: true}, edit)
+			d := r.Delivery
+			if d.Streams != 10 || d.Bursty != 10 || d.EventsPerRead() < 4 || !strings.Contains(r.Verdict, "buffering") {
+				t.Errorf("delivery %+v (%.1f events per read), verdict %q; want every stream bursty and a buffering verdict", d, d.EventsPerRead(), r.Verdict)
+			}
+			if v, ok := Percentile(r.Lead, 50); ok && v > 1000 {
+				t.Logf("ttft-ttfb p50 %dµs", v)
+			}
+		})
 	}
 }
 

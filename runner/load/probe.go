@@ -13,7 +13,9 @@ type discard struct {
 	at     time.Time
 }
 
-func (d *discard) onHeaders(status int, _ time.Duration)   { d.status, d.at = status, time.Now() }
+func (d *discard) onHeaders(status int, _ time.Duration, _ bool) {
+	d.status, d.at = status, time.Now()
+}
 func (d *discard) onBody(_ []byte, _ time.Duration, _ int) {}
 
 // Probe sends one request of shape to target on a fresh connection and

@@ -38,16 +38,19 @@ type Result struct {
 	TTFB       *hdrhistogram.Histogram // µs, to the end of the response headers
 	TTFT       *hdrhistogram.Histogram // µs, to the first content event
 	ITL        *hdrhistogram.Histogram // µs, between content events, pooled
+	Lead       *hdrhistogram.Histogram // µs, TTFT minus TTFB: near zero when a buffer held the headers too
 	PacerLag   *hdrhistogram.Histogram // µs, open loop: how late arrivals were sent
 	Late       int64                   // arrivals sent more than 1ms late
 	Overflow   int64                   // arrivals dropped because the queue was full
 	CapDelayed int64                   // requests that waited more than 1ms for a free slot
 	Fidelity   Fidelity
+	Delivery   Delivery
 	DriverCPU  CPU
 	Connects   int
 	Partial    bool
 	Open       bool
 	Verdict    string // why the point cannot be trusted, or "ok"
+	Failed     string // why the run failed (errors over the limit, nothing completed), or ""
 	RPS        float64
 	Raw        []Record
 }
@@ -55,7 +58,7 @@ type Result struct {
 func merge(ws []*worker, shards []*hists, ps *pacerStats, cfg Config) *Result {
 	r := &Result{
 		Errors: map[string]int64{}, Statuses: map[int]int64{},
-		Latency: newHist(), Service: newHist(), TTFB: newHist(), TTFT: newHist(), ITL: newHist(),
+		Latency: newHist(), Service: newHist(), TTFB: newHist(), TTFT: newHist(), ITL: newHist(), Lead: newHist(),
 		PacerLag: ps.lag, Late: ps.late, Overflow: ps.overflow, Open: cfg.Rate > 0,
 	}
 	for _, w := range ws {
@@ -67,6 +70,7 @@ func merge(ws []*worker, shards []*hists, ps *pacerStats, cfg Config) *Result {
 			r.Statuses[k] += v
 		}
 		r.Fidelity.add(&w.fid)
+		r.Delivery.add(&w.delivery)
 		r.CapDelayed += w.capDelayed
 		r.Connects += w.conn.dialed
 		r.Raw = append(r.Raw, w.raw...)
@@ -77,6 +81,7 @@ func merge(ws []*worker, shards []*hists, ps *pacerStats, cfg Config) *Result {
 		r.TTFB.Merge(h.ttfb)
 		r.TTFT.Merge(h.ttft)
 		r.ITL.Merge(h.itl)
+		r.Lead.Merge(h.lead)
 	}
 	return r
 }
@@ -86,6 +91,19 @@ func (r *Result) finish(cfg Config) {
 		r.RPS = float64(r.OK) / r.Window.Seconds()
 	}
 	var why []string
+	total := r.OK + r.Errored()
+	switch {
+	case total == 0:
+		r.Failed = "no request was measured in the window"
+	case float64(r.Errored()) > cfg.MaxErrorRate*float64(total):
+		r.Failed = fmt.Sprintf("%d of %d requests failed (%s), over the %g%% allowed", r.Errored(), total, formatCounts(r.Errors), cfg.MaxErrorRate*100)
+	}
+	if r.Failed != "" {
+		why = append(why, "failed: "+r.Failed)
+	}
+	if d := r.Delivery; d.Buffering() {
+		why = append(why, fmt.Sprintf("buffering: %d of %d streams arrived in bursts (%.1f content events per read)", d.Bursty, d.Streams, d.EventsPerRead()))
+	}
 	if r.Open && r.PacerLag.TotalCount() > 0 && float64(r.Late)/float64(r.PacerLag.TotalCount()) > 0.01 {
 		why = append(why, fmt.Sprintf("falling behind: %d of %d arrivals sent over %s late", r.Late, r.PacerLag.TotalCount(), lateThreshold))
 	}
@@ -114,6 +132,20 @@ func ms(us int64) string { return fmt.Sprintf("%.3f", float64(us)/1000) }
 
 var quantiles = []float64{50, 90, 99, 99.9}
 
+// minTail is how many samples must lie beyond a percentile for it to be
+// reported: from fewer, a "p99" is the maximum or next to it. p50 needs 10
+// samples, p90 50, p99 500, p99.9 5000 (docs/method.md, "Percentiles").
+const minTail = 5
+
+// Percentile is h's value at quantile q (0..100), in µs; ok is false when
+// too few samples lie beyond it to support it.
+func Percentile(h *hdrhistogram.Histogram, q float64) (v int64, ok bool) {
+	if n := h.TotalCount(); n == 0 || float64(n)*(100-q)/100+1e-9 < minTail {
+		return 0, false
+	}
+	return h.ValueAtQuantile(q), true
+}
+
 // WriteText prints a summary table for people.
 func (r *Result) WriteText(w io.Writer) {
 	mode := "closed loop"
@@ -127,13 +159,17 @@ func (r *Result) WriteText(w io.Writer) {
 	for _, h := range []struct {
 		name string
 		h    *hdrhistogram.Histogram
-	}{{"latency", r.Latency}, {"service", r.Service}, {"ttfb", r.TTFB}, {"ttft", r.TTFT}, {"itl", r.ITL}, {"pacer lag", r.PacerLag}} {
+	}{{"latency", r.Latency}, {"service", r.Service}, {"ttfb", r.TTFB}, {"ttft", r.TTFT}, {"itl", r.ITL}, {"ttft-ttfb", r.Lead}, {"pacer lag", r.PacerLag}} {
 		if h.h.TotalCount() == 0 {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t", h.name)
 		for _, q := range quantiles {
-			fmt.Fprintf(tw, "%s\t", ms(h.h.ValueAtQuantile(q)))
+			if v, ok := Percentile(h.h, q); ok {
+				fmt.Fprintf(tw, "%s\t", ms(v))
+			} else {
+				fmt.Fprint(tw, "-\t") // too few samples: see the count
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%d\t\n", ms(h.h.Max()), h.h.TotalCount())
 	}
@@ -149,12 +185,16 @@ func (r *Result) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "statuses: %s\n", formatCounts(st))
 	}
 	if f := r.Fidelity; f.Streams > 0 {
-		fmt.Fprintf(w, "fidelity: %d streams, frames expected %d received %d missing %d reordered %d altered %d coalesced %d split %d; same-read events %d, stalls %d, buffered streams %d",
-			f.Streams, f.Expected, f.Received, f.Missing, f.Reordered, f.Altered, f.Coalesced, f.Split, f.SameRead, f.Stalls, f.Buffered)
+		fmt.Fprintf(w, "fidelity: %d streams, frames expected %d received %d missing %d reordered %d altered %d coalesced %d split %d",
+			f.Streams, f.Expected, f.Received, f.Missing, f.Reordered, f.Altered, f.Coalesced, f.Split)
 		if f.ToolCalls > 0 {
 			fmt.Fprintf(w, ", tool args exact %d/%d", f.ToolExact, f.ToolCalls)
 		}
 		fmt.Fprintln(w)
+	}
+	if d := r.Delivery; d.Streams > 0 {
+		fmt.Fprintf(w, "delivery: %d streams, %.2f content events per read, %.1f%% read with the previous event, %d bursty streams, %d stalls\n",
+			d.Streams, d.EventsPerRead(), 100*d.SameReadShare(), d.Bursty, d.Stalls)
 	}
 	if r.CapDelayed > 0 {
 		fmt.Fprintf(w, "in-flight cap delayed %d requests by over %s (their latency counts from their due time)\n", r.CapDelayed, lateThreshold)
@@ -184,6 +224,9 @@ type Summary struct {
 	RPS             float64                  `json:"rps"`
 	Percentiles     map[string]PercentilesMS `json:"percentiles_ms"`
 	Fidelity        Fidelity                 `json:"fidelity"`
+	Delivery        Delivery                 `json:"delivery"`
+	EventsPerRead   float64                  `json:"content_events_per_read"`
+	SameReadShare   float64                  `json:"same_read_share"`
 	CapDelayed      int64                    `json:"cap_delayed"`
 	LateArrivals    int64                    `json:"late_arrivals"`
 	DriverCores     float64                  `json:"driver_cpu_cores"`
@@ -191,31 +234,41 @@ type Summary struct {
 	Connects        int                      `json:"connections_opened"`
 	Partial         bool                     `json:"partial"`
 	Verdict         string                   `json:"verdict"`
+	Failed          string                   `json:"failed,omitempty"`
 }
 
-// PercentilesMS are one histogram's percentiles in milliseconds.
+// PercentilesMS are one histogram's percentiles in milliseconds; a
+// percentile too few samples support is null.
 type PercentilesMS struct {
-	P50   float64 `json:"p50"`
-	P90   float64 `json:"p90"`
-	P99   float64 `json:"p99"`
-	P999  float64 `json:"p99_9"`
-	Max   float64 `json:"max"`
-	Count int64   `json:"count"`
+	P50   *float64 `json:"p50"`
+	P90   *float64 `json:"p90"`
+	P99   *float64 `json:"p99"`
+	P999  *float64 `json:"p99_9"`
+	Max   float64  `json:"max"`
+	Count int64    `json:"count"`
 }
 
 func percentiles(h *hdrhistogram.Histogram) PercentilesMS {
-	q := func(p float64) float64 { return float64(h.ValueAtQuantile(p)) / 1000 }
+	q := func(p float64) *float64 {
+		v, ok := Percentile(h, p)
+		if !ok {
+			return nil
+		}
+		f := float64(v) / 1000
+		return &f
+	}
 	return PercentilesMS{P50: q(50), P90: q(90), P99: q(99), P999: q(99.9), Max: float64(h.Max()) / 1000, Count: h.TotalCount()}
 }
 
 // Summary builds the JSON form.
 func (r *Result) Summary() Summary {
 	s := Summary{Mode: "closed", WindowSeconds: r.Window.Seconds(), OK: r.OK, Errors: r.Errors, Statuses: r.Statuses,
-		RPS: r.RPS, Fidelity: r.Fidelity, CapDelayed: r.CapDelayed, LateArrivals: r.Late,
+		RPS: r.RPS, Fidelity: r.Fidelity, Delivery: r.Delivery, EventsPerRead: r.Delivery.EventsPerRead(),
+		SameReadShare: r.Delivery.SameReadShare(), Failed: r.Failed, CapDelayed: r.CapDelayed, LateArrivals: r.Late,
 		DriverCores: r.DriverCPU.Cores(), Connects: r.Connects, Partial: r.Partial, Verdict: r.Verdict,
 		Percentiles: map[string]PercentilesMS{
 			"latency": percentiles(r.Latency), "service": percentiles(r.Service), "ttfb": percentiles(r.TTFB),
-			"ttft": percentiles(r.TTFT), "itl": percentiles(r.ITL),
+			"ttft": percentiles(r.TTFT), "itl": percentiles(r.ITL), "ttft_minus_ttfb": percentiles(r.Lead),
 		}}
 	if r.Open {
 		s.Mode = "open"

@@ -97,8 +97,10 @@ type Run struct {
 	Warmup   time.Duration
 	Duration time.Duration
 	Settle   time.Duration
-	Knobs    script.Knobs
-	CSV      string
+	// MaxErrorRate: a run whose failed share is above it is "failed".
+	MaxErrorRate float64
+	Knobs        script.Knobs
+	CSV          string
 }
 
 // Build expands cfg. projects holds each gateway's loaded compose project
@@ -172,7 +174,7 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario) {
 				p.Runs = append(p.Runs, Run{
 					Index: len(p.Runs) + 1, Scenario: sc.Name, Kind: sc.Kind, Arm: a.Name, Trial: trial,
 					Point: pt, Request: request(sc, a, pt, cfg.Mock.Port), Warmup: sc.Warmup,
-					Duration: sc.Duration, Settle: sc.Settle, Knobs: sc.Knobs, CSV: s.CSV,
+					Duration: sc.Duration, Settle: sc.Settle, MaxErrorRate: sc.MaxErrorRate, Knobs: sc.Knobs, CSV: s.CSV,
 				})
 			}
 		}

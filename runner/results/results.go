@@ -28,13 +28,16 @@ type Row struct {
 	// outcome
 	Status, Reason string // status: ok, partial, unavailable, failed
 	// load
-	WindowS                                                      float64
-	OK                                                           int64
-	ErrHTTP, ErrTransport, ErrTimeout, ErrFidelity, ErrMidstream int64
-	RPS                                                          float64
-	Latency, Service, TTFB, TTFT, ITL                            Percentiles
-	FramesExpected, FramesMissing, FramesAltered, FramesReordered,
-	FramesCoalesced, Stalls, BufferedStreams int64
+	WindowS                                                                        float64
+	OK                                                                             int64
+	ErrHTTP, ErrTransport, ErrTimeout, ErrFidelity, ErrMidstream                   int64
+	RPS                                                                            float64
+	Latency, Service, TTFB, TTFT, ITL                                              Percentiles
+	FramesExpected, FramesMissing, FramesAltered, FramesReordered, FramesCoalesced int64
+	// stream delivery, from the socket reads (with or without the fidelity check)
+	Streams, BurstyStreams, Stalls int64
+	EventsPerRead, SameReadShare   Optional
+	TTFTMinusTTFBP50               Optional
 	// resources (gateway container; empty for the direct arm)
 	GatewayCPUCores, GatewayCPUUsPerReq                    Optional
 	GatewayThrottledPeriods                                Optional
@@ -47,9 +50,11 @@ type Row struct {
 	Verdict                                                string
 }
 
-// Percentiles of one histogram, in milliseconds.
+// Percentiles of one histogram, in milliseconds, and how many samples it
+// holds. A percentile too few samples support is absent.
 type Percentiles struct {
 	P50, P90, P99, P999, Max Optional
+	N                        int64
 }
 
 // Optional is a number that may be absent (an empty cell).
@@ -87,6 +92,7 @@ func pct(prefix string, get func(*Row) *Percentiles) []column {
 		{prefix + "_p99_ms", func(r *Row) string { return get(r).P99.String() }},
 		{prefix + "_p99_9_ms", func(r *Row) string { return get(r).P999.String() }},
 		{prefix + "_max_ms", func(r *Row) string { return get(r).Max.String() }},
+		{prefix + "_n", func(r *Row) string { return itoa(get(r).N) }},
 	}
 }
 
@@ -131,8 +137,12 @@ var columns = func() []column {
 		{"frames_altered", func(r *Row) string { return itoa(r.FramesAltered) }},
 		{"frames_reordered", func(r *Row) string { return itoa(r.FramesReordered) }},
 		{"frames_coalesced", func(r *Row) string { return itoa(r.FramesCoalesced) }},
+		{"streams", func(r *Row) string { return itoa(r.Streams) }},
+		{"content_events_per_read", func(r *Row) string { return r.EventsPerRead.String() }},
+		{"same_read_share", func(r *Row) string { return r.SameReadShare.String() }},
+		{"ttft_minus_ttfb_p50_ms", func(r *Row) string { return r.TTFTMinusTTFBP50.String() }},
+		{"bursty_streams", func(r *Row) string { return itoa(r.BurstyStreams) }},
 		{"stalls", func(r *Row) string { return itoa(r.Stalls) }},
-		{"buffered_streams", func(r *Row) string { return itoa(r.BufferedStreams) }},
 		{"gateway_cpu_cores", func(r *Row) string { return r.GatewayCPUCores.String() }},
 		{"gateway_cpu_us_per_req", func(r *Row) string { return r.GatewayCPUUsPerReq.String() }},
 		{"gateway_throttled_periods", func(r *Row) string { return r.GatewayThrottledPeriods.String() }},

@@ -64,8 +64,9 @@ type Stats struct {
 	CPUTotal         time.Duration // cumulative CPU time of all processes
 	ThrottledPeriods uint64
 	ThrottledTime    time.Duration
-	MemUsage         uint64 // cgroup memory usage, bytes
-	MemMaxUsage      uint64 // cgroup v1 max usage; 0 where the engine does not report it
+	MemUsage         uint64 // cgroup memory usage, bytes (page cache included)
+	MemInactiveFile  uint64 // inactive page cache, bytes: usage less this is the working set
+	MemRSS           uint64 // anonymous memory, bytes
 }
 
 // Engine is the container engine as this project needs it.

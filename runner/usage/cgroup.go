@@ -1,6 +1,8 @@
 // Package usage reads containers' cgroup counters (v1 and v2) around a
-// measured window: CPU time deltas and throttling, memory usage, peak and
-// growth, for all processes of the container. Never `docker stats` strings.
+// measured window: CPU time deltas and throttling, and memory as the working
+// set (usage minus inactive page cache, as `docker stats` and Kubernetes
+// count it) with RSS beside it, for all processes of the container. Never
+// `docker stats` strings. Definitions: docs/method.md, "CPU" and "Memory".
 package usage
 
 import (
@@ -18,22 +20,30 @@ type Counters struct {
 	CPU              time.Duration // cumulative CPU time
 	ThrottledPeriods uint64
 	Throttled        time.Duration
-	Mem              uint64 // cgroup memory usage (v1 usage_in_bytes, v2 memory.current): includes page cache
-	Peak             uint64 // cgroup max usage since the last reset
+	Usage            uint64 // cgroup memory usage (v1 usage_in_bytes, v2 memory.current): includes page cache
+	InactiveFile     uint64 // page cache the kernel may reclaim first (v1 total_inactive_file, v2 inactive_file)
 	RSS              uint64 // anonymous memory (v1 total_rss, v2 anon)
 }
 
-// Source gives readings; ResetPeak reports whether the peak could be reset.
+// WorkingSet is the memory the container holds that the kernel cannot
+// simply drop: usage less inactive file pages. Reading an image's files
+// charges their page cache to the container; the working set leaves it out.
+func (c Counters) WorkingSet() uint64 {
+	if c.InactiveFile > c.Usage {
+		return 0
+	}
+	return c.Usage - c.InactiveFile
+}
+
+// Source gives readings.
 type Source interface {
 	Read() (Counters, error)
-	ResetPeak() bool
 }
 
 // Cgroup reads a container's cgroup files directly.
 type Cgroup struct {
 	v2                bool
 	cpuacct, cpu, mem string // v1 controller directories; v2 uses mem for all
-	peak              *os.File
 }
 
 // Find locates the cgroup of a Docker container under root (/sys/fs/cgroup),
@@ -54,7 +64,6 @@ func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 func (c *Cgroup) Read() (Counters, error) {
 	var k Counters
-	var err error
 	if c.v2 {
 		st, err := readKV(filepath.Join(c.cpu, "cpu.stat"))
 		if err != nil {
@@ -63,16 +72,11 @@ func (c *Cgroup) Read() (Counters, error) {
 		k.CPU = time.Duration(st["usage_usec"]) * time.Microsecond
 		k.ThrottledPeriods = st["nr_throttled"]
 		k.Throttled = time.Duration(st["throttled_usec"]) * time.Microsecond
-		if k.Mem, err = readUint(filepath.Join(c.mem, "memory.current")); err != nil {
+		if k.Usage, err = readUint(filepath.Join(c.mem, "memory.current")); err != nil {
 			return k, err
 		}
-		if c.peak != nil {
-			k.Peak, _ = preadUint(c.peak)
-		} else {
-			k.Peak, _ = readUint(filepath.Join(c.mem, "memory.peak"))
-		}
 		ms, _ := readKV(filepath.Join(c.mem, "memory.stat"))
-		k.RSS = ms["anon"]
+		k.RSS, k.InactiveFile = ms["anon"], ms["inactive_file"]
 		return k, nil
 	}
 	ns, err := readUint(filepath.Join(c.cpuacct, "cpuacct.usage"))
@@ -84,43 +88,12 @@ func (c *Cgroup) Read() (Counters, error) {
 		k.ThrottledPeriods = st["nr_throttled"]
 		k.Throttled = time.Duration(st["throttled_time"])
 	}
-	if k.Mem, err = readUint(filepath.Join(c.mem, "memory.usage_in_bytes")); err != nil {
+	if k.Usage, err = readUint(filepath.Join(c.mem, "memory.usage_in_bytes")); err != nil {
 		return k, err
 	}
-	k.Peak, _ = readUint(filepath.Join(c.mem, "memory.max_usage_in_bytes"))
 	ms, _ := readKV(filepath.Join(c.mem, "memory.stat"))
-	k.RSS = ms["total_rss"]
+	k.RSS, k.InactiveFile = ms["total_rss"], ms["total_inactive_file"]
 	return k, nil
-}
-
-// ResetPeak resets the peak where the cgroup allows: v1 by writing 0 to
-// max_usage_in_bytes; v2 (kernel 6.12+) by writing to memory.peak, after
-// which reads through the same file show the peak since the write.
-func (c *Cgroup) ResetPeak() bool {
-	if !c.v2 {
-		return os.WriteFile(filepath.Join(c.mem, "memory.max_usage_in_bytes"), []byte("0"), 0) == nil
-	}
-	f, err := os.OpenFile(filepath.Join(c.mem, "memory.peak"), os.O_RDWR, 0)
-	if err != nil {
-		return false
-	}
-	if _, err := f.Write([]byte("reset")); err != nil {
-		f.Close()
-		return false
-	}
-	if c.peak != nil {
-		c.peak.Close()
-	}
-	c.peak = f
-	return true
-}
-
-// Close releases a kept peak file.
-func (c *Cgroup) Close() {
-	if c.peak != nil {
-		c.peak.Close()
-		c.peak = nil
-	}
 }
 
 func readUint(path string) (uint64, error) {
@@ -129,15 +102,6 @@ func readUint(path string) (uint64, error) {
 		return 0, err
 	}
 	return strconv.ParseUint(string(bytes.TrimSpace(b)), 10, 64)
-}
-
-func preadUint(f *os.File) (uint64, error) {
-	var buf [32]byte
-	n, err := f.ReadAt(buf[:], 0)
-	if n == 0 {
-		return 0, err
-	}
-	return strconv.ParseUint(string(bytes.TrimSpace(buf[:n])), 10, 64)
 }
 
 // readKV reads "key value" lines.

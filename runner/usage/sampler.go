@@ -11,11 +11,10 @@ type Window struct {
 	CPU              time.Duration
 	ThrottledPeriods uint64
 	Throttled        time.Duration
-	Peak             uint64 // bytes: the cgroup's peak since the window began, or the sampled max
-	PeakFromCgroup   bool   // true when the cgroup's own peak counter was reset at the start
-	End              uint64 // cgroup memory usage at the end
-	RSS              uint64 // anonymous memory at the end
-	GrowthPerSec     float64
+	Peak             uint64  // bytes: the largest working set sampled in the window
+	PeakRSS          uint64  // bytes: the largest RSS sampled in the window
+	End              uint64  // working set at the end
+	GrowthPerSec     float64 // working set, bytes per second (least squares over the samples)
 	Samples          int
 }
 
@@ -27,31 +26,31 @@ func (w Window) Cores() float64 {
 	return w.CPU.Seconds() / w.Wall.Seconds()
 }
 
-// Sampler follows one source through a window, sampling memory periodically
-// for its growth and (where the peak cannot be reset) its maximum.
+// Sampler follows one source through a window, sampling the working set
+// periodically for its peak and growth. The cgroup's own peak counter is not
+// used: it counts page cache, which the working set leaves out.
 type Sampler struct {
-	src   Source
-	t0    time.Time
-	c0    Counters
-	reset bool
-	stop  chan struct{}
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	ts    []float64
-	mem   []float64
-	max   uint64
+	src    Source
+	t0     time.Time
+	c0     Counters
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	ts     []float64
+	mem    []float64
+	max    uint64
+	maxRSS uint64
 }
 
 // Begin starts a window now.
 func Begin(src Source, every time.Duration) (*Sampler, error) {
 	s := &Sampler{src: src, stop: make(chan struct{})}
-	s.reset = src.ResetPeak()
 	c0, err := src.Read()
 	if err != nil {
 		return nil, err
 	}
 	s.t0, s.c0 = time.Now(), c0
-	s.add(0, c0.Mem)
+	s.add(0, c0)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -63,7 +62,7 @@ func Begin(src Source, every time.Duration) (*Sampler, error) {
 				return
 			case now := <-t.C:
 				if c, err := src.Read(); err == nil {
-					s.add(now.Sub(s.t0).Seconds(), c.Mem)
+					s.add(now.Sub(s.t0).Seconds(), c)
 				}
 			}
 		}
@@ -71,11 +70,13 @@ func Begin(src Source, every time.Duration) (*Sampler, error) {
 	return s, nil
 }
 
-func (s *Sampler) add(t float64, mem uint64) {
+func (s *Sampler) add(t float64, c Counters) {
+	ws := c.WorkingSet()
 	s.mu.Lock()
 	s.ts = append(s.ts, t)
-	s.mem = append(s.mem, float64(mem))
-	s.max = max(s.max, mem)
+	s.mem = append(s.mem, float64(ws))
+	s.max = max(s.max, ws)
+	s.maxRSS = max(s.maxRSS, c.RSS)
 	s.mu.Unlock()
 }
 
@@ -88,18 +89,13 @@ func (s *Sampler) End() (Window, error) {
 	if err != nil {
 		return Window{}, err
 	}
-	s.add(wall.Seconds(), c1.Mem)
-	w := Window{
+	s.add(wall.Seconds(), c1)
+	return Window{
 		Wall: wall, CPU: c1.CPU - s.c0.CPU,
 		ThrottledPeriods: c1.ThrottledPeriods - s.c0.ThrottledPeriods, Throttled: c1.Throttled - s.c0.Throttled,
-		End: c1.Mem, RSS: c1.RSS, Samples: len(s.ts), PeakFromCgroup: s.reset,
+		Peak: s.max, PeakRSS: s.maxRSS, End: c1.WorkingSet(), Samples: len(s.ts),
 		GrowthPerSec: slope(s.ts, s.mem),
-	}
-	w.Peak = s.max
-	if s.reset && c1.Peak > 0 {
-		w.Peak = c1.Peak
-	}
-	return w, nil
+	}, nil
 }
 
 // slope is the least-squares slope of y over x.

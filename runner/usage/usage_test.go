@@ -24,15 +24,13 @@ func TestCgroupV1AndV2(t *testing.T) {
 	write(t, v1+"/cpuacct/docker/"+id+"/cpuacct.usage", "2500000000\n")
 	write(t, v1+"/cpu/docker/"+id+"/cpu.stat", "nr_periods 10\nnr_throttled 3\nthrottled_time 4000000\n")
 	write(t, v1+"/memory/docker/"+id+"/memory.usage_in_bytes", "104857600\n")
-	write(t, v1+"/memory/docker/"+id+"/memory.max_usage_in_bytes", "209715200\n")
-	write(t, v1+"/memory/docker/"+id+"/memory.stat", "cache 1\nrss 5\ntotal_rss 52428800\n")
+	write(t, v1+"/memory/docker/"+id+"/memory.stat", "cache 1\nrss 5\ninactive_file 9\ntotal_rss 52428800\ntotal_inactive_file 31457280\n")
 	v2 := t.TempDir()
 	write(t, v2+"/system.slice/docker-"+id+".scope/cpu.stat", "usage_usec 2500000\nnr_throttled 3\nthrottled_usec 4000\n")
 	write(t, v2+"/system.slice/docker-"+id+".scope/memory.current", "104857600\n")
-	write(t, v2+"/system.slice/docker-"+id+".scope/memory.peak", "209715200\n")
-	write(t, v2+"/system.slice/docker-"+id+".scope/memory.stat", "anon 52428800\nfile 7\n")
+	write(t, v2+"/system.slice/docker-"+id+".scope/memory.stat", "anon 52428800\nfile 7\ninactive_file 31457280\n")
 	want := Counters{CPU: 2500 * time.Millisecond, ThrottledPeriods: 3, Throttled: 4 * time.Millisecond,
-		Mem: 100 << 20, Peak: 200 << 20, RSS: 50 << 20}
+		Usage: 100 << 20, InactiveFile: 30 << 20, RSS: 50 << 20}
 	for name, root := range map[string]string{"v1": v1, "v2": v2} {
 		c, err := Find(root, id)
 		if err != nil {
@@ -42,29 +40,27 @@ func TestCgroupV1AndV2(t *testing.T) {
 		if err != nil || got != want {
 			t.Errorf("%s: Read = %+v, %v; want %+v", name, got, err, want)
 		}
-	}
-	c, _ := Find(v1, id)
-	if !c.ResetPeak() {
-		t.Fatal("v1 peak reset failed")
-	}
-	if b, _ := os.ReadFile(v1 + "/memory/docker/" + id + "/memory.max_usage_in_bytes"); string(b) != "0" {
-		t.Errorf("v1 reset wrote %q", b)
+		if ws := got.WorkingSet(); ws != 70<<20 {
+			t.Errorf("%s: working set %d MiB, want 70 (usage 100 less 30 of inactive page cache)", name, ws>>20)
+		}
 	}
 	if _, err := Find(v1, "nope"); err == nil {
 		t.Error("found a cgroup for a missing container")
 	}
 }
 
-// fakeSource grows memory by 1 MiB per read and burns 10 ms of CPU per read.
+// fakeSource grows the working set by 1 MiB per read and burns 10 ms of CPU
+// per read; its page cache is large and inactive (an image's files, read once).
 type fakeSource struct{ n uint64 }
 
 func (f *fakeSource) Read() (Counters, error) {
 	f.n++
-	return Counters{CPU: time.Duration(f.n) * 10 * time.Millisecond, Mem: f.n << 20, Peak: 999}, nil
+	return Counters{CPU: time.Duration(f.n) * 10 * time.Millisecond, Usage: 500<<20 + f.n<<20, InactiveFile: 500 << 20, RSS: f.n << 19}, nil
 }
-func (f *fakeSource) ResetPeak() bool { return false }
 
-func TestSamplerWithoutPeakReset(t *testing.T) {
+// TestSamplerCountsTheWorkingSet: page cache charged to the container (12
+// MiB of nginx's image files read at start in one audit) is not its memory.
+func TestSamplerCountsTheWorkingSet(t *testing.T) {
 	s, err := Begin(&fakeSource{}, 5*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
@@ -74,8 +70,8 @@ func TestSamplerWithoutPeakReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.PeakFromCgroup || w.Peak != w.End || w.Peak == 999 {
-		t.Errorf("without a reset the peak must be the sampled max: %+v", w)
+	if w.Peak != w.End || w.Peak >= 500<<20 || w.Peak < 3<<20 || w.PeakRSS != w.Peak/2 {
+		t.Errorf("peak %d end %d rss %d: want the sampled maximum of the working set, page cache left out", w.Peak, w.End, w.PeakRSS)
 	}
 	if w.GrowthPerSec <= 0 || w.CPU <= 0 || w.Samples < 3 {
 		t.Errorf("window = %+v", w)

@@ -154,8 +154,19 @@ func (e *Engine) Stats(ctx context.Context, id string) (stack.Stats, error) {
 		ThrottledPeriods: s.CPUStats.ThrottlingData.ThrottledPeriods,
 		ThrottledTime:    time.Duration(s.CPUStats.ThrottlingData.ThrottledTime),
 		MemUsage:         s.MemoryStats.Usage,
-		MemMaxUsage:      s.MemoryStats.MaxUsage,
+		// The engine's memory.stat keys: cgroup v1 names first, then v2.
+		MemInactiveFile: firstKey(s.MemoryStats.Stats, "total_inactive_file", "inactive_file"),
+		MemRSS:          firstKey(s.MemoryStats.Stats, "total_rss", "anon"),
 	}, nil
+}
+
+func firstKey(m map[string]uint64, keys ...string) uint64 {
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			return v
+		}
+	}
+	return 0
 }
 
 func (e *Engine) Logs(ctx context.Context, id string, tail int) (string, error) {

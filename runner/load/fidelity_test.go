@@ -1,0 +1,200 @@
+package load
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/mock/script"
+)
+
+// scriptOf makes a script whose content events are frames, in order.
+func scriptOf(frames ...string) *script.Script {
+	sc := &script.Script{}
+	for _, f := range frames {
+		sc.Content = append(sc.Content, f...)
+		sc.Cuts = append(sc.Cuts, len(sc.Content))
+	}
+	return sc
+}
+
+// TestFrameCheck follows streams through proxies that lose, swap, merge,
+// split and alter frames. The frame texts repeat on purpose: short deltas
+// do repeat in real streams, and a look-ahead that matches a later copy of
+// the same text would count a swap as dozens of missing frames.
+func TestFrameCheck(t *testing.T) {
+	frames := strings.Fields("the cat the dog and the cat and the dog ran")
+	for _, tc := range []struct {
+		name string
+		got  []string
+		want Fidelity
+	}{
+		{"in order", frames, Fidelity{Received: 11}},
+		{"one swap", swap(frames, 3, 4), Fidelity{Received: 11, Reordered: 1}},
+		{"swap of the first two", swap(frames, 0, 1), Fidelity{Received: 11, Reordered: 1}},
+		{"two swaps", swap(swap(frames, 1, 2), 7, 8), Fidelity{Received: 11, Reordered: 2}},
+		{"a frame moved three places on", moveBack(frames, 2, 5), Fidelity{Received: 11, Reordered: 1}},
+		{"one lost", drop(frames, 4), Fidelity{Received: 10, Missing: 1}},
+		{"one lost whose text repeats", drop(frames, 2), Fidelity{Received: 10, Missing: 1}},
+		{"the last lost", frames[:10], Fidelity{Received: 10, Missing: 1}},
+		{"two merged", joinNext(frames, 5), Fidelity{Received: 11, Coalesced: 1}},
+		{"one altered", replace(frames, 6, "THE"), Fidelity{Received: 10, Altered: 1}},
+		{"one duplicated at the end", append(frames[:11:11], "the"), Fidelity{Received: 11, Altered: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var f frameCheck
+			f.reset(scriptOf(frames...))
+			for _, g := range tc.got {
+				f.content([]byte(g))
+			}
+			f.finish()
+			tc.want.Expected = int64(len(frames))
+			if f.Fidelity != tc.want {
+				t.Errorf("got %+v\nwant %+v", f.Fidelity, tc.want)
+			}
+		})
+	}
+}
+
+func swap(s []string, i, j int) []string {
+	out := append([]string(nil), s...)
+	out[i], out[j] = out[j], out[i]
+	return out
+}
+
+func drop(s []string, i int) []string {
+	return append(append([]string(nil), s[:i]...), s[i+1:]...)
+}
+
+func insert(s []string, i int, v string) []string {
+	return append(append(append([]string(nil), s[:i]...), v), s[i:]...)
+}
+
+func replace(s []string, i int, v string) []string {
+	out := append([]string(nil), s...)
+	out[i] = v
+	return out
+}
+
+func joinNext(s []string, i int) []string {
+	out := append([]string(nil), s[:i]...)
+	out = append(out, s[i]+s[i+1])
+	return append(out, s[i+2:]...)
+}
+
+// moveBack moves frame i to after frame j.
+func moveBack(s []string, i, j int) []string {
+	return insert(drop(s, i), j, s[i])
+}
+
+// TestFailedVerdict: errors over the allowed share fail the run, so its
+// percentiles (from the survivors) are not taken as the target's latency;
+// nothing measured is a failure too.
+func TestFailedVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		ok, failed int64
+		limit      float64
+		fails      bool
+	}{
+		{99, 1, 0.01, false},
+		{98, 2, 0.01, true},
+		{3, 12, 0.01, true},
+		{10, 0, 0, false},
+		{9, 1, 0, true},
+		{0, 0, 0.01, true},
+	} {
+		r := &Result{OK: tc.ok, Errors: map[string]int64{ErrFidelity: tc.failed}, PacerLag: newHist()}
+		r.finish(Config{MaxErrorRate: tc.limit})
+		if (r.Failed != "") != tc.fails || tc.fails != strings.HasPrefix(r.Verdict, "failed: ") {
+			t.Errorf("%d ok, %d failed, limit %g: failed %q, verdict %q", tc.ok, tc.failed, tc.limit, r.Failed, r.Verdict)
+		}
+	}
+}
+
+// TestPercentileNeedsSamples: "p99" from 15 samples would be the maximum.
+func TestPercentileNeedsSamples(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		q    float64
+		want bool
+	}{
+		{15, 50, true}, {9, 50, false}, {15, 90, false}, {50, 90, true},
+		{15, 99, false}, {499, 99, false}, {500, 99, true}, {4999, 99.9, false}, {5000, 99.9, true},
+	} {
+		h := newHist()
+		for i := 1; i <= tc.n; i++ {
+			h.RecordValue(int64(i))
+		}
+		v, ok := Percentile(h, tc.q)
+		if ok != tc.want || (ok && v >= h.Max()) {
+			t.Errorf("n=%d p%g: %d, %v; want supported=%v and below the max", tc.n, tc.q, v, ok, tc.want)
+		}
+	}
+}
+
+// TestOneWindow: the resource window closes at the window's end, not when
+// the requests still in flight have drained; otherwise their CPU is divided
+// by requests that were never counted.
+func TestOneWindow(t *testing.T) {
+	release := make(chan struct{})
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		<-release // every answer waits until the test lets it go
+		w.Write([]byte(`{}`))
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	defer srv.Close()
+	var mu sync.Mutex
+	var began, ended time.Time
+	done := make(chan *Result)
+	go func() {
+		r, err := Run(context.Background(), Config{
+			URL: "http://" + ln.Addr().String() + "/", Shape: Shape{API: script.Chat, Model: "m"},
+			Conns: 1, Duration: 200 * time.Millisecond, Timeout: time.Minute,
+			Window: func(begin bool) {
+				mu.Lock()
+				defer mu.Unlock()
+				if begin {
+					began = time.Now()
+				} else {
+					ended = time.Now()
+				}
+			},
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	// The one request is still in flight; the window must close anyway.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		mu.Lock()
+		closed := !ended.IsZero()
+		mu.Unlock()
+		if closed || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(release)
+	r := <-done
+	if ended.IsZero() {
+		t.Fatal("the window stayed open while a request was in flight")
+	}
+	if w := ended.Sub(began); w < 200*time.Millisecond || w > 5*time.Second {
+		t.Errorf("window %s, want the 200ms asked for (wide margin for a busy host)", w)
+	}
+	if d := r.DriverCPU.Wall - ended.Sub(began); d > 50*time.Millisecond || d < -50*time.Millisecond {
+		t.Errorf("driver CPU window %s, usage window %s: not the same window", r.DriverCPU.Wall, ended.Sub(began))
+	}
+}
