@@ -48,6 +48,7 @@ func cmdDrive(args []string) int {
 	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Second, "per request")
 	raw := fs.String("raw", "", "write one JSON line per measured request to this file")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	fs.Float64Var(&cfg.MaxErrorRate, "max-error-rate", 0.01, "share of requests that may fail before the run is failed and its percentiles withheld")
 	noFidelity := fs.Bool("no-fidelity", false, "do not check answers against the mock's script (for targets that are not the mock)")
 	fs.IntVar(&cfg.Knobs.OutputTokens, "mock-tokens", cfg.Knobs.OutputTokens, "the mock's output tokens, for the expected frames")
 	fs.IntVar(&cfg.Knobs.DeltaChars, "mock-delta-chars", cfg.Knobs.DeltaChars, "the mock's delta size, for the expected frames")

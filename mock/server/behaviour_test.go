@@ -1,9 +1,12 @@
 package server_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"syscall"
@@ -88,5 +91,44 @@ func TestHangAndReset(t *testing.T) {
 	_, err := post(t, &http.Client{}, url, "", map[string]string{"X-Mock-Reset-Rate": "1"})
 	if !errors.Is(err, syscall.ECONNRESET) {
 		t.Errorf("reset: got %v, want connection reset", err)
+	}
+}
+
+// TestHTTP10StreamIsCloseDelimited: an HTTP/1.0 client gets the stream
+// without chunked coding, which it would not understand, and the body ends
+// when the connection closes. Its events are the HTTP/1.1 stream's events.
+func TestHTTP10StreamIsCloseDelimited(t *testing.T) {
+	base, _ := start(t, fast())
+	addr := strings.TrimPrefix(base, "http://")
+	body := `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	raw := func(version string) string {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(30 * time.Second))
+		fmt.Fprintf(c, "POST /v1/chat/completions %s\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", version, len(body), body)
+		b, err := io.ReadAll(c)
+		if err != nil {
+			t.Fatalf("%s: %v", version, err)
+		}
+		return string(b)
+	}
+	got10 := raw("HTTP/1.0")
+	head, events, ok := strings.Cut(got10, "\r\n\r\n")
+	if !ok || !strings.Contains(head, " 200 ") {
+		t.Fatalf("HTTP/1.0 answer: %q", got10)
+	}
+	if strings.Contains(strings.ToLower(head), "transfer-encoding") || strings.Contains(strings.ToLower(head), "content-length") {
+		t.Errorf("HTTP/1.0 stream must be close-delimited; head:\n%s", head)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(raw("HTTP/1.1"))), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := io.ReadAll(resp.Body)
+	if resp.TransferEncoding == nil || events != string(want) {
+		t.Errorf("HTTP/1.0 events differ from HTTP/1.1's (chunked %v):\n%q\n%q", resp.TransferEncoding, events, want)
 	}
 }

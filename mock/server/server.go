@@ -190,6 +190,10 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, x *exchange, route int, key []b
 		return s.fail(ctx, api, status, errorType(status), "mock: injected error")
 	}
 	if x.req.Stream {
+		if !ctx.Request.Header.IsHTTP11() {
+			streamHTTP10(ctx, x)
+			return fasthttp.StatusOK
+		}
 		ctx.SetContentTypeBytes(ctSSE)
 		ctx.Response.Header.Set("Cache-Control", "no-cache")
 		ctx.SetBodyStream(x, -1) // fasthttp calls x.WriteTo, then x.Close
@@ -202,6 +206,23 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, x *exchange, route int, key []b
 	ctx.SetBody(x.buf)
 	s.pool.Put(x)
 	return fasthttp.StatusOK
+}
+
+// head10 starts a stream to an HTTP/1.0 client.
+var head10 = []byte("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n")
+
+// streamHTTP10 answers an HTTP/1.0 client, which cannot take a chunked body
+// (RFC 9112 §6.1): the stream is written on the raw connection and ends when
+// the mock closes it. A proxy with an HTTP/1.0 hop to the mock sees a
+// close-delimited body, as it would from such an upstream.
+func streamHTTP10(ctx *fasthttp.RequestCtx, x *exchange) {
+	ctx.HijackSetNoResponse(true)
+	ctx.Hijack(func(c net.Conn) {
+		if _, err := c.Write(head10); err == nil {
+			x.writeStream(c)
+		}
+		x.Close()
+	})
 }
 
 func (s *Server) hang() {

@@ -425,7 +425,7 @@ func rowSummary(r *results.Row) string {
 	if r.Status != "ok" && r.Status != "partial" {
 		return r.Status + ": " + firstLine(r.Reason)
 	}
-	s := fmt.Sprintf("%8.0f req/s  p50 %sms  p99 %sms", r.RPS, r.Latency.P50, r.Latency.P99)
+	s := fmt.Sprintf("%8.0f req/s  p50 %s  p99 %s (n=%d)", r.RPS, msOrDash(r.Latency.P50), msOrDash(r.Latency.P99), r.Latency.N)
 	if r.GatewayCPUUsPerReq.Set {
 		s += fmt.Sprintf("  gw %.1fµs/req", r.GatewayCPUUsPerReq.V)
 	}
@@ -436,6 +436,14 @@ func rowSummary(r *results.Row) string {
 		s += "  (partial)"
 	}
 	return s
+}
+
+// msOrDash prints a percentile, or "-" where too few samples support it.
+func msOrDash(o results.Optional) string {
+	if !o.Set {
+		return "-"
+	}
+	return o.String() + "ms"
 }
 
 func firstLine(s string) string {

@@ -141,11 +141,25 @@ func TestApplyDocker(t *testing.T) {
 			if r["gateway_cpu_us_per_req"] == "" || r["gateway_mem_peak_mib"] == "" || r["cold_start_ms"] == "" || r["errors_fidelity"] != "0" {
 				t.Errorf("nginx row lacks measurements: %v", r)
 			}
+			if strings.Contains(r["verdict"], "buffering") || r["bursty_streams"] != "0" {
+				t.Errorf("the honest nginx was called a buffer: %s (bursty %s)", r["verdict"], r["bursty_streams"])
+			}
 			t.Logf("nginx c=%s: p50 %sms p99 %sms ttft p50 %sms, cpu %sµs/req, peak %s MiB, cold start %sms",
 				r["concurrency"], r["latency_p50_ms"], r["latency_p99_ms"], r["ttft_p50_ms"], r["gateway_cpu_us_per_req"], r["gateway_mem_peak_mib"], r["cold_start_ms"])
+		case "nginx-buffering":
+			if !strings.Contains(r["verdict"], "buffering") || r["bursty_streams"] == "0" {
+				t.Errorf("the buffering nginx was not flagged: verdict %q, bursty %s of %s, %s events per read",
+					r["verdict"], r["bursty_streams"], r["streams"], r["content_events_per_read"])
+			}
+		case "nginx-rewrite":
+			if r["status"] != "failed" || !strings.Contains(r["reason"], "fidelity") || r["latency_p50_ms"] != "" {
+				t.Errorf("the rewriting nginx was not failed with its percentiles withheld: status %q reason %q p50 %q",
+					r["status"], r["reason"], r["latency_p50_ms"])
+			}
 		}
 	}
-	if count["direct/ok"] != 2 || count["nginx/ok"] != 2 || count["crash/failed"] != 1 || count["oom/failed"] != 1 {
+	if count["direct/ok"] != 2 || count["nginx/ok"] != 2 || count["nginx-buffering/ok"] != 2 || count["nginx-rewrite/failed"] != 2 ||
+		count["crash/failed"] != 1 || count["oom/failed"] != 1 {
 		t.Errorf("rows by gateway/status = %v", count)
 	}
 }

@@ -1,4 +1,5 @@
-# A small real run: mock, direct, nginx, and two gateways that fail at start.
+# A small real run: mock, direct, an honest nginx, a buffering and a
+# rewriting nginx that must be flagged, and two gateways that fail at start.
 defaults {
   trials   = 1
   warmup   = "200ms"
@@ -46,6 +47,22 @@ gateway "oom" {
   port    = 28183
   api     = ["openai"]
   prepare = ["./prepare-app.sh", "oom"]
+}
+
+gateway "nginx-buffering" {
+  compose = "compose/nginx-buffering.yaml"
+  service = "nginx"
+  port    = 28184
+  api     = ["openai"]
+  prepare = ["../../../gateways/nginx/prepare.sh"]
+}
+
+gateway "nginx-rewrite" {
+  compose = "compose/nginx-rewrite.yaml"
+  service = "nginx"
+  port    = 28185
+  api     = ["openai"]
+  prepare = ["../../../gateways/nginx/prepare.sh"]
 }
 
 scenario "overhead" {
