@@ -187,7 +187,8 @@ func pcts(h *hdrhistogram.Histogram) results.Percentiles {
 func fill(row *results.Row, res *load.Result) {
 	row.WindowS, row.OK, row.RPS = res.Window.Seconds(), res.OK, res.RPS
 	row.ErrHTTP, row.ErrTransport, row.ErrTimeout = res.Errors[load.ErrHTTP], res.Errors[load.ErrTransport], res.Errors[load.ErrTimeout]
-	row.ErrFidelity, row.ErrMidstream = res.Errors[load.ErrFidelity], res.Errors[load.ErrMidstream]
+	row.ErrFidelity, row.ErrMidstream, row.ErrUnsent = res.Errors[load.ErrFidelity], res.Errors[load.ErrMidstream], res.Errors[load.ErrUnsent]
+	row.CapDelayed = res.CapDelayed
 	f := res.Fidelity
 	row.FramesExpected, row.FramesMissing, row.FramesAltered = f.Expected, f.Missing, f.Altered
 	row.FramesReordered, row.FramesCoalesced = f.Reordered, f.Coalesced
@@ -204,6 +205,9 @@ func fill(row *results.Row, res *load.Result) {
 	}
 	row.Latency, row.Service, row.TTFB = pcts(res.Latency), pcts(res.Service), pcts(res.TTFB)
 	row.TTFT, row.ITL = pcts(res.TTFT), pcts(res.ITL)
+	if res.Open {
+		row.SendLag = pcts(res.SendLag)
+	}
 	if v, ok := load.Percentile(res.Lead, 50); ok {
 		row.TTFTMinusTTFBP50 = results.Some(float64(v) / 1000)
 	}

@@ -38,10 +38,10 @@ func benchDo(b *testing.B, shape Shape, path string) {
 	u, _ := url.Parse("http://" + addr + path)
 	cfg := &Config{Shape: shape, Knobs: k, Fidelity: true, Timeout: 10 * time.Second}
 	w := newWorker(0, cfg, time.Now(), addr, newBuilder(u, shape), newHists())
-	w.do(-1, 0) // warm the buffers
+	w.do(0) // warm the buffers
 	b.ReportAllocs()
 	for b.Loop() {
-		w.do(-1, 0)
+		w.do(0)
 	}
 	if w.errs[ErrFidelity]+w.errs[ErrHTTP]+w.errs[ErrTransport] > 0 {
 		b.Fatalf("errors: %v", w.errs)

@@ -50,10 +50,11 @@ const (
 	ErrTimeout   = "timeout"
 	ErrFidelity  = "fidelity"
 	ErrMidstream = "midstream"
+	ErrUnsent    = "unsent" // open loop: due in the window, never sent (every worker busy until it closed)
 )
 
 // lateThreshold is how late an arrival may be sent before it counts as the
-// generator falling behind, or as delayed by the in-flight cap.
+// rig falling behind, or as delayed by the in-flight cap.
 const lateThreshold = time.Millisecond
 
 // histogram range: 1 µs to 5 minutes, 4 significant figures: a 330 ms
@@ -70,10 +71,11 @@ func newHist() *hdrhistogram.Histogram {
 type hists struct {
 	mu                                      sync.Mutex
 	latency, service, ttfb, ttft, itl, lead *hdrhistogram.Histogram
+	send                                    *hdrhistogram.Histogram // open loop: due to write
 }
 
 func newHists() *hists {
-	return &hists{latency: newHist(), service: newHist(), ttfb: newHist(), ttft: newHist(), itl: newHist(), lead: newHist()}
+	return &hists{latency: newHist(), service: newHist(), ttfb: newHist(), ttft: newHist(), itl: newHist(), lead: newHist(), send: newHist()}
 }
 
 func record(h *hdrhistogram.Histogram, d time.Duration) {
@@ -123,14 +125,13 @@ type worker struct {
 	stream                  Delivery // this stream's delivery
 
 	// totals
-	h          *hists
-	ok         int64
-	errs       map[string]int64
-	statuses   map[int]int64
-	fid        Fidelity
-	delivery   Delivery
-	capDelayed int64
-	raw        []Record
+	h        *hists
+	ok       int64
+	errs     map[string]int64
+	statuses map[int]int64
+	fid      Fidelity
+	delivery Delivery
+	raw      []Record
 }
 
 func newWorker(id int, cfg *Config, base time.Time, addr string, b *builder, h *hists) *worker {
@@ -188,16 +189,21 @@ func (w *worker) onEvent(name, data []byte) {
 	}
 }
 
-// do sends one request. due is when it was scheduled (open loop), or -1.
-func (w *worker) do(due time.Duration, measureFrom time.Duration) {
+// do sends one request in a closed loop: it is due when it is written.
+func (w *worker) do(measureFrom time.Duration) {
 	w.prepare()
 	start := time.Since(w.base)
-	if due < 0 {
-		due = start // closed loop: the request is due when it is written
-	} else if start-due > lateThreshold {
-		w.capDelayed++
+	err := w.conn.send(w.req, w.base.Add(start+w.cfg.Timeout))
+	w.complete(start, start, measureFrom, err)
+}
+
+// complete reads the answer to the request written at start (after err, the
+// write's outcome) and accounts it. due is when it was scheduled.
+func (w *worker) complete(due, start, measureFrom time.Duration, err error) {
+	status := 0
+	if err == nil {
+		status, err = w.conn.receive(w)
 	}
-	status, err := w.conn.roundTrip(w.req, w.base.Add(start+w.cfg.Timeout), w)
 	end := time.Since(w.base)
 	if due >= measureFrom { // warmup is excluded by when the request was due
 		w.account(due, start, end, status, err)
@@ -282,6 +288,9 @@ func (w *worker) account(due, start, end time.Duration, status int, err error) {
 	h.mu.Lock()
 	record(h.latency, end-due)
 	record(h.service, end-start)
+	if w.cfg.Rate > 0 {
+		record(h.send, start-due)
+	}
 	record(h.ttfb, w.ttfb-due)
 	if w.sse && w.events > 0 {
 		record(h.ttft, w.ttft-due)
@@ -395,17 +404,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 
 	var wg sync.WaitGroup
-	pacer := &pacerStats{lag: newHist()}
+	var sched *schedule
 	if cfg.Rate > 0 {
-		queue := make(chan time.Duration, 1<<16)
-		go pacer.dispatch(cfg, base, endAt, more, queue)
+		defer extraP()()
+		sched = newSchedule(ctx, &cfg, base, endAt, more)
 		for _, w := range workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for due := range queue {
-					w.do(due, measureFrom)
-				}
+				sched.run(w)
 			}()
 		}
 	} else {
@@ -414,7 +421,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			go func() {
 				defer wg.Done()
 				for more() {
-					w.do(-1, measureFrom)
+					w.do(measureFrom)
 				}
 			}()
 		}
@@ -429,7 +436,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for _, w := range workers {
 		w.conn.close()
 	}
-	r := merge(workers, shards, pacer, cfg)
+	r := merge(workers, shards, sched, cfg)
 	r.DriverCPU = cpu.used()
 	r.Window = r.DriverCPU.Wall
 	if cfg.Duration > 0 && ctx.Err() == nil {
@@ -439,53 +446,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.finish(cfg)
 	return r, nil
 }
-
-// pacerStats is the open-loop dispatcher's account of itself.
-type pacerStats struct {
-	lag      *hdrhistogram.Histogram
-	late     int64
-	sent     int64
-	overflow int64
-}
-
-// dispatch sends each due time to the queue when it is due. It never waits
-// for a worker: requests wait in the queue, and their latency counts from
-// their due time, which is the coordinated-omission correction.
-func (ps *pacerStats) dispatch(cfg Config, base time.Time, endAt time.Duration, more func() bool, queue chan<- time.Duration) {
-	defer close(queue)
-	// Go's timers wake at 1 ms granularity when the process is idle (the
-	// netpoller waits in whole milliseconds), which would make every arrival
-	// up to 1 ms late. The dispatcher sleeps on its own thread instead, in
-	// nanosleep with the timer slack at its minimum.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, 1, 0)
-	p := NewPacer(cfg.Rate, cfg.Poisson, cfg.Seed)
-	for {
-		due := p.Next()
-		if due >= endAt || !more() {
-			return
-		}
-		if d := due - time.Since(base); d > 0 {
-			ts := syscall.NsecToTimespec(int64(d))
-			syscall.Nanosleep(&ts, nil)
-		}
-		lag := time.Since(base) - due
-		record(ps.lag, lag)
-		if lag > lateThreshold {
-			ps.late++
-		}
-		select {
-		case queue <- due:
-			ps.sent++
-		default:
-			ps.overflow++ // the queue is full: the target is far behind the rate
-		}
-	}
-}
-
-// prSetTimerSlack is prctl's PR_SET_TIMERSLACK.
-const prSetTimerSlack = 29
 
 // cpuMeter reads the driver process's CPU time around the window.
 type cpuMeter struct {

@@ -82,10 +82,18 @@ func (c *conn) fill() (time.Duration, error) {
 // roundTrip writes req and reads one response into s. It returns the status;
 // err is a transport error (the connection is then closed).
 func (c *conn) roundTrip(req []byte, deadline time.Time, s sink) (int, error) {
+	if err := c.send(req, deadline); err != nil {
+		return 0, err
+	}
+	return c.receive(s)
+}
+
+// send writes req, dialling first if the connection is closed.
+func (c *conn) send(req []byte, deadline time.Time) error {
 	if c.nc == nil {
 		nc, err := net.DialTimeout("tcp", c.addr, time.Until(deadline))
 		if err != nil {
-			return 0, err
+			return err
 		}
 		c.nc = nc
 		c.dialed++
@@ -93,8 +101,13 @@ func (c *conn) roundTrip(req []byte, deadline time.Time, s sink) (int, error) {
 	c.nc.SetDeadline(deadline)
 	if _, err := c.nc.Write(req); err != nil {
 		c.close()
-		return 0, err
+		return err
 	}
+	return nil
+}
+
+// receive reads one response into s.
+func (c *conn) receive(s sink) (int, error) {
 	c.reads = 0
 	status, err := c.readResponse(s)
 	if err != nil {

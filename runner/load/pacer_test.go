@@ -1,9 +1,16 @@
 package load
 
 import (
+	"context"
+	"io"
 	"math"
+	"net"
+	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gatewaybench/gatewaybench/mock/script"
 )
 
 func TestConstantPacer(t *testing.T) {
@@ -54,5 +61,80 @@ func TestPoissonPacer(t *testing.T) {
 	}
 	if !same || !differ {
 		t.Errorf("seeding: same seed equal %v, other seed differs %v", same, differ)
+	}
+}
+
+// TestCapDelayedCountsOnlyTheCap: an arrival is "delayed by the in-flight
+// cap" only when every worker was busy; one sent late while a worker was
+// free is the rig's lag, and a slow target with workers to spare delays
+// nothing.
+func TestCapDelayedCountsOnlyTheCap(t *testing.T) {
+	slow := func(d time.Duration) string {
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			time.Sleep(d)
+			w.Write([]byte(`{}`))
+		})}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go srv.Serve(ln)
+		t.Cleanup(func() { srv.Close() })
+		return "http://" + ln.Addr().String() + "/"
+	}
+	run := func(url string, conns int, rate float64) *Result {
+		r, err := Run(context.Background(), Config{URL: url, Shape: Shape{API: script.Chat, Model: "m"},
+			Conns: conns, Rate: rate, Duration: time.Second, Timeout: 10 * time.Second, MaxErrorRate: 0.01})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("conns %d rate %g: %d arrivals, %d cap-delayed, %d late, %d unsent", conns, rate, r.Arrivals, r.CapDelayed, r.Late, r.Errors[ErrUnsent])
+		return r
+	}
+	// 20 ms answers, an arrival every 5 ms, one request in flight at most:
+	// the cap holds back nearly every arrival.
+	// The arrivals no worker was free to send before the window closed are
+	// not dropped from the count: they fail the run as "unsent".
+	if r := run(slow(20*time.Millisecond), 1, 200); r.CapDelayed < 20 || r.Arrivals < 195 || r.Errors[ErrUnsent] < 100 || r.Failed == "" {
+		t.Errorf("cap of 1 against 20ms answers at 200/s: %d of %d arrivals cap-delayed, %d unsent, failed %q",
+			r.CapDelayed, r.Arrivals, r.Errors[ErrUnsent], r.Failed)
+	}
+	// The same target with 64 workers: about 4 in flight, the cap never binds.
+	if r := run(slow(20*time.Millisecond), 64, 200); r.CapDelayed != 0 {
+		t.Errorf("64 workers, about 4 in flight: %d arrivals counted as cap-delayed", r.CapDelayed)
+	}
+}
+
+// TestTargetStallIsNotTheRigFallingBehind: a target that stalls for 200 ms
+// holds about 40 arrivals in flight, but free workers still send every
+// arrival on time: neither the cap nor the rig delayed them, and the verdict
+// must not blame the rig (an audit saw "falling behind" in 2 of 3 such runs).
+func TestTargetStallIsNotTheRigFallingBehind(t *testing.T) {
+	var n atomic.Int64
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if n.Add(1) == 100 {
+			time.Sleep(200 * time.Millisecond)
+		}
+		w.Write([]byte(`{}`))
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	defer srv.Close()
+	r, err := Run(context.Background(), Config{URL: "http://" + ln.Addr().String() + "/", Shape: Shape{API: script.Chat, Model: "m"},
+		Conns: 64, Rate: 200, Duration: 2 * time.Second, Timeout: 10 * time.Second, MaxErrorRate: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d arrivals, %d late, %d cap-delayed, latency max %dµs, verdict %q", r.Arrivals, r.Late, r.CapDelayed, r.Latency.Max(), r.Verdict)
+	if r.Latency.Max() < 150_000 {
+		t.Errorf("the stall is not in the latency (max %dµs)", r.Latency.Max())
+	}
+	if r.CapDelayed != 0 || r.Late >= 20 {
+		t.Errorf("the target's stall was charged to the cap (%d) or the rig (%d late)", r.CapDelayed, r.Late)
 	}
 }

@@ -39,10 +39,11 @@ type Result struct {
 	TTFT       *hdrhistogram.Histogram // µs, to the first content event
 	ITL        *hdrhistogram.Histogram // µs, between content events, pooled
 	Lead       *hdrhistogram.Histogram // µs, TTFT minus TTFB: near zero when a buffer held the headers too
-	PacerLag   *hdrhistogram.Histogram // µs, open loop: how late arrivals were sent
-	Late       int64                   // arrivals sent more than 1ms late
-	Overflow   int64                   // arrivals dropped because the queue was full
-	CapDelayed int64                   // requests that waited more than 1ms for a free slot
+	PacerLag   *hdrhistogram.Histogram // µs, open loop: how late the pacer released arrivals
+	SendLag    *hdrhistogram.Histogram // µs, open loop: from each measured request's due time to its write
+	Arrivals   int64                   // open loop: arrivals due in the window
+	Late       int64                   // of those, sent over 1ms late with a worker free: the rig fell behind
+	CapDelayed int64                   // of those, sent over 1ms late because every worker was busy
 	Fidelity   Fidelity
 	Delivery   Delivery
 	DriverCPU  CPU
@@ -55,11 +56,17 @@ type Result struct {
 	Raw        []Record
 }
 
-func merge(ws []*worker, shards []*hists, ps *pacerStats, cfg Config) *Result {
+func merge(ws []*worker, shards []*hists, s *schedule, cfg Config) *Result {
 	r := &Result{
 		Errors: map[string]int64{}, Statuses: map[int]int64{},
-		Latency: newHist(), Service: newHist(), TTFB: newHist(), TTFT: newHist(), ITL: newHist(), Lead: newHist(),
-		PacerLag: ps.lag, Late: ps.late, Overflow: ps.overflow, Open: cfg.Rate > 0,
+		Latency: newHist(), Service: newHist(), TTFB: newHist(), TTFT: newHist(), ITL: newHist(), Lead: newHist(), SendLag: newHist(),
+		PacerLag: newHist(), Open: cfg.Rate > 0,
+	}
+	if s != nil {
+		r.PacerLag, r.Arrivals, r.Late, r.CapDelayed = s.stats.lag, s.stats.arrivals, s.stats.late, s.stats.capDelayed
+		if s.stats.unsent > 0 {
+			r.Errors[ErrUnsent] = s.stats.unsent
+		}
 	}
 	for _, w := range ws {
 		r.OK += w.ok
@@ -71,7 +78,6 @@ func merge(ws []*worker, shards []*hists, ps *pacerStats, cfg Config) *Result {
 		}
 		r.Fidelity.add(&w.fid)
 		r.Delivery.add(&w.delivery)
-		r.CapDelayed += w.capDelayed
 		r.Connects += w.conn.dialed
 		r.Raw = append(r.Raw, w.raw...)
 	}
@@ -82,6 +88,7 @@ func merge(ws []*worker, shards []*hists, ps *pacerStats, cfg Config) *Result {
 		r.TTFT.Merge(h.ttft)
 		r.ITL.Merge(h.itl)
 		r.Lead.Merge(h.lead)
+		r.SendLag.Merge(h.send)
 	}
 	return r
 }
@@ -104,11 +111,8 @@ func (r *Result) finish(cfg Config) {
 	if d := r.Delivery; d.Buffering() {
 		why = append(why, fmt.Sprintf("buffering: %d of %d streams arrived in bursts (%.1f content events per read)", d.Bursty, d.Streams, d.EventsPerRead()))
 	}
-	if r.Open && r.PacerLag.TotalCount() > 0 && float64(r.Late)/float64(r.PacerLag.TotalCount()) > 0.01 {
-		why = append(why, fmt.Sprintf("falling behind: %d of %d arrivals sent over %s late", r.Late, r.PacerLag.TotalCount(), lateThreshold))
-	}
-	if r.Overflow > 0 {
-		why = append(why, fmt.Sprintf("falling behind: %d arrivals dropped with the queue full", r.Overflow))
+	if r.Open && r.Arrivals > 0 && float64(r.Late) > 0.01*float64(r.Arrivals) {
+		why = append(why, fmt.Sprintf("falling behind: %d of %d arrivals sent over %s late with a worker free", r.Late, r.Arrivals, lateThreshold))
 	}
 	if r.Partial {
 		why = append(why, "partial: interrupted")
@@ -159,7 +163,7 @@ func (r *Result) WriteText(w io.Writer) {
 	for _, h := range []struct {
 		name string
 		h    *hdrhistogram.Histogram
-	}{{"latency", r.Latency}, {"service", r.Service}, {"ttfb", r.TTFB}, {"ttft", r.TTFT}, {"itl", r.ITL}, {"ttft-ttfb", r.Lead}, {"pacer lag", r.PacerLag}} {
+	}{{"latency", r.Latency}, {"service", r.Service}, {"ttfb", r.TTFB}, {"ttft", r.TTFT}, {"itl", r.ITL}, {"ttft-ttfb", r.Lead}, {"send lag", r.SendLag}, {"pacer lag", r.PacerLag}} {
 		if h.h.TotalCount() == 0 {
 			continue
 		}
@@ -197,7 +201,7 @@ func (r *Result) WriteText(w io.Writer) {
 			d.Streams, d.EventsPerRead(), 100*d.SameReadShare(), d.Bursty, d.Stalls)
 	}
 	if r.CapDelayed > 0 {
-		fmt.Fprintf(w, "in-flight cap delayed %d requests by over %s (their latency counts from their due time)\n", r.CapDelayed, lateThreshold)
+		fmt.Fprintf(w, "in-flight cap delayed %d of %d arrivals by over %s: every worker was busy (their latency counts from their due time)\n", r.CapDelayed, r.Arrivals, lateThreshold)
 	}
 	fmt.Fprintf(w, "driver CPU: %.3f cores (%s over %s)", r.DriverCPU.Cores(), r.DriverCPU.Time.Round(time.Millisecond), r.DriverCPU.Wall.Round(time.Millisecond))
 	if r.OK+r.Errored() > 0 {
@@ -273,6 +277,7 @@ func (r *Result) Summary() Summary {
 	if r.Open {
 		s.Mode = "open"
 		s.Percentiles["pacer_lag"] = percentiles(r.PacerLag)
+		s.Percentiles["send_lag"] = percentiles(r.SendLag)
 	}
 	if n := r.OK + r.Errored(); n > 0 {
 		s.DriverCPUPerReq = float64(r.DriverCPU.Time.Microseconds()) / float64(n)

@@ -30,9 +30,11 @@ type Row struct {
 	// load
 	WindowS                                                                        float64
 	OK                                                                             int64
-	ErrHTTP, ErrTransport, ErrTimeout, ErrFidelity, ErrMidstream                   int64
+	ErrHTTP, ErrTransport, ErrTimeout, ErrFidelity, ErrMidstream, ErrUnsent        int64
 	RPS                                                                            float64
 	Latency, Service, TTFB, TTFT, ITL                                              Percentiles
+	SendLag                                                                        Percentiles // open loop: due to write
+	CapDelayed                                                                     int64       // open loop: arrivals that found every worker busy
 	FramesExpected, FramesMissing, FramesAltered, FramesReordered, FramesCoalesced int64
 	// stream delivery, from the socket reads (with or without the fidelity check)
 	Streams, BurstyStreams, Stalls int64
@@ -124,6 +126,7 @@ var columns = func() []column {
 		{"errors_timeout", func(r *Row) string { return itoa(r.ErrTimeout) }},
 		{"errors_fidelity", func(r *Row) string { return itoa(r.ErrFidelity) }},
 		{"errors_midstream", func(r *Row) string { return itoa(r.ErrMidstream) }},
+		{"errors_unsent", func(r *Row) string { return itoa(r.ErrUnsent) }},
 		{"rps", func(r *Row) string { return ftoa(round(r.RPS)) }},
 	}
 	c = append(c, pct("latency", func(r *Row) *Percentiles { return &r.Latency })...)
@@ -131,6 +134,8 @@ var columns = func() []column {
 	c = append(c, pct("ttfb", func(r *Row) *Percentiles { return &r.TTFB })...)
 	c = append(c, pct("ttft", func(r *Row) *Percentiles { return &r.TTFT })...)
 	c = append(c, pct("itl", func(r *Row) *Percentiles { return &r.ITL })...)
+	c = append(c, pct("send_lag", func(r *Row) *Percentiles { return &r.SendLag })...)
+	c = append(c, column{"cap_delayed", func(r *Row) string { return itoa(r.CapDelayed) }})
 	c = append(c, []column{
 		{"frames_expected", func(r *Row) string { return itoa(r.FramesExpected) }},
 		{"frames_missing", func(r *Row) string { return itoa(r.FramesMissing) }},
