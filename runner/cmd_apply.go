@@ -110,7 +110,9 @@ func selectNames(cfg *config.Config, gateways, scenarios string) error {
 		want := strings.Split(gateways, ",")
 		var kept []config.Gateway
 		for _, g := range cfg.Gateways {
-			if slices.Contains(want, g.Name) {
+			// The floor is measured whatever the selection, like direct:
+			// overhead against it is what cancels the layout.
+			if slices.Contains(want, g.Name) || g.Name == cfg.Defaults.Floor {
 				kept = append(kept, g)
 			}
 		}

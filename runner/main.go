@@ -14,6 +14,7 @@ usage:
   runner plan FILE        print every run that apply would make
   runner apply [--gateway a,b] [--scenario x,y] FILE
                           bring the stacks up, measure, write results/*.csv
+  runner summary [DIR]    overhead per scenario and load point from the CSVs in DIR (default results)
   runner down             remove every container carrying the project's labels
   runner drive [flags] URL  an ad-hoc load test (open or closed loop) with a summary table or --json
   runner selfbench mock   the mock's req/s and CPU/request against nginx, same cores, same wrk
@@ -44,6 +45,8 @@ func run(args []string) int {
 		return cmdApply(args[1:])
 	case "down":
 		return cmdDown(args[1:])
+	case "summary":
+		return cmdSummary(args[1:])
 	case "drive":
 		return cmdDrive(args[1:])
 	case "selfbench":

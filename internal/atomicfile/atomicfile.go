@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 )
 
-// Write writes path through a temporary file in the same directory
-// and renames it into place, so a reader never sees half a file.
+// Write writes path through a temporary file in the same directory and
+// renames it into place, so a reader never sees half a file. The data
+// reaches the disk before the rename (a crash leaves the old file or the
+// new one), and the file is readable by all, as files written plainly are.
 func Write(path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -25,6 +27,14 @@ func Write(path string, write func(io.Writer) error) error {
 		return err
 	}
 	if err := bw.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil { // CreateTemp made it 0600
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
 		f.Close()
 		return err
 	}

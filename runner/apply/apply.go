@@ -26,7 +26,9 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/rig"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
+	"github.com/gatewaybench/gatewaybench/runner/summary"
 	"github.com/gatewaybench/gatewaybench/runner/usage"
 )
 
@@ -63,6 +65,7 @@ type arm struct {
 
 type runner struct {
 	o      Options
+	topo   topology // measured at the start of each scenario
 	runID  string
 	mgr    *stack.Manager
 	host   hostInfo
@@ -193,6 +196,9 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 		p.Logf("%s up: image %s (%s, %.1f MiB), cold start %s", name, a.image.Ref, a.image.Source, mib(uint64(a.image.Size)), a.coldStart.Round(time.Millisecond))
 	}
 
+	r.topo = r.measureTopology()
+	p.Logf("%s", r.topo)
+
 	// Idle memory: ready and settled, before any load.
 	if !sleepCtx(hardCtx, cfg.Settle) {
 		return hardCtx.Err()
@@ -257,6 +263,11 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	}
 	if len(rows) > 0 {
 		r.out.Files = append(r.out.Files, path)
+		// What the file says, read back from it: the summary sees exactly
+		// what a reader of the CSV will.
+		if recs, err := results.Read(path); err == nil {
+			summary.Write(p.W, summary.Build(recs))
+		}
 	}
 	return nil
 }
@@ -359,6 +370,59 @@ func (r *runner) startGateway(ctx context.Context, sc *plan.Scenario, name strin
 		return nil, err
 	}
 	return &arm{container: c, image: img, source: r.source(c.ID), coldStart: cold}, nil
+}
+
+// topology is the rig's round trips in this scenario and what the layout
+// charges a gateway arm beyond the direct arm (docs/method.md, "Topology").
+type topology struct {
+	same, cross, excess results.Optional // µs
+	err                 error
+}
+
+func (t topology) String() string {
+	if t.err != nil {
+		return "rig round trips not measured: " + t.err.Error()
+	}
+	s := fmt.Sprintf("rig: one-byte round trip %sµs on one core", t.same)
+	if t.cross.Set {
+		s += fmt.Sprintf(", %sµs across cores", t.cross)
+	}
+	if t.excess.Set {
+		s += fmt.Sprintf("; this layout charges a gateway arm %sµs more than the direct arm", t.excess)
+	}
+	return s
+}
+
+// rttRounds is how many round trips each rig measurement times (about 0.1 s).
+const rttRounds = 2000
+
+func (r *runner) measureTopology() topology {
+	cpus := r.o.Config.CPUs
+	d := cpus.Driver.CPUs[0]
+	same, err := rig.RoundTrip(d, d, rttRounds)
+	if err != nil {
+		return topology{err: err}
+	}
+	t := topology{same: results.Some(round3(float64(same.P50.Nanoseconds()) / 1000))}
+	var other []int
+	for _, c := range append(slices.Clone(cpus.Gateway.CPUs), cpus.Mock.CPUs...) {
+		if c != d {
+			other = append(other, c)
+		}
+	}
+	if len(other) == 0 {
+		t.excess = results.Some(0) // every role on the driver's core: nothing crosses
+		return t
+	}
+	cross, err := rig.RoundTrip(d, other[0], rttRounds)
+	if err != nil {
+		return topology{err: err}
+	}
+	t.cross = results.Some(round3(float64(cross.P50.Nanoseconds()) / 1000))
+	if ex, ok := rig.Excess(cpus.Driver.CPUs, cpus.Mock.CPUs, cpus.Gateway.CPUs, same.P50, cross.P50); ok {
+		t.excess = results.Some(round3(float64(ex.Nanoseconds()) / 1000))
+	}
+	return t
 }
 
 // portFree checks that nothing listens on the port a stack is about to

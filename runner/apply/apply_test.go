@@ -336,3 +336,37 @@ func TestBusyPortIsRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestSaturation(t *testing.T) {
+	set := func(s string) config.CPUSet {
+		c, err := config.ParseCPUSet(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	layout := func(d, m, g string) config.Roles[config.CPUSet] {
+		return config.Roles[config.CPUSet]{Driver: set(d), Mock: set(m), Gateway: set(g)}
+	}
+	def, old, own := layout("0", "1", "1"), layout("0", "0", "1"), layout("0", "1", "2-3")
+	for _, tc := range []struct {
+		name                  string
+		cpus                  config.Roles[config.CPUSet]
+		driver, mock, gateway float64
+		gatewayArm            bool
+		want                  string // prefix; "" for none
+	}{
+		{"quiet", def, 0.3, 0.2, 0.3, true, ""},
+		{"driver full", def, 0.95, 0.2, 0.3, true, "rig saturated: driver used 0.95"},
+		{"mock full on the direct arm", def, 0.5, 0.93, 0, false, "rig saturated: mock used 0.93"},
+		{"gateway and mock fill their core", def, 0.5, 0.3, 0.65, true, "contended: gateway and mock share cpus and used 0.95 of 1 (mock 0.30)"},
+		{"old layout: driver and mock share", old, 0.6, 0.35, 0.2, false, "rig saturated: driver and mock share cpus and used 0.95 of 1"},
+		{"old layout: gateway full is the gateway's", old, 0.3, 0.2, 0.99, true, ""},
+		{"own cores: mock full", own, 0.3, 0.95, 1.5, true, "rig saturated: mock used 0.95 of 1"},
+	} {
+		got := saturation(tc.cpus, tc.driver, tc.mock, tc.gateway, tc.gatewayArm)
+		if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -83,7 +83,7 @@ func (r *runner) measure(ctx context.Context, sc *plan.Scenario, run *plan.Run, 
 	}
 	// One client in a closed loop keeps the rig's CPUs busy without queueing
 	// anything behind them: the guard is for points with more in flight.
-	if v := r.saturation(res.DriverCPU.Cores(), mockW.Cores()); v != "" && (run.Point.Open || run.Point.Concurrency > 1) {
+	if v := saturation(r.o.Config.CPUs, res.DriverCPU.Cores(), mockW.Cores(), gwW.Cores(), a != nil); v != "" && (run.Point.Open || run.Point.Concurrency > 1) {
 		verdicts = append(verdicts, v)
 	}
 	if a != nil {
@@ -128,26 +128,44 @@ func (r *runner) fillGateway(row *results.Row, w usage.Window, res *load.Result)
 	}
 }
 
-// saturation is the rig's guard: a point where the driver or the mock used
-// nearly all of its CPUs cannot tell the gateway's cost from the rig's.
-func (r *runner) saturation(driverCores, mockCores float64) string {
-	cpus := r.o.Config.CPUs
-	nd, nm := float64(len(cpus.Driver.CPUs)), float64(len(cpus.Mock.CPUs))
-	if len(cpus.Driver.Overlap(cpus.Mock)) > 0 {
-		union := map[int]bool{}
-		for _, c := range append(slices.Clone(cpus.Driver.CPUs), cpus.Mock.CPUs...) {
-			union[c] = true
+// saturation is the rig's guard (docs/method.md, "Saturation"): a point
+// where the driver or the mock used nearly all of its CPUs cannot tell the
+// gateway's cost from the rig's. Roles that share CPUs are judged together.
+// Where the mock shares the gateway's CPUs (the 2-core default layout), a
+// gateway arm that fills them is "contended": its figures hold for that
+// layout, but part of the CPU went to the mock (its share is given).
+func saturation(cpus config.Roles[config.CPUSet], driver, mock, gateway float64, gatewayArm bool) string {
+	union := func(sets ...config.CPUSet) int {
+		seen := map[int]bool{}
+		for _, s := range sets {
+			for _, c := range s.CPUs {
+				seen[c] = true
+			}
 		}
-		if used := driverCores + mockCores; used > 0.9*float64(len(union)) {
-			return fmt.Sprintf("rig saturated: driver and mock share cpus and used %.2f of %d", used, len(union))
+		return len(seen)
+	}
+	full := func(used float64, n int) bool { return used > 0.9*float64(n) }
+	dm, mg := len(cpus.Driver.Overlap(cpus.Mock)) > 0, len(cpus.Mock.Overlap(cpus.Gateway)) > 0
+	switch {
+	case dm:
+		if n := union(cpus.Driver, cpus.Mock); full(driver+mock, n) {
+			return fmt.Sprintf("rig saturated: driver and mock share cpus and used %.2f of %d", driver+mock, n)
+		}
+	case full(driver, len(cpus.Driver.CPUs)):
+		return fmt.Sprintf("rig saturated: driver used %.2f of %d cpus", driver, len(cpus.Driver.CPUs))
+	}
+	if mg {
+		n := union(cpus.Mock, cpus.Gateway)
+		switch {
+		case !gatewayArm && full(mock, n):
+			return fmt.Sprintf("rig saturated: mock used %.2f of %d cpus", mock, n)
+		case gatewayArm && full(mock+gateway, n):
+			return fmt.Sprintf("contended: gateway and mock share cpus and used %.2f of %d (mock %.2f)", mock+gateway, n, mock)
 		}
 		return ""
 	}
-	switch {
-	case driverCores > 0.9*nd:
-		return fmt.Sprintf("rig saturated: driver used %.2f of %g cpus", driverCores, nd)
-	case mockCores > 0.9*nm:
-		return fmt.Sprintf("rig saturated: mock used %.2f of %g cpus", mockCores, nm)
+	if !dm && full(mock, len(cpus.Mock.CPUs)) {
+		return fmt.Sprintf("rig saturated: mock used %.2f of %d cpus", mock, len(cpus.Mock.CPUs))
 	}
 	return ""
 }
@@ -156,7 +174,12 @@ func (r *runner) baseRow(sc *plan.Scenario, armName string, trial int, pt plan.L
 	row := results.Row{
 		RunID: r.runID, Scenario: sc.Config.Name, Kind: sc.Config.Kind, Gateway: armName, ArmLabel: "direct",
 		Trial: trial, Mode: "closed", Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
-		HostCPU: r.host.cpu, Kernel: r.host.kernel, Status: "ok",
+		HostCPU: r.host.cpu, Kernel: r.host.kernel, Status: "ok", Floor: r.o.Plan.Floor,
+		CPUsDriver: r.o.Config.CPUs.Driver.Text, CPUsMock: r.o.Config.CPUs.Mock.Text, CPUsGateway: r.o.Config.CPUs.Gateway.Text,
+		RigRTTSameUs: r.topo.same, RigRTTCrossUs: r.topo.cross,
+	}
+	if armName != config.DirectArm {
+		row.TopologyUs = r.topo.excess
 	}
 	if pt.Open {
 		row.Mode = "open"

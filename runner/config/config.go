@@ -64,7 +64,12 @@ type Defaults struct {
 	// MaxErrorRate is the share of a run's requests that may fail before the
 	// run is "failed" and its percentiles are withheld (docs/method.md).
 	MaxErrorRate float64
-	ResultsDir   string
+	// Floor names a plain proxy measured in every scenario beside direct:
+	// overhead is also reported against it, on the same cpuset, so what the
+	// layout adds cancels (docs/method.md, "Topology"). Empty: none.
+	Floor      string
+	FloorRange hcl.Range
+	ResultsDir string
 }
 
 // Cost is the price model of DESIGN §2.

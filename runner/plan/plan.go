@@ -23,6 +23,7 @@ type Plan struct {
 	Memory    config.Roles[int64]
 	Cost      config.Cost
 	MockPort  int
+	Floor     string // the floor arm's name, or "" (docs/method.md, "Topology")
 	Arms      []Arm
 	Scenarios []Scenario
 	Runs      []Run
@@ -33,6 +34,7 @@ type Arm struct {
 	Name    string
 	Label   string // "default" or "tuned"
 	Direct  bool
+	Floor   bool // the plain proxy overhead is also reported against
 	Port    int
 	Version string
 	Compose string // compose file as written in HCL; empty for direct
@@ -108,12 +110,13 @@ type Run struct {
 func Build(cfg *config.Config, projects map[string]*types.Project) *Plan {
 	p := &Plan{
 		Source: cfg.Filename, CPUs: cfg.CPUs, Memory: cfg.Memory, Cost: cfg.Cost, MockPort: cfg.Mock.Port,
+		Floor: cfg.Defaults.Floor,
 	}
 	p.Arms = append(p.Arms, Arm{Name: config.DirectArm, Label: "direct", Direct: true, Port: cfg.Mock.Port})
 	for i := range cfg.Gateways {
 		g := &cfg.Gateways[i]
 		a := Arm{Name: g.Name, Label: g.Arm, Port: g.Port, Version: g.Version, Compose: g.Compose,
-			Service: g.Service, Env: config.ComposeEnv(cfg, g), Gateway: g}
+			Service: g.Service, Env: config.ComposeEnv(cfg, g), Gateway: g, Floor: g.Name == cfg.Defaults.Floor}
 		if proj := projects[g.Name]; proj != nil {
 			a.Image = proj.Services[g.Service].Image
 		}
@@ -146,7 +149,7 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario) {
 	for _, a := range p.Arms {
 		switch {
 		case a.Direct:
-		case len(sc.Gateways) > 0 && !slices.Contains(sc.Gateways, a.Name):
+		case len(sc.Gateways) > 0 && !slices.Contains(sc.Gateways, a.Name) && !a.Floor:
 			s.Skipped = append(s.Skipped, Skip{a.Name, "not in the scenario's gateways list"})
 			continue
 		case !a.Gateway.Supports(sc.API):

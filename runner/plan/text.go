@@ -28,7 +28,11 @@ func (p *Plan) WriteText(w io.Writer) {
 			fmt.Fprintf(tw, "%s\t%s\t127.0.0.1:%d\t(built in: client to mock)\t-\t-\n", a.Name, a.Label, a.Port)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t127.0.0.1:%d\t%s service %s\t%s\t%s\n", a.Name, a.Label, a.Port,
+		label := a.Label
+		if a.Floor {
+			label += ", floor"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t127.0.0.1:%d\t%s service %s\t%s\t%s\n", a.Name, label, a.Port,
 			a.Compose, a.Service, dash(a.Image), dash(a.Version))
 	}
 	tw.Flush()

@@ -25,6 +25,10 @@ type Row struct {
 	// provenance
 	Image, ImageID, GatewayVersion, ConfigHash, HostCPU, Kernel string
 	ImageSizeMiB                                                float64
+	// topology: the layout and what it costs (docs/method.md, "Topology")
+	Floor                                   string // the run's floor arm, or ""
+	CPUsDriver, CPUsMock, CPUsGateway       string
+	RigRTTSameUs, RigRTTCrossUs, TopologyUs Optional
 	// outcome
 	Status, Reason string // status: ok, partial, unavailable, failed
 	// load
@@ -117,6 +121,13 @@ var columns = func() []column {
 		{"config_hash", func(r *Row) string { return r.ConfigHash }},
 		{"host_cpu", func(r *Row) string { return r.HostCPU }},
 		{"kernel", func(r *Row) string { return r.Kernel }},
+		{"floor", func(r *Row) string { return r.Floor }},
+		{"cpus_driver", func(r *Row) string { return r.CPUsDriver }},
+		{"cpus_mock", func(r *Row) string { return r.CPUsMock }},
+		{"cpus_gateway", func(r *Row) string { return r.CPUsGateway }},
+		{"rig_rtt_same_core_us", func(r *Row) string { return r.RigRTTSameUs.String() }},
+		{"rig_rtt_cross_core_us", func(r *Row) string { return r.RigRTTCrossUs.String() }},
+		{"topology_excess_us", func(r *Row) string { return r.TopologyUs.String() }},
 		{"status", func(r *Row) string { return r.Status }},
 		{"reason", func(r *Row) string { return r.Reason }},
 		{"window_s", func(r *Row) string { return ftoa(round(r.WindowS)) }},

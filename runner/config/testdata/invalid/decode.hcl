@@ -4,6 +4,7 @@ defaults {
   trials   = "three" # want: Unsuitable value type
   warmup   = "2 seconds" # want: Invalid duration
   duration = "0s" # want: Value out of range
+  floor    = "nobody" # want: Unknown floor gateway
 }
 
 cpus {

@@ -1,0 +1,270 @@
+// Package summary turns result rows, read back from the CSVs, into what a
+// reader asks first: per scenario and load point, each arm's latency and
+// what it adds over the direct arm and over the floor arm, trial by trial
+// (the arms of one trial ran interleaved, side by side), with the median
+// across trials, and the same net of what the layout's topology charges.
+// Definitions: docs/method.md, "Overhead".
+package summary
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/gatewaybench/gatewaybench/runner/results"
+)
+
+// Point is one load point of one scenario.
+type Point struct {
+	RunID, Scenario, Mode string
+	Concurrency, Prompt   int
+	Rate                  float64
+}
+
+func (p Point) String() string {
+	if p.Mode == "open" {
+		return fmt.Sprintf("rate=%g/s prompt=%d", p.Rate, p.Prompt)
+	}
+	return fmt.Sprintf("c=%d prompt=%d", p.Concurrency, p.Prompt)
+}
+
+// Arm is one arm at one point, over its trials.
+type Arm struct {
+	Name     string
+	Trials   int    // trials with status ok
+	Status   string // "ok", or the status of the rows that were not (failed, unavailable, ...)
+	Reason   string
+	P50, P99 results.Optional // ms, median over trials
+	// Added latency (ms), median over trials of this arm minus the
+	// reference in the same trial.
+	AddedP50, AddedP99      results.Optional // over direct
+	FloorP50, FloorP99      results.Optional // over the floor arm
+	TopologyMS              results.Optional // what the layout charges this arm (median)
+	NetP50                  results.Optional // AddedP50 less TopologyMS
+	CPUUsPerReq, MemPeakMiB results.Optional // median
+	Verdicts                []string         // distinct verdicts other than ok
+}
+
+// Table is one point's arms, direct first, then the floor, then the rest
+// in the order they appear in the rows.
+type Table struct {
+	Point Point
+	Floor string
+	Arms  []Arm
+}
+
+// Build groups records (any number of scenarios and runs) into tables.
+func Build(recs []results.Record) []Table {
+	type key struct {
+		p   Point
+		arm string
+	}
+	var points []Point
+	var order []string
+	byArm := map[key][]results.Record{}
+	floors := map[Point]string{}
+	for _, r := range recs {
+		p := Point{RunID: r["run_id"], Scenario: r["scenario"], Mode: r["mode"], Rate: r.Num("rate_rps").V,
+			Concurrency: int(r.Num("concurrency").V), Prompt: int(r.Num("prompt_tokens").V)}
+		arm := r["gateway"]
+		if r["status"] == "unavailable" || r["status"] == "failed" && r["trial"] == "0" {
+			// A stack that never came up has one row without a load point:
+			// it belongs to every point of its scenario and run.
+			p.Mode, p.Rate, p.Concurrency, p.Prompt = "", 0, 0, 0
+		}
+		k := key{p, arm}
+		if _, seen := byArm[k]; !seen && p.Mode != "" && !slices.Contains(points, p) {
+			points = append(points, p)
+		}
+		if !slices.Contains(order, arm) {
+			order = append(order, arm)
+		}
+		byArm[k] = append(byArm[k], r)
+		if f := r["floor"]; f != "" {
+			floors[p] = f
+		}
+	}
+	var out []Table
+	for _, p := range points {
+		t := Table{Point: p, Floor: floors[p]}
+		direct := byArm[key{p, "direct"}]
+		floor := byArm[key{p, t.Floor}]
+		for _, name := range armOrder(order, t.Floor) {
+			rows := byArm[key{p, name}]
+			if len(rows) == 0 {
+				rows = byArm[key{Point{RunID: p.RunID, Scenario: p.Scenario}, name}]
+			}
+			if len(rows) == 0 {
+				continue
+			}
+			a := arm(name, rows)
+			if name != "direct" {
+				a.AddedP50, a.AddedP99 = added(rows, direct, "latency_p50_ms"), added(rows, direct, "latency_p99_ms")
+				a.TopologyMS = median(rows, func(r results.Record) results.Optional {
+					if v := r.Num("topology_excess_us"); v.Set {
+						return results.Some(v.V / 1000)
+					}
+					return results.Optional{}
+				})
+				if a.AddedP50.Set && a.TopologyMS.Set {
+					a.NetP50 = results.Some(a.AddedP50.V - a.TopologyMS.V)
+				}
+				if name != t.Floor && len(floor) > 0 {
+					a.FloorP50, a.FloorP99 = added(rows, floor, "latency_p50_ms"), added(rows, floor, "latency_p99_ms")
+				}
+			}
+			t.Arms = append(t.Arms, a)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func armOrder(order []string, floor string) []string {
+	out := []string{"direct"}
+	if floor != "" {
+		out = append(out, floor)
+	}
+	for _, a := range order {
+		if !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func ok(r results.Record) bool { return r["status"] == "ok" }
+
+func arm(name string, rows []results.Record) Arm {
+	a := Arm{Name: name, Status: "ok"}
+	for _, r := range rows {
+		if ok(r) {
+			a.Trials++
+		} else if a.Status == "ok" {
+			a.Status, a.Reason = r["status"], firstLine(r["reason"])
+		}
+		if v := r["verdict"]; v != "" && v != "ok" && !slices.Contains(a.Verdicts, v) {
+			a.Verdicts = append(a.Verdicts, v)
+		}
+	}
+	if a.Trials > 0 {
+		a.Status = "ok"
+	}
+	a.P50 = median(rows, col("latency_p50_ms"))
+	a.P99 = median(rows, col("latency_p99_ms"))
+	a.CPUUsPerReq = median(rows, col("gateway_cpu_us_per_req"))
+	a.MemPeakMiB = median(rows, col("gateway_mem_peak_mib"))
+	return a
+}
+
+func col(name string) func(results.Record) results.Optional {
+	return func(r results.Record) results.Optional { return r.Num(name) }
+}
+
+// median of f over the ok rows where it is present.
+func median(rows []results.Record, f func(results.Record) results.Optional) results.Optional {
+	var v []float64
+	for _, r := range rows {
+		if x := f(r); ok(r) && x.Set {
+			v = append(v, x.V)
+		}
+	}
+	return med(v)
+}
+
+func med(v []float64) results.Optional {
+	if len(v) == 0 {
+		return results.Optional{}
+	}
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return results.Some(v[n/2])
+	}
+	return results.Some((v[n/2-1] + v[n/2]) / 2)
+}
+
+// added is the median over trials of rows' column minus ref's in the same
+// trial: arms of one trial ran side by side.
+func added(rows, ref []results.Record, column string) results.Optional {
+	byTrial := map[string]float64{}
+	for _, r := range ref {
+		if x := r.Num(column); ok(r) && x.Set {
+			byTrial[r["trial"]] = x.V
+		}
+	}
+	var d []float64
+	for _, r := range rows {
+		x := r.Num(column)
+		if base, found := byTrial[r["trial"]]; found && ok(r) && x.Set {
+			d = append(d, x.V-base)
+		}
+	}
+	return med(d)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// Write prints the tables for people.
+func Write(w io.Writer, tables []Table) {
+	slices.SortStableFunc(tables, func(a, b Table) int { return cmp.Compare(a.Point.Scenario, b.Point.Scenario) })
+	last := ""
+	for _, t := range tables {
+		if t.Point.Scenario != last {
+			fmt.Fprintf(w, "\n%s (run %s)\n", t.Point.Scenario, t.Point.RunID)
+			last = t.Point.Scenario
+		}
+		fmt.Fprintf(w, "  %s", t.Point)
+		if t.Floor != "" {
+			fmt.Fprintf(w, " (floor: %s)", t.Floor)
+		}
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "    arm\ttrials\tp50 ms\tp99 ms\t+p50 vs direct\t+p99 vs direct\ttopology\t+p50 net\t+p50 vs floor\t+p99 vs floor\tcpu µs/req\tpeak MiB\t")
+		for _, a := range t.Arms {
+			if a.Status != "ok" {
+				fmt.Fprintf(tw, "    %s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t\n", a.Name, a.Status)
+				continue
+			}
+			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", a.Name, a.Trials, num(a.P50), num(a.P99),
+				signed(a.AddedP50), signed(a.AddedP99), signed(a.TopologyMS), signed(a.NetP50), signed(a.FloorP50), signed(a.FloorP99),
+				num1(a.CPUUsPerReq), num1(a.MemPeakMiB))
+		}
+		tw.Flush()
+		for _, a := range t.Arms {
+			if a.Status != "ok" {
+				fmt.Fprintf(w, "    %s %s: %s\n", a.Name, a.Status, a.Reason)
+			}
+			for _, v := range a.Verdicts {
+				fmt.Fprintf(w, "    %s: %s\n", a.Name, v)
+			}
+		}
+	}
+}
+
+func num(o results.Optional) string {
+	if !o.Set {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", o.V)
+}
+
+func num1(o results.Optional) string {
+	if !o.Set {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", o.V)
+}
+
+func signed(o results.Optional) string {
+	if !o.Set {
+		return "-"
+	}
+	return fmt.Sprintf("%+.3f", o.V)
+}
