@@ -2,6 +2,7 @@ package apply
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -46,27 +47,42 @@ func (e *inspecting) Start(ctx context.Context, id string) error {
 	return err
 }
 
-// timedLog stamps when each progress line was written.
+// timedLog stamps when each progress line was written (the first time,
+// when a line is written twice).
 type timedLog struct {
-	t     *testing.T
-	mu    sync.Mutex
-	lines map[string]time.Time
+	t       *testing.T
+	mu      sync.Mutex
+	partial []byte
+	lines   []timedLine
+}
+
+type timedLine struct {
+	at   time.Time
+	text string
 }
 
 func (w *timedLog) Write(p []byte) (int, error) {
 	w.mu.Lock()
-	w.lines[strings.TrimSpace(string(p))] = time.Now()
-	w.mu.Unlock()
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
+	defer w.mu.Unlock()
+	w.partial = append(w.partial, p...)
+	for {
+		i := bytes.IndexByte(w.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := string(w.partial[:i])
+		w.partial = w.partial[i+1:]
+		w.lines = append(w.lines, timedLine{time.Now(), strings.TrimSpace(line)})
+		w.t.Log(line)
+	}
 }
 
 func (w *timedLog) when(prefix string) (time.Time, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for l, at := range w.lines {
-		if strings.HasPrefix(l, prefix) {
-			return at, true
+	for _, l := range w.lines {
+		if strings.HasPrefix(l.text, prefix) {
+			return l.at, true
 		}
 	}
 	return time.Time{}, false
@@ -95,7 +111,7 @@ func TestApplyDocker(t *testing.T) {
 	results := t.TempDir()
 	cfg, o := loadPlan(t, "testdata/docker.hcl", results)
 	e := &inspecting{Engine: real, started: map[string]time.Time{}, state: map[string]stack.ContainerState{}, labels: map[string]map[string]string{}}
-	log := &timedLog{t: t, lines: map[string]time.Time{}}
+	log := &timedLog{t: t}
 	o.Engine, o.Progress = e, &Progress{W: log}
 	out, err := Run(context.Background(), context.Background(), o)
 	if err != nil {

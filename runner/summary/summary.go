@@ -242,6 +242,9 @@ func Write(w io.Writer, tables []Table) {
 				fmt.Fprintf(w, "    %s %s: %s\n", a.Name, a.Status, a.Reason)
 			}
 			for _, v := range a.Verdicts {
+				if a.Status != "ok" && strings.HasPrefix(v, "failed: ") {
+					continue // said with the status above
+				}
 				fmt.Fprintf(w, "    %s: %s\n", a.Name, v)
 			}
 		}
