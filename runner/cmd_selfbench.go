@@ -12,8 +12,8 @@ import (
 )
 
 func cmdSelfbench(args []string) int {
-	if len(args) == 0 || (args[0] != "mock" && args[0] != "driver") {
-		fmt.Fprintln(os.Stderr, "usage: runner selfbench mock|driver [flags]")
+	if len(args) == 0 || (args[0] != "mock" && args[0] != "driver" && args[0] != "topology") {
+		fmt.Fprintln(os.Stderr, "usage: runner selfbench mock|driver|topology [flags]")
 		return exitUsage
 	}
 	fs := flag.NewFlagSet("selfbench "+args[0], flag.ContinueOnError)
@@ -23,19 +23,21 @@ func cmdSelfbench(args []string) int {
 	fs.IntVar(&o.Conns, "c", 64, "connections")
 	fs.DurationVar(&o.Duration, "d", 5*time.Second, "duration of each round")
 	fs.IntVar(&o.Rounds, "rounds", 3, "rounds; the median is reported")
+	tol := fs.Duration("tolerance", 20*time.Microsecond, "topology: how far the default layout's net figure may be from the one-core figure")
 	if err := fs.Parse(args[1:]); err != nil {
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	var err error
-	if args[0] == "mock" {
+	self, err := os.Executable()
+	switch {
+	case err != nil:
+	case args[0] == "mock":
 		err = selfbench.Mock(ctx, o)
-	} else {
-		var self string
-		if self, err = os.Executable(); err == nil {
-			err = selfbench.Driver(ctx, o, self)
-		}
+	case args[0] == "driver":
+		err = selfbench.Driver(ctx, o, self)
+	default:
+		err = selfbench.Topology(ctx, o, self, [2]int{0, 1}, *tol)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "selfbench: %v\n", err)

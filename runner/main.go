@@ -19,6 +19,8 @@ usage:
   runner drive [flags] URL  an ad-hoc load test (open or closed loop) with a summary table or --json
   runner selfbench mock   the mock's req/s and CPU/request against nginx, same cores, same wrk
   runner selfbench driver runner drive's req/s and p50 against wrk's, same cores, same nginx
+  runner selfbench topology  nginx's added p50 at one client in three CPU layouts, net of the
+                          rig's measured cross-core round trips, against the one-core figure
 `
 
 // Exit codes: 2 means the input was wrong and nothing ran.
