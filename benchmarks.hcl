@@ -63,7 +63,8 @@ gateway "haproxy" {
   service = "haproxy"
   port    = 18082
   api     = ["openai", "responses", "anthropic"]
-  version = "Debian haproxy 2.6"
+  version = "Debian haproxy 2.6.12"
+  prepare = ["gateways/debian-closure.sh", "gateways/haproxy/context", "haproxy", "/usr/sbin/haproxy"]
 }
 
 gateway "caddy" {
@@ -71,7 +72,8 @@ gateway "caddy" {
   service = "caddy"
   port    = 18083
   api     = ["openai", "responses", "anthropic"]
-  version = "Debian caddy 2.6"
+  version = "Debian caddy 2.6.2"
+  prepare = ["gateways/debian-closure.sh", "gateways/caddy/context", "caddy", "/usr/bin/caddy"]
 }
 
 # ---- AI gateways obtainable offline ----

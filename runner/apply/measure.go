@@ -236,7 +236,7 @@ func fill(row *results.Row, res *load.Result) {
 	}
 }
 
-// markUncontrolled applies the controlled-baseline rule (DESIGN §2) to a
+// markUncontrolled applies the controlled-baseline rule (docs/method.md) to a
 // scenario's closed-loop rows: a load point whose median direct p99 exceeds
 // k x the median direct p99 at the lowest concurrency is not controlled, and
 // every arm's rows there say so.

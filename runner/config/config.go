@@ -26,7 +26,7 @@ var DefaultPaths = map[string]string{
 	APIAnthropic: "/v1/messages",
 }
 
-// ScenarioKinds lists the scenario kinds of DESIGN §3.
+// ScenarioKinds lists the scenario kinds (README, "scenario").
 var ScenarioKinds = []string{
 	"overhead", "streaming_turn", "tool_call_loop", "large_context",
 	"concurrent_agents", "throughput", "key_flood", "failover",
@@ -72,7 +72,7 @@ type Defaults struct {
 	ResultsDir string
 }
 
-// Cost is the price model of DESIGN §2.
+// Cost is the price model of docs/method.md, "Cost".
 type Cost struct {
 	USDPerVCPUHour float64
 	USDPerGBHour   float64

@@ -1,8 +1,8 @@
-// Package load drives requests at a target and measures them as DESIGN §2
+// Package load drives requests at a target and measures them as docs/method.md
 // defines: open loop (latency from each request's scheduled time, so
 // coordinated omission is corrected) or closed loop, timing stamped when bytes
 // are read from the socket, stream fidelity checked frame by frame against
-// what the mock must send, errors by class, per-worker HdrHistograms.
+// what the mock must send, errors by class, HdrHistograms sharded per CPU.
 package load
 
 import (

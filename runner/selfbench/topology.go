@@ -58,20 +58,20 @@ func Topology(ctx context.Context, o Options, self string, cpus [2]int, tol time
 		{"one core", a, a, a},
 	}
 	type outcome struct {
-		direct, nginx, added, excess time.Duration
+		direct, nginx, added, added99, excess time.Duration
 	}
 	var got []outcome
 	tw := tabwriter.NewWriter(o.Out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "layout (driver/mock/gateway)\tdirect p50\tnginx p50\tadded p50\ttopology\tnet of topology\t")
+	fmt.Fprintln(tw, "layout (driver/mock/gateway)\tdirect p50\tnginx p50\tadded p50\tadded p99\ttopology\tp50 net of topology\t")
 	for _, l := range layouts {
 		r, err := measureLayout(ctx, o, self, dir, bin, l)
 		if err != nil {
 			return fmt.Errorf("%s: %w", l.name, err)
 		}
 		ex, _ := rig.Excess([]int{l.driver}, []int{l.mock}, []int{l.gateway}, same.P50, cross.P50)
-		got = append(got, outcome{r.direct, r.nginx, r.added, ex})
-		fmt.Fprintf(tw, "%s %d/%d/%d\t%s\t%s\t%s\t%s\t%s\t\n", l.name, l.driver, l.mock, l.gateway,
-			us(r.direct), us(r.nginx), us(r.added), us(ex), us(r.added-ex))
+		got = append(got, outcome{r.direct, r.nginx, r.added, r.added99, ex})
+		fmt.Fprintf(tw, "%s %d/%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", l.name, l.driver, l.mock, l.gateway,
+			us(r.direct), us(r.nginx), us(r.added), us(r.added99), us(ex), us(r.added-ex))
 	}
 	tw.Flush()
 	oneCore := got[2].added
@@ -84,7 +84,7 @@ func Topology(ctx context.Context, o Options, self string, cpus [2]int, tol time
 }
 
 type layoutResult struct {
-	direct, nginx, added time.Duration
+	direct, nginx, added, added99 time.Duration // medians over rounds; added is per round
 }
 
 // measureLayout starts the mock and nginx pinned as l says and alternates
@@ -110,9 +110,9 @@ func measureLayout(ctx context.Context, o Options, self, dir, bin string, l layo
 	defer nginx.stop()
 	lo := o
 	lo.LoadCPUs, lo.Conns = strconv.Itoa(l.driver), 1
-	var direct, proxied, added []time.Duration
+	var direct, proxied, added, added99 []time.Duration
 	for round := range o.Rounds {
-		var p50 [2]time.Duration
+		var p50, p99 [2]time.Duration
 		for i := range 2 {
 			which := (i + round) % 2 // alternate which arm goes first
 			url := "http://" + mockAddr + "/v1/chat/completions"
@@ -123,12 +123,13 @@ func measureLayout(ctx context.Context, o Options, self, dir, bin string, l layo
 			if err != nil {
 				return layoutResult{}, err
 			}
-			p50[which] = msDur(s.Percentiles["latency"].P50)
+			p50[which], p99[which] = msDur(s.Percentiles["latency"].P50), msDur(s.Percentiles["latency"].P99)
 		}
-		direct, proxied, added = append(direct, p50[0]), append(proxied, p50[1]), append(added, p50[1]-p50[0])
+		direct, proxied = append(direct, p50[0]), append(proxied, p50[1])
+		added, added99 = append(added, p50[1]-p50[0]), append(added99, p99[1]-p99[0])
 	}
 	key := func(d time.Duration) float64 { return float64(d) }
-	return layoutResult{median(direct, key), median(proxied, key), median(added, key)}, nil
+	return layoutResult{median(direct, key), median(proxied, key), median(added, key), median(added99, key)}, nil
 }
 
 // startProxy runs nginx as the nginx stack configures it (compose/nginx.yaml:

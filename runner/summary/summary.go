@@ -146,7 +146,7 @@ func arm(name string, rows []results.Record) Arm {
 		} else if a.Status == "ok" {
 			a.Status, a.Reason = r["status"], firstLine(r["reason"])
 		}
-		if v := r["verdict"]; v != "" && v != "ok" && !slices.Contains(a.Verdicts, v) {
+		if v := r["verdict"]; v != "" && v != "ok" {
 			a.Verdicts = append(a.Verdicts, v)
 		}
 	}
@@ -241,14 +241,40 @@ func Write(w io.Writer, tables []Table) {
 			if a.Status != "ok" {
 				fmt.Fprintf(w, "    %s %s: %s\n", a.Name, a.Status, a.Reason)
 			}
-			for _, v := range a.Verdicts {
-				if a.Status != "ok" && strings.HasPrefix(v, "failed: ") {
+			for _, v := range groupVerdicts(a.Verdicts) {
+				if a.Status != "ok" && strings.HasPrefix(v, "failed") {
 					continue // said with the status above
 				}
 				fmt.Fprintf(w, "    %s: %s\n", a.Name, v)
 			}
 		}
 	}
+}
+
+// groupVerdicts says each kind of verdict once: its first wording and in
+// how many of the arm's trials it came (a verdict may list several, "; "
+// apart; a kind is the words before the first colon).
+func groupVerdicts(vs []string) []string {
+	var kinds []string
+	first, count := map[string]string{}, map[string]int{}
+	for _, v := range vs {
+		for _, part := range strings.Split(v, "; ") {
+			k, _, _ := strings.Cut(part, ":")
+			if _, seen := first[k]; !seen {
+				kinds = append(kinds, k)
+				first[k] = part
+			}
+			count[k]++
+		}
+	}
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = first[k]
+		if count[k] > 1 {
+			out[i] += fmt.Sprintf(" (and %d more trials)", count[k]-1)
+		}
+	}
+	return out
 }
 
 func num(o results.Optional) string {
