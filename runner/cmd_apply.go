@@ -139,20 +139,26 @@ func selectNames(cfg *config.Config, gateways, scenarios string) error {
 	return nil
 }
 
-// moduleDir finds the repository (for building the mock image) above dir.
+// moduleDir finds the repository (for building the mock image from source):
+// above the HCL file, else above the working directory (an HCL file kept
+// outside the repository).
 func moduleDir(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return dir
-	}
-	for d := abs; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
+	wd, _ := os.Getwd()
+	for _, start := range []string{dir, wd} {
+		abs, err := filepath.Abs(start)
+		if err != nil {
+			continue
 		}
-		if filepath.Dir(d) == d {
-			return abs
+		for d := abs; ; d = filepath.Dir(d) {
+			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+				return d
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
 		}
 	}
+	return dir
 }
 
 func cmdDown(args []string) int {
