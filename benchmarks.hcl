@@ -82,11 +82,17 @@ gateway "portkey" {
   compose = "compose/portkey.yaml"
   service = "portkey"
   port    = 18084
-  api     = ["openai", "anthropic"]
-  version = "@portkey-ai/gateway 1.15.2"
+  api     = ["openai", "responses", "anthropic"]
+  version = "@portkey-ai/gateway 1.15.2 (@hono/node-server 1.14.1), Node.js 20"
+  prepare = ["gateways/portkey/prepare.sh"]
+  # Portkey routes each request by these headers: the provider's API and
+  # where that provider lives (the mock).
   headers = {
     "x-portkey-provider"    = "openai"
     "x-portkey-custom-host" = "${mock.url}/v1"
+  }
+  api_headers = {
+    anthropic = { "x-portkey-provider" = "anthropic" }
   }
 }
 
@@ -96,8 +102,9 @@ gateway "one-api" {
   port    = 18085
   api     = ["openai"]
   arm     = "default"
-  version = "one-api v0.6.10"
+  version = "one-api v0.6.10 (SQLite, defaults)"
   api_key = "sk-gatewaybench"
+  prepare = ["gateways/one-api/prepare.sh"]
 }
 
 gateway "one-api-tuned" {
@@ -106,8 +113,9 @@ gateway "one-api-tuned" {
   port    = 18086
   api     = ["openai"]
   arm     = "tuned"
-  version = "one-api v0.6.10, batch updates and memory cache on"
+  version = "one-api v0.6.10 (SQLite, batch updates, memory cache, consumption log off)"
   api_key = "sk-gatewaybench"
+  prepare = ["gateways/one-api/prepare.sh"]
 }
 
 # ---- declared for users with an image registry; recorded as unavailable offline ----

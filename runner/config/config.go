@@ -97,12 +97,28 @@ type Gateway struct {
 	APIs         []string
 	Paths        map[string]string // API -> path; DefaultPaths filled in
 	Headers      map[string]string
+	APIHeaders   map[string]map[string]string // API -> headers set over Headers for that API
 	Model        string
 	APIKey       string
 	Prepare      []string // host-side command that assembles the image's build context
 	DeclRange    hcl.Range
 	ComposeRange hcl.Range
 	ServiceRange hcl.Range
+}
+
+// HeadersFor are the headers sent to the gateway with requests of api.
+func (g *Gateway) HeadersFor(api string) map[string]string {
+	if len(g.APIHeaders[api]) == 0 {
+		return g.Headers
+	}
+	h := make(map[string]string, len(g.Headers)+len(g.APIHeaders[api]))
+	for k, v := range g.Headers {
+		h[k] = v
+	}
+	for k, v := range g.APIHeaders[api] {
+		h[k] = v
+	}
+	return h
 }
 
 // Supports reports whether the gateway serves api.

@@ -64,6 +64,8 @@ func TestFullFileDecodes(t *testing.T) {
 		{"mock itl", cfg.Mock.Knobs.ITL, 2 * time.Millisecond},
 		{"header uses mock.url", cfg.Gateways[0].Headers["x-upstream"], "http://127.0.0.1:19000/v1"},
 		{"path override", cfg.Gateways[0].Paths["anthropic"], "/anthropic/v1/messages"},
+		{"per-API header over the common one", cfg.Gateways[0].HeadersFor("anthropic"), map[string]string{"x-provider": "anthropic", "x-upstream": "http://127.0.0.1:19000/v1"}},
+		{"common headers for the other APIs", cfg.Gateways[0].HeadersFor("openai"), map[string]string{"x-provider": "openai", "x-upstream": "http://127.0.0.1:19000/v1"}},
 		{"default path", cfg.Gateways[0].Paths["openai"], "/v1/chat/completions"},
 		{"arm label", cfg.Gateways[1].Arm, "tuned"},
 		{"scenario override", cfg.Scenarios[0].Knobs.TTFT, time.Duration(0)},

@@ -67,20 +67,23 @@ type rawCost struct {
 }
 
 type rawGateway struct {
-	Name      string            `hcl:"name,label"`
-	Compose   string            `hcl:"compose"`
-	Service   string            `hcl:"service"`
-	Port      int               `hcl:"port"`
-	API       []string          `hcl:"api"`
-	Arm       *string           `hcl:"arm,optional"`
-	Version   *string           `hcl:"version,optional"`
-	Paths     map[string]string `hcl:"paths,optional"`
-	Headers   map[string]string `hcl:"headers,optional"`
-	Model     *string           `hcl:"model,optional"`
-	APIKey    *string           `hcl:"api_key,optional"`
-	Prepare   []string          `hcl:"prepare,optional"`
-	Body      hcl.Body          `hcl:",body"`
-	DeclRange hcl.Range         `hcl:",def_range"`
+	Name    string            `hcl:"name,label"`
+	Compose string            `hcl:"compose"`
+	Service string            `hcl:"service"`
+	Port    int               `hcl:"port"`
+	API     []string          `hcl:"api"`
+	Arm     *string           `hcl:"arm,optional"`
+	Version *string           `hcl:"version,optional"`
+	Paths   map[string]string `hcl:"paths,optional"`
+	Headers map[string]string `hcl:"headers,optional"`
+	// APIHeaders are per-API headers set over Headers (a gateway that picks
+	// its upstream provider by header needs a different one per API).
+	APIHeaders map[string]map[string]string `hcl:"api_headers,optional"`
+	Model      *string                      `hcl:"model,optional"`
+	APIKey     *string                      `hcl:"api_key,optional"`
+	Prepare    []string                     `hcl:"prepare,optional"`
+	Body       hcl.Body                     `hcl:",body"`
+	DeclRange  hcl.Range                    `hcl:",def_range"`
 }
 
 type rawScenario struct {
@@ -447,7 +450,7 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		g := Gateway{
 			Name: r.Name, Arm: "default", Compose: r.Compose, Service: r.Service, Port: r.Port,
 			ComposePath: resolve(cfg.Dir, r.Compose), Headers: r.Headers, Model: "mock-model",
-			Prepare: r.Prepare, Paths: map[string]string{},
+			Prepare: r.Prepare, Paths: map[string]string{}, APIHeaders: map[string]map[string]string{},
 			DeclRange: r.DeclRange, ComposeRange: attrRange(b, "compose"), ServiceRange: attrRange(b, "service"),
 		}
 		setIf(&g.Arm, r.Arm)
@@ -471,6 +474,14 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 				g.APIs = append(g.APIs, a)
 				g.Paths[a] = DefaultPaths[a]
 			}
+		}
+		for a, h := range r.APIHeaders {
+			if !slices.Contains(r.API, a) {
+				c.errorf(attrRange(b, "api_headers"), "Headers for an API the gateway does not serve",
+					"api_headers sets %q, which is not in api = %v.", a, r.API)
+				continue
+			}
+			g.APIHeaders[a] = h
 		}
 		for a, p := range r.Paths {
 			if !slices.Contains(r.API, a) {

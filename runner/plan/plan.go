@@ -194,7 +194,7 @@ func request(sc *config.Scenario, a Arm, pt LoadPoint, mockPort int) Request {
 	}
 	g := a.Gateway
 	r.URL = fmt.Sprintf("http://127.0.0.1:%d%s", g.Port, g.Paths[sc.API])
-	r.Model, r.APIKey, r.Headers = g.Model, g.APIKey, g.Headers
+	r.Model, r.APIKey, r.Headers = g.Model, g.APIKey, g.HeadersFor(sc.API)
 	return r
 }
 

@@ -34,6 +34,7 @@ gateway "Bad Name" { # want: Invalid gateway name
   service = "x"
   port    = 18090
   api     = ["openai"]
+  api_headers = { anthropic = { "x" = "y" } } # want: Headers for an API the gateway does not serve
 }
 
 gateway "twice" {

@@ -39,7 +39,8 @@ gateway "proxy" {
   port    = 19001
   api     = ["openai", "anthropic"]
   paths   = { anthropic = "/anthropic/v1/messages" }
-  headers = { "x-upstream" = "${mock.url}/v1" }
+  headers = { "x-upstream" = "${mock.url}/v1", "x-provider" = "openai" }
+  api_headers = { anthropic = { "x-provider" = "anthropic" } }
   api_key = "sk-test"
   version = "1.0"
 }
