@@ -119,6 +119,9 @@ gateway "one-api-tuned" {
 }
 
 # ---- declared for users with an image registry; recorded as unavailable offline ----
+# Each has a real configuration pointing at the mock (compose/<name>.yaml,
+# gateways/<name>/README.md); where an image can be pulled they are measured
+# by the same command.
 
 gateway "litellm" {
   compose = "compose/litellm.yaml"
@@ -126,13 +129,26 @@ gateway "litellm" {
   port    = 18087
   api     = ["openai", "responses", "anthropic"]
   api_key = "sk-gatewaybench"
+  version = "LiteLLM proxy (Python), ghcr.io/berriai/litellm:main-stable"
+}
+
+gateway "litellm-rust" {
+  compose = "compose/litellm-rust.yaml"
+  service = "litellm"
+  port    = 18090
+  api     = ["anthropic"]
+  model   = "claude-mock"
+  api_key = "sk-gatewaybench"
+  version = "LiteLLM proxy, Rust core for Anthropic messages (rust: true)"
 }
 
 gateway "bifrost" {
   compose = "compose/bifrost.yaml"
   service = "bifrost"
   port    = 18088
-  api     = ["openai", "anthropic"]
+  api     = ["openai"]
+  model   = "openai/mock-model"
+  version = "Bifrost, maximhq/bifrost:latest"
 }
 
 gateway "agentgateway" {
@@ -140,6 +156,35 @@ gateway "agentgateway" {
   service = "agentgateway"
   port    = 18089
   api     = ["openai"]
+  version = "agentgateway, ghcr.io/agentgateway/agentgateway:latest"
+}
+
+gateway "tensorzero" {
+  compose = "compose/tensorzero.yaml"
+  service = "tensorzero"
+  port    = 18091
+  api     = ["openai"]
+  paths   = { openai = "/openai/v1/chat/completions" }
+  model   = "tensorzero::model_name::mock-model"
+  version = "TensorZero gateway, tensorzero/gateway:latest"
+}
+
+gateway "helicone" {
+  compose = "compose/helicone.yaml"
+  service = "helicone"
+  port    = 18092
+  api     = ["openai"]
+  paths   = { openai = "/router/default/chat/completions" }
+  model   = "openai/mock-model"
+  version = "Helicone AI Gateway, helicone/ai-gateway:latest"
+}
+
+gateway "kong" {
+  compose = "compose/kong.yaml"
+  service = "kong"
+  port    = 18093
+  api     = ["openai"]
+  version = "Kong Gateway with ai-proxy, kong:latest"
 }
 
 # ---- scenarios (docs/method.md) ----

@@ -22,6 +22,8 @@ func ComposeEnv(cfg *Config, g *Gateway) map[string]string {
 		"MOCK_URL":     MockURL(cfg.Mock.Port),
 		"GATEWAY_PORT": strconv.Itoa(g.Port),
 		"GATEWAY_NAME": g.Name,
+		// how many CPUs the gateway's cpuset holds, for its worker count
+		"GATEWAY_CORES": strconv.Itoa(len(cfg.CPUs.Gateway.CPUs)),
 	}
 }
 
