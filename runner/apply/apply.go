@@ -56,7 +56,8 @@ type Outcome struct {
 
 // arm is a gateway that is up for a scenario.
 type arm struct {
-	container *stack.Container
+	container *stack.Container // nil for a hosted arm
+	key       string           // a hosted arm's key, read from its environment variable; never written anywhere
 	image     stack.Image
 	source    usage.Source
 	coldStart time.Duration
@@ -191,8 +192,12 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 			}
 			continue
 		}
-		defer r.mgr.Remove(a.container)
 		arms[name] = a
+		if a.container == nil {
+			p.Logf("%s (hosted) answers", name)
+			continue
+		}
+		defer r.mgr.Remove(a.container)
 		p.Logf("%s up: image %s (%s, %.1f MiB), cold start %s", name, a.image.Ref, a.image.Source, mib(uint64(a.image.Size)), a.coldStart.Round(time.Millisecond))
 	}
 
@@ -204,6 +209,9 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 		return hardCtx.Err()
 	}
 	for _, a := range arms {
+		if a.source == nil {
+			continue // hosted
+		}
 		if c, err := a.source.Read(); err == nil {
 			a.idleMem = c.WorkingSet()
 		}
@@ -248,6 +256,9 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	// Recovered memory: after load and a settle.
 	if loadCtx.Err() == nil && sleepCtx(hardCtx, cfg.Settle) {
 		for name, a := range arms {
+			if a.source == nil {
+				continue
+			}
 			if c, err := a.source.Read(); err == nil {
 				for i := range rows {
 					if rows[i].Gateway == name {
@@ -324,6 +335,9 @@ func (r *runner) startGateway(ctx context.Context, sc *plan.Scenario, name strin
 		}
 	}
 	g := pa.Gateway
+	if g.Hosted {
+		return r.startHosted(ctx, sc, name)
+	}
 	proj := r.o.Projects[name]
 	if proj == nil {
 		return nil, fmt.Errorf("no compose project loaded for %s", name)
@@ -356,13 +370,7 @@ func (r *runner) startGateway(ctx context.Context, sc *plan.Scenario, name strin
 		return nil, err
 	}
 	// Ready means the scenario's own request works through the gateway.
-	var req plan.Request
-	for _, run := range r.o.Plan.Runs {
-		if run.Scenario == sc.Config.Name && run.Arm == name {
-			req = run.Request
-			break
-		}
-	}
+	req := r.request(sc, name)
 	shape := shapeOf(req)
 	cold, err := r.mgr.WaitReady(ctx, c, func(ctx context.Context) (time.Time, error) { return load.Probe(ctx, req.URL, shape) }, r.o.ReadyTimeout)
 	if err != nil {
@@ -370,6 +378,38 @@ func (r *runner) startGateway(ctx context.Context, sc *plan.Scenario, name strin
 		return nil, err
 	}
 	return &arm{container: c, image: img, source: r.source(c.ID), coldStart: cold}, nil
+}
+
+// startHosted readies a hosted arm: its key from the environment and one
+// request that answers. It has no container, so no cgroup figures.
+func (r *runner) startHosted(ctx context.Context, sc *plan.Scenario, name string) (*arm, error) {
+	req := r.request(sc, name)
+	a := &arm{}
+	if req.APIKeyEnv != "" {
+		if a.key = os.Getenv(req.APIKeyEnv); a.key == "" {
+			return nil, fmt.Errorf("hosted arm %s: the environment variable %s that holds its key is not set", name, req.APIKeyEnv)
+		}
+	}
+	shape := shapeOf(req)
+	if a.key != "" {
+		shape.Keys = []string{a.key}
+	}
+	pctx, cancel := context.WithTimeout(ctx, r.o.ReadyTimeout)
+	defer cancel()
+	if _, err := load.Probe(pctx, req.URL, shape); err != nil {
+		return nil, fmt.Errorf("hosted arm %s: %s does not answer the scenario's request: %v", name, req.URL, err)
+	}
+	return a, nil
+}
+
+// request is the planned request of an arm in a scenario.
+func (r *runner) request(sc *plan.Scenario, name string) plan.Request {
+	for _, run := range r.o.Plan.Runs {
+		if run.Scenario == sc.Config.Name && run.Arm == name {
+			return run.Request
+		}
+	}
+	return plan.Request{}
 }
 
 // topology is the rig's round trips in this scenario and what the layout

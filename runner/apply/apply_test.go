@@ -370,3 +370,105 @@ func TestSaturation(t *testing.T) {
 		}
 	}
 }
+
+// TestHostedArmNeverLeaksTheKey: a hosted arm (here a loopback stand-in that
+// adds latency in front of the mock and demands its key) is measured beside
+// direct, with its key read from the environment, and the key's value
+// reaches no CSV, no progress line and no plan text.
+func TestHostedArmNeverLeaksTheKey(t *testing.T) {
+	const secret = "sk-live-7f3a9c1e55d04b2a"
+	t.Setenv("GATEWAYBENCH_TEST_HOSTED_KEY", secret)
+	mockPort := freePort(t)
+	upstream, _ := url.Parse(config.MockURL(mockPort))
+	rp := httputil.NewSingleHostReverseProxy(upstream)
+	rp.FlushInterval = -1
+	var unauthorized sync.Map
+	standIn := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+secret {
+			unauthorized.Store(r.Header.Get("Authorization"), true)
+			http.Error(w, `{"error":{"message":"invalid key"}}`, http.StatusUnauthorized)
+			return
+		}
+		time.Sleep(time.Millisecond) // the hosted API's own latency
+		rp.ServeHTTP(w, r)
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go standIn.Serve(ln)
+	defer standIn.Close()
+
+	dir, results := t.TempDir(), t.TempDir()
+	hcl := fmt.Sprintf(`
+defaults {
+  trials      = 1
+  warmup      = "100ms"
+  duration    = "500ms"
+  settle      = "0s"
+  results_dir = %q
+}
+mock {
+  port = %d
+  ttft = "0s"
+  itl  = "0s"
+}
+hosted "api" {
+  url         = "http://%s"
+  api         = ["openai"]
+  api_key_env = "GATEWAYBENCH_TEST_HOSTED_KEY"
+  model       = "some-hosted-model"
+}
+scenario "overhead" {
+  kind        = "overhead"
+  concurrency = [1]
+}
+`, results, mockPort, ln.Addr())
+	path := filepath.Join(dir, "bench.hcl")
+	os.WriteFile(path, []byte(hcl), 0o644)
+	cfg, _, diags := config.Load(path)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	projects, diags := config.LoadCompose(context.Background(), cfg)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p := plan.Build(cfg, projects)
+	var out strings.Builder
+	p.WriteText(&out)
+	mod, _ := filepath.Abs("../..")
+	o := Options{Config: cfg, Plan: p, Projects: projects, ModuleDir: mod, CgroupRoot: t.TempDir(),
+		ReadyTimeout: 10 * time.Second, Progress: &Progress{W: &out}, Engine: inProcess(t, cfg)}
+	res, err := Run(context.Background(), context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(out.String())
+	rows := readCSV(t, filepath.Join(results, "overhead.csv"))
+	byArm := map[string]map[string]string{}
+	for _, r := range rows {
+		byArm[r["gateway"]] = r
+	}
+	h := byArm["api"]
+	if h == nil || h["status"] != "ok" || h["arm_label"] != "hosted" || h["requests_ok"] == "0" {
+		t.Fatalf("hosted row: %v (outcome %+v)", h, res)
+	}
+	if d := byArm["direct"]; d == nil || d["status"] != "ok" {
+		t.Fatalf("direct row: %v", d)
+	}
+	unauthorized.Range(func(k, _ any) bool { t.Errorf("the stand-in saw a request with Authorization %q", k); return true })
+	files, _ := filepath.Glob(filepath.Join(results, "*"))
+	for _, f := range files {
+		if b, _ := os.ReadFile(f); strings.Contains(string(b), secret) {
+			t.Errorf("%s holds the key", f)
+		}
+	}
+	if strings.Contains(out.String(), secret) {
+		t.Error("the plan or the progress printed the key")
+	}
+	if !strings.Contains(out.String(), "key from $GATEWAYBENCH_TEST_HOSTED_KEY") {
+		t.Error("the plan does not say where the key comes from")
+	}
+}
+

@@ -40,7 +40,7 @@ func (r *runner) measure(ctx context.Context, sc *plan.Scenario, run *plan.Run, 
 		mu.Lock()
 		defer mu.Unlock()
 		if begin {
-			if a != nil {
+			if a != nil && a.source != nil {
 				gwS, gwErr = usage.Begin(a.source, sampleEvery)
 			}
 			mockS, mockErr = usage.Begin(mockSrc, sampleEvery)
@@ -57,6 +57,14 @@ func (r *runner) measure(ctx context.Context, sc *plan.Scenario, run *plan.Run, 
 		URL: run.Request.URL, Shape: shapeOf(run.Request), Conns: run.Point.Concurrency,
 		Duration: run.Duration, Warmup: run.Warmup, Timeout: 30 * time.Second,
 		Knobs: run.Knobs, Fidelity: true, Window: window, MaxErrorRate: run.MaxErrorRate,
+	}
+	if a != nil && a.container == nil {
+		// Hosted: a real API's answers are not the mock's script, and its key
+		// lives in memory only, for the requests.
+		cfg.Fidelity = false
+		if a.key != "" {
+			cfg.Shape.Keys = []string{a.key}
+		}
 	}
 	if run.Point.Open {
 		cfg.Rate, cfg.Poisson, cfg.Seed = run.Point.Rate, run.Point.Arrival == "poisson", uint64(run.Trial)
@@ -83,10 +91,10 @@ func (r *runner) measure(ctx context.Context, sc *plan.Scenario, run *plan.Run, 
 	}
 	// One client in a closed loop keeps the rig's CPUs busy without queueing
 	// anything behind them: the guard is for points with more in flight.
-	if v := saturation(r.o.Config.CPUs, res.DriverCPU.Cores(), mockW.Cores(), gwW.Cores(), a != nil); v != "" && (run.Point.Open || run.Point.Concurrency > 1) {
+	if v := saturation(r.o.Config.CPUs, res.DriverCPU.Cores(), mockW.Cores(), gwW.Cores(), a != nil && a.container != nil); v != "" && (run.Point.Open || run.Point.Concurrency > 1) {
 		verdicts = append(verdicts, v)
 	}
-	if a != nil {
+	if a != nil && a.container != nil {
 		if a.image.Ref != "" {
 			row.Image, row.ImageID, row.ImageSizeMiB = a.image.Ref, a.image.ID, mib(uint64(a.image.Size))
 		}
@@ -98,7 +106,7 @@ func (r *runner) measure(ctx context.Context, sc *plan.Scenario, run *plan.Run, 
 		} else if gwS != nil {
 			r.fillGateway(&row, gwW, res)
 		}
-	} else {
+	} else if a == nil {
 		row.Image, row.ImageID, row.ImageSizeMiB = r.mock.Ref, r.mock.ID, mib(uint64(r.mock.Size))
 	}
 	row.Verdict = "ok"
@@ -187,6 +195,9 @@ func (r *runner) baseRow(sc *plan.Scenario, armName string, trial int, pt plan.L
 	for _, a := range r.o.Plan.Arms {
 		if a.Name == armName && !a.Direct {
 			row.ArmLabel, row.GatewayVersion = a.Label, a.Version
+			if a.Hosted {
+				row.TopologyUs = results.Optional{} // its path leaves this machine's layout
+			}
 		}
 	}
 	return row

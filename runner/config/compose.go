@@ -38,6 +38,9 @@ func LoadCompose(ctx context.Context, cfg *Config) (map[string]*types.Project, h
 	}
 	for i := range cfg.Gateways {
 		g := &cfg.Gateways[i]
+		if g.Hosted {
+			continue // no stack
+		}
 		if _, err := os.Stat(g.ComposePath); err != nil {
 			fail(g.ComposeRange, "Missing compose file",
 				fmt.Sprintf("gateway %q names %s, which cannot be read (%v). Create it or fix the path; it is relative to the directory of %s.",

@@ -101,6 +101,11 @@ type Gateway struct {
 	Model        string
 	APIKey       string
 	Prepare      []string // host-side command that assembles the image's build context
+	// Hosted: no stack; requests go to URL (scheme and host), with the key
+	// read at run time from the environment variable APIKeyEnv.
+	Hosted    bool
+	URL       string
+	APIKeyEnv string
 	DeclRange    hcl.Range
 	ComposeRange hcl.Range
 	ServiceRange hcl.Range

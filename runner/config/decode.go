@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -86,6 +87,21 @@ type rawGateway struct {
 	DeclRange  hcl.Range                    `hcl:",def_range"`
 }
 
+// rawHosted is a hosted API measured beside the direct arm: no container,
+// a real base URL, its key read from an environment variable at run time.
+type rawHosted struct {
+	Name      string            `hcl:"name,label"`
+	URL       string            `hcl:"url"`
+	API       []string          `hcl:"api"`
+	APIKeyEnv *string           `hcl:"api_key_env,optional"`
+	Model     *string           `hcl:"model,optional"`
+	Paths     map[string]string `hcl:"paths,optional"`
+	Headers   map[string]string `hcl:"headers,optional"`
+	Version   *string           `hcl:"version,optional"`
+	Body      hcl.Body          `hcl:",body"`
+	DeclRange hcl.Range         `hcl:",def_range"`
+}
+
 type rawScenario struct {
 	Name         string    `hcl:"name,label"`
 	Kind         string    `hcl:"kind"`
@@ -121,6 +137,7 @@ type rawStage2 struct {
 	Memory    *rawRoles     `hcl:"memory,block"`
 	Cost      *rawCost      `hcl:"cost,block"`
 	Gateways  []rawGateway  `hcl:"gateway,block"`
+	Hosted    []rawHosted   `hcl:"hosted,block"`
 	Scenarios []rawScenario `hcl:"scenario,block"`
 }
 
@@ -162,6 +179,7 @@ func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 	cfg.Memory = c.memory(s2.Memory)
 	cfg.Cost = c.cost(s2.Cost)
 	cfg.Gateways = c.gateways(s2.Gateways, cfg)
+	cfg.Gateways = append(cfg.Gateways, c.hosted(s2.Hosted, cfg)...)
 	if f := cfg.Defaults.Floor; f != "" && !slices.ContainsFunc(cfg.Gateways, func(g Gateway) bool { return g.Name == f }) {
 		c.errorf(cfg.Defaults.FloorRange, "Unknown floor gateway",
 			"floor = %q names no gateway block; the floor is a plain proxy declared as a gateway (nginx, say), measured in every scenario so that what the layout adds cancels out.", f)
@@ -494,6 +512,66 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 				continue
 			}
 			g.Paths[a] = p
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// hosted decodes hosted blocks into gateways with Hosted set: arms with no
+// stack, reached at a base URL. The key is never in the HCL, only the name
+// of the environment variable that holds it.
+func (c *checker) hosted(raws []rawHosted, cfg *Config) []Gateway {
+	var out []Gateway
+	for _, r := range raws {
+		b := r.Body
+		if !nameRE.MatchString(r.Name) || r.Name == DirectArm {
+			c.errorf(r.DeclRange, "Invalid hosted name",
+				"%q names CSV rows: use lower-case letters, digits, '-' and '_', and not %q.", r.Name, DirectArm)
+		}
+		for _, g := range cfg.Gateways {
+			if g.Name == r.Name {
+				c.errorf(r.DeclRange, "Duplicate arm", "%q is already declared at %s.", r.Name, g.DeclRange)
+			}
+		}
+		u, err := url.Parse(r.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			c.errorf(attrRange(b, "url"), "Invalid hosted URL",
+				"url = %q must be a scheme and a host, like \"https://api.example.com\"; paths come from the API (or paths = {...}).", r.URL)
+			continue
+		}
+		g := Gateway{
+			Name: r.Name, Arm: "hosted", Hosted: true, URL: u.Scheme + "://" + u.Host, Headers: r.Headers,
+			Model: "mock-model", Paths: map[string]string{}, APIHeaders: map[string]map[string]string{},
+			DeclRange: r.DeclRange,
+		}
+		setIf(&g.Version, r.Version)
+		setIf(&g.Model, r.Model)
+		if r.APIKeyEnv != nil {
+			if !envNameRE.MatchString(*r.APIKeyEnv) {
+				c.errorf(attrRange(b, "api_key_env"), "Invalid environment variable name",
+					"api_key_env names the environment variable that holds the key (like \"OPENAI_API_KEY\"), never the key itself.")
+			} else {
+				g.APIKeyEnv = *r.APIKeyEnv
+			}
+		}
+		if len(r.API) == 0 {
+			c.errorf(attrRange(b, "api"), "No API", "api lists the APIs the hosted endpoint serves: any of %s.", strings.Join(allAPIs, ", "))
+		}
+		for _, a := range r.API {
+			if c.oneOf(b, "api", a, allAPIs) {
+				g.APIs = append(g.APIs, a)
+				g.Paths[a] = DefaultPaths[a]
+			}
+		}
+		for a, p := range r.Paths {
+			if slices.Contains(g.APIs, a) && strings.HasPrefix(p, "/") {
+				g.Paths[a] = p
+			} else {
+				c.errorf(attrRange(b, "paths"), "Invalid path", "paths sets %q = %q: the API must be in api and the path start with '/'.", a, p)
+			}
 		}
 		out = append(out, g)
 	}

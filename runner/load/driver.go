@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -134,9 +135,26 @@ type worker struct {
 	raw      []Record
 }
 
-func newWorker(id int, cfg *Config, base time.Time, addr string, b *builder, h *hists) *worker {
+// dialTarget is where a target URL's connections go: its address (with the
+// scheme's port) and, for https, the TLS configuration.
+func dialTarget(u *url.URL, parseErr error) (string, *tls.Config, error) {
+	if parseErr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", nil, errors.New("want http://host:port/path or https://host/path (HTTP/1.1)")
+	}
+	addr, port := u.Host, "80"
+	var tlsConf *tls.Config
+	if u.Scheme == "https" {
+		port, tlsConf = "443", &tls.Config{ServerName: u.Hostname()}
+	}
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), port)
+	}
+	return addr, tlsConf, nil
+}
+
+func newWorker(id int, cfg *Config, base time.Time, addr string, tlsConf *tls.Config, b *builder, h *hists) *worker {
 	return &worker{
-		id: id, cfg: cfg, base: base, conn: newConn(addr, base), b: b, h: h,
+		id: id, cfg: cfg, base: base, conn: newConn(addr, tlsConf, base), b: b, h: h,
 		errs: map[string]int64{}, statuses: map[int]int64{},
 	}
 }
@@ -323,12 +341,9 @@ func (w *worker) jsonMatches() bool {
 // cancelled (the result is then marked partial).
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	target, err := url.Parse(cfg.URL)
-	if err != nil || target.Scheme != "http" || target.Host == "" {
-		return nil, fmt.Errorf("target %q: want http://host:port/path (HTTP/1.1, no TLS)", cfg.URL)
-	}
-	addr := target.Host
-	if target.Port() == "" {
-		addr += ":80"
+	addr, tlsConf, err := dialTarget(target, err)
+	if err != nil {
+		return nil, fmt.Errorf("target %q: %w", cfg.URL, err)
 	}
 	if cfg.Duration <= 0 && cfg.Requests <= 0 {
 		return nil, fmt.Errorf("unbounded load: set a duration or a number of requests")
@@ -394,7 +409,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	workers := make([]*worker, cfg.Conns)
 	for i := range workers {
-		workers[i] = newWorker(i, &cfg, base, addr, b, shards[i%len(shards)])
+		workers[i] = newWorker(i, &cfg, base, addr, tlsConf, b, shards[i%len(shards)])
 	}
 	// Builders share the filler; each worker needs its own body buffer.
 	for _, w := range workers {

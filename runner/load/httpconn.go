@@ -2,6 +2,7 @@ package load
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +27,7 @@ type sink interface {
 
 type conn struct {
 	addr   string
+	tls    *tls.Config // https targets (hosted APIs); nil for plain HTTP
 	base   time.Time // the driver's clock origin
 	nc     net.Conn
 	buf    []byte
@@ -39,8 +41,8 @@ var (
 	crlfcrlf     = []byte("\r\n\r\n")
 )
 
-func newConn(addr string, base time.Time) *conn {
-	return &conn{addr: addr, base: base, buf: make([]byte, 64<<10)}
+func newConn(addr string, tlsConf *tls.Config, base time.Time) *conn {
+	return &conn{addr: addr, tls: tlsConf, base: base, buf: make([]byte, 64<<10)}
 }
 
 func (c *conn) close() {
@@ -94,6 +96,15 @@ func (c *conn) send(req []byte, deadline time.Time) error {
 		nc, err := net.DialTimeout("tcp", c.addr, time.Until(deadline))
 		if err != nil {
 			return err
+		}
+		if c.tls != nil {
+			tc := tls.Client(nc, c.tls)
+			tc.SetDeadline(deadline)
+			if err := tc.Handshake(); err != nil {
+				nc.Close()
+				return err
+			}
+			nc = tc
 		}
 		c.nc = nc
 		c.dialed++

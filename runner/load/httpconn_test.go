@@ -2,7 +2,14 @@ package load
 
 import (
 	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"testing"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/mock/script"
 )
 
 func TestChunkDecoder(t *testing.T) {
@@ -58,5 +65,32 @@ func TestParseHead(t *testing.T) {
 		if (err != nil) != c.err || (!c.err && (h.status != c.status || h.mode != c.mode || h.length != c.length || h.closeAfter != c.close || h.sse != c.sse)) {
 			t.Errorf("%q: got %+v %v", c.head, h, err)
 		}
+	}
+}
+
+// TestHTTPS: hosted APIs are reached over TLS; the driver's own client does
+// the handshake and then reads the stream as on plain HTTP.
+func TestHTTPS(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Write([]byte(`{"ok":true}`))
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	addr, tlsConf, err := dialTarget(u, nil)
+	if err != nil || tlsConf == nil {
+		t.Fatalf("dialTarget(%s) = %s, %v, %v", srv.URL, addr, tlsConf, err)
+	}
+	tlsConf.RootCAs = srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	c := newConn(addr, tlsConf, time.Now())
+	defer c.close()
+	req, _ := newBuilder(u, Shape{API: script.Chat, Model: "m"}).build(nil, 0, 1)
+	var s captureSink
+	status, err := c.roundTrip(req, time.Now().Add(10*time.Second), &s)
+	if err != nil || status != 200 || string(s.body) != `{"ok":true}` {
+		t.Fatalf("over TLS: status %d, body %q, %v", status, s.body, err)
+	}
+	if _, _, err := dialTarget(&url.URL{Scheme: "ftp", Host: "x"}, nil); err == nil {
+		t.Error("an ftp target was accepted")
 	}
 }

@@ -23,14 +23,15 @@ func (d *discard) onBody(_ []byte, _ time.Duration, _ int) {}
 // It returns when the answer's headers arrived.
 func Probe(ctx context.Context, target string, shape Shape) (time.Time, error) {
 	u, err := url.Parse(target)
+	addr, tlsConf, err := dialTarget(u, err)
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, fmt.Errorf("target %q: %w", target, err)
 	}
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(30 * time.Second)
 	}
-	c := newConn(u.Host, time.Now())
+	c := newConn(addr, tlsConf, time.Now())
 	defer c.close()
 	req, _ := newBuilder(u, shape).build(nil, -1, int(time.Now().UnixNano()%1e6))
 	var d discard

@@ -35,6 +35,7 @@ type Arm struct {
 	Label   string // "default" or "tuned"
 	Direct  bool
 	Floor   bool // the plain proxy overhead is also reported against
+	Hosted  bool // no stack: a hosted API at a base URL
 	Port    int
 	Version string
 	Compose string // compose file as written in HCL; empty for direct
@@ -84,6 +85,7 @@ type Request struct {
 	PromptTokens int
 	Model        string
 	APIKey       string
+	APIKeyEnv    string // hosted arms: the key is read from this variable when the run starts
 	Headers      map[string]string
 }
 
@@ -116,7 +118,7 @@ func Build(cfg *config.Config, projects map[string]*types.Project) *Plan {
 	for i := range cfg.Gateways {
 		g := &cfg.Gateways[i]
 		a := Arm{Name: g.Name, Label: g.Arm, Port: g.Port, Version: g.Version, Compose: g.Compose,
-			Service: g.Service, Env: config.ComposeEnv(cfg, g), Gateway: g, Floor: g.Name == cfg.Defaults.Floor}
+			Service: g.Service, Env: config.ComposeEnv(cfg, g), Gateway: g, Floor: g.Name == cfg.Defaults.Floor, Hosted: g.Hosted}
 		if proj := projects[g.Name]; proj != nil {
 			a.Image = proj.Services[g.Service].Image
 		}
@@ -194,6 +196,9 @@ func request(sc *config.Scenario, a Arm, pt LoadPoint, mockPort int) Request {
 	}
 	g := a.Gateway
 	r.URL = fmt.Sprintf("http://127.0.0.1:%d%s", g.Port, g.Paths[sc.API])
+	if g.Hosted {
+		r.URL, r.APIKeyEnv = g.URL+g.Paths[sc.API], g.APIKeyEnv
+	}
 	r.Model, r.APIKey, r.Headers = g.Model, g.APIKey, g.HeadersFor(sc.API)
 	return r
 }

@@ -32,6 +32,10 @@ func (p *Plan) WriteText(w io.Writer) {
 		if a.Floor {
 			label += ", floor"
 		}
+		if a.Hosted {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t(hosted: no stack)\t-\t%s\n", a.Name, label, a.Gateway.URL, dash(a.Version))
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%s\t127.0.0.1:%d\t%s service %s\t%s\t%s\n", a.Name, label, a.Port,
 			a.Compose, a.Service, dash(a.Image), dash(a.Version))
 	}
@@ -72,6 +76,9 @@ func headers(r Request) string {
 	var parts []string
 	if r.APIKey != "" {
 		parts = append(parts, "key")
+	}
+	if r.APIKeyEnv != "" {
+		parts = append(parts, "key from $"+r.APIKeyEnv)
 	}
 	keys := make([]string, 0, len(r.Headers))
 	for k := range r.Headers {
