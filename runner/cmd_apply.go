@@ -25,11 +25,12 @@ func cmdApply(args []string) int {
 	gateways := fs.String("gateway", "", "only these gateways (comma-separated); the direct arm always runs")
 	scenarios := fs.String("scenario", "", "only these scenarios (comma-separated)")
 	resultsDir := fs.String("results", "", "write CSVs here instead of defaults.results_dir")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: runner apply [--gateway a,b] [--scenario x,y] [--results DIR] FILE")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil || len(pos) != 1 {
+		fmt.Fprintln(os.Stderr, "usage: runner apply [--gateway a,b] [--scenario x,y] [--results DIR] FILE (flags before or after FILE)")
 		return exitUsage
 	}
-	path := fs.Arg(0)
+	path := pos[0]
 	cfg, projects, ok := loadConfig(path)
 	if !ok {
 		return exitUsage

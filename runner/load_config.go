@@ -61,3 +61,20 @@ func cmdPlan(args []string) int {
 	plan.Build(cfg, projects).WriteText(os.Stdout)
 	return 0
 }
+
+// parseInterspersed parses flags wherever they stand among the arguments,
+// as Docker and kubectl users type them (`runner apply FILE --gateway x`),
+// and returns the positional arguments in order.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"flag"
+	"testing"
+)
 
 func TestExitCodes(t *testing.T) {
 	cases := []struct {
@@ -20,6 +23,23 @@ func TestExitCodes(t *testing.T) {
 	for _, c := range cases {
 		if got := run(c.args); got != c.want {
 			t.Errorf("run(%q) = %d, want %d", c.args, got, c.want)
+		}
+	}
+}
+
+// TestFlagsAfterTheFile: `runner apply benchmarks.hcl --gateway nginx`
+// parses as it reads.
+func TestFlagsAfterTheFile(t *testing.T) {
+	for _, args := range [][]string{
+		{"benchmarks.hcl", "--gateway", "nginx", "--scenario", "overhead"},
+		{"--gateway", "nginx", "benchmarks.hcl", "--scenario=overhead"},
+		{"--gateway=nginx", "--scenario", "overhead", "benchmarks.hcl"},
+	} {
+		fs := flag.NewFlagSet("apply", flag.ContinueOnError)
+		gw, sc := fs.String("gateway", "", ""), fs.String("scenario", "", "")
+		pos, err := parseInterspersed(fs, args)
+		if err != nil || len(pos) != 1 || pos[0] != "benchmarks.hcl" || *gw != "nginx" || *sc != "overhead" {
+			t.Errorf("%q: positional %q, gateway %q, scenario %q, %v", args, pos, *gw, *sc, err)
 		}
 	}
 }

@@ -1,16 +1,13 @@
 #!/usr/bin/env bash
-# The main job on a fresh machine: install what the stacks need (Docker engine,
-# Debian's nginx for the nginx stack), start dockerd if nothing answers, then
-# run `runner apply` on benchmarks.hcl (or the file and flags given).
+# The main job on a fresh machine: make sure a Docker engine answers
+# (installing Debian's docker.io and starting dockerd when needed), then run
+# `runner apply` on benchmarks.hcl (or the file and flags given). Each
+# gateway's image is built by its HCL `prepare` step the first time, from
+# Debian's packages, the npm registry and the Go module proxy, and cached.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -x /usr/sbin/nginx ]; then
-  echo "bench: installing Debian's nginx-light (the nginx stack is built from it)" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq && apt-get install -y -qq nginx-light >/dev/null
-fi
 source scripts/docker-up.sh
-if [ $# -eq 0 ]; then
-  set -- benchmarks.hcl
+if [ $# -eq 0 ] || [[ "${!#}" != *.hcl ]]; then
+  set -- "$@" benchmarks.hcl
 fi
 go run ./runner apply "$@"

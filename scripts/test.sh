@@ -3,11 +3,6 @@
 # (GATEWAYBENCH_DOCKER=1 makes them fail, not skip, when no engine answers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -x /usr/sbin/nginx ]; then
-  # The Docker integration tests build the nginx stack from Debian's nginx.
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq && apt-get install -y -qq nginx-light >/dev/null
-fi
 source scripts/docker-up.sh
 go vet ./...
 # -p 1: packages run one at a time, so the timing tests (stream gaps, the

@@ -285,3 +285,34 @@ func TestApplySignals(t *testing.T) {
 	}
 	os.RemoveAll(results)
 }
+
+// TestAIGatewaysDocker: Portkey and one-api (default and tuned) are built
+// from the registries this machine reaches by their own prepare steps and
+// pass the mock's streams through unchanged. A broken recipe fails here.
+func TestAIGatewaysDocker(t *testing.T) {
+	real := dockertest.Engine(t)
+	results := t.TempDir()
+	_, o := loadPlan(t, "testdata/ai.hcl", results)
+	o.Engine, o.Progress = real, &Progress{W: &timedLog{t: t}}
+	o.ReadyTimeout = 2 * time.Minute
+	out, err := Run(context.Background(), context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Unavailable) != 0 {
+		t.Fatalf("not measured: %v", out.Unavailable)
+	}
+	for _, sc := range []string{"chat", "chat_stream", "messages_stream"} {
+		for _, r := range readCSV(t, filepath.Join(results, sc+".csv")) {
+			t.Logf("%s %s: %s ok, p50 %sms, ttft p50 %sms, %s events per read, verdict %s",
+				sc, r["gateway"], r["requests_ok"], r["latency_p50_ms"], r["ttft_p50_ms"], r["content_events_per_read"], r["verdict"])
+			if r["status"] != "ok" || r["requests_ok"] == "0" || r["errors_fidelity"] != "0" || r["frames_missing"] != "0" || r["frames_altered"] != "0" {
+				t.Errorf("%s %s: status %s (%s), %s ok, fidelity errors %s, missing %s, altered %s", sc, r["gateway"], r["status"],
+					r["reason"], r["requests_ok"], r["errors_fidelity"], r["frames_missing"], r["frames_altered"])
+			}
+		}
+	}
+	if left, _ := real.Containers(context.Background(), stack.LabelRun, out.RunID); len(left) != 0 {
+		t.Errorf("%d containers left after the run", len(left))
+	}
+}
