@@ -219,7 +219,14 @@ func Write(w io.Writer, tables []Table) {
 		if t.Point.Scenario != last {
 			fmt.Fprintf(w, "\n%s (run %s)\n", t.Point.Scenario, t.Point.RunID)
 			last = t.Point.Scenario
+			// Arms that never came up are said once per scenario, not at every point.
+			for _, a := range t.Arms {
+				if a.Status == "unavailable" {
+					fmt.Fprintf(w, "  not measured: %s: %s\n", a.Name, a.Reason)
+				}
+			}
 		}
+		arms := slices.DeleteFunc(slices.Clone(t.Arms), func(a Arm) bool { return a.Status == "unavailable" })
 		fmt.Fprintf(w, "  %s", t.Point)
 		if t.Floor != "" {
 			fmt.Fprintf(w, " (floor: %s)", t.Floor)
@@ -227,7 +234,7 @@ func Write(w io.Writer, tables []Table) {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "    arm\ttrials\tp50 ms\tp99 ms\t+p50 vs direct\t+p99 vs direct\ttopology\t+p50 net\t+p50 vs floor\t+p99 vs floor\tcpu µs/req\tpeak MiB\t")
-		for _, a := range t.Arms {
+		for _, a := range arms {
 			if a.Status != "ok" {
 				fmt.Fprintf(tw, "    %s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t\n", a.Name, a.Status)
 				continue
@@ -237,7 +244,7 @@ func Write(w io.Writer, tables []Table) {
 				num1(a.CPUUsPerReq), num1(a.MemPeakMiB))
 		}
 		tw.Flush()
-		for _, a := range t.Arms {
+		for _, a := range arms {
 			if a.Status != "ok" {
 				fmt.Fprintf(w, "    %s %s: %s\n", a.Name, a.Status, a.Reason)
 			}
