@@ -277,7 +277,7 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 		// What the file says, read back from it: the summary sees exactly
 		// what a reader of the CSV will.
 		if recs, err := results.Read(path); err == nil {
-			summary.Write(p.W, summary.Build(recs))
+			summary.Write(p.writer(), summary.Build(recs))
 		}
 	}
 	return nil
@@ -555,14 +555,20 @@ func firstLine(s string) string {
 	return line
 }
 
-// Progress reports to a terminal (one live line per run) or a log (plain lines).
+// Progress reports to a terminal (one live line per run) or a log (plain
+// lines). A nil Progress, or one without a writer, says nothing.
 type Progress struct {
 	W   io.Writer
 	TTY bool
 }
 
+func (p *Progress) silent() bool { return p == nil || p.W == nil }
+
 // Logf prints a line.
 func (p *Progress) Logf(format string, args ...any) {
+	if p.silent() {
+		return
+	}
 	if p.TTY {
 		fmt.Fprint(p.W, "\r\033[K")
 	}
@@ -571,10 +577,18 @@ func (p *Progress) Logf(format string, args ...any) {
 
 // Start announces a run; on a terminal the line is replaced by Done's.
 func (p *Progress) Start(what string, d time.Duration) {
-	if p.TTY {
+	if !p.silent() && p.TTY {
 		fmt.Fprintf(p.W, "\r\033[K%s ... (%s)", what, d)
 	}
 }
 
 // Done reports a finished run.
 func (p *Progress) Done(line string) { p.Logf("%s", line) }
+
+// writer is where tables go: the progress writer, or nowhere.
+func (p *Progress) writer() io.Writer {
+	if p.silent() {
+		return io.Discard
+	}
+	return p.W
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -472,3 +473,14 @@ scenario "overhead" {
 	}
 }
 
+// TestNilProgressIsSilent: a caller that wants no progress passes none.
+func TestNilProgressIsSilent(t *testing.T) {
+	var p *Progress
+	p.Logf("x %d", 1)
+	p.Start("run", time.Second)
+	p.Done("done")
+	(&Progress{}).Logf("no writer")
+	if p.writer() != io.Discard {
+		t.Error("a nil progress writes tables somewhere")
+	}
+}

@@ -123,6 +123,7 @@ func (r *runner) fillGateway(row *results.Row, w usage.Window, res *load.Result)
 		row.GatewayCPUUsPerReq = results.Some(round3(float64(w.CPU.Microseconds()) / float64(n)))
 	}
 	row.GatewayThrottledPeriods = results.Some(float64(w.ThrottledPeriods))
+	row.GatewayThrottledMS = results.Some(round3(float64(w.Throttled.Microseconds()) / 1000))
 	row.GatewayMemPeakMiB = results.Some(round3(mib(w.Peak)))
 	row.GatewayMemPeakMeasure = memMeasure
 	row.GatewayMemRSSMiB = results.Some(round3(mib(w.PeakRSS)))

