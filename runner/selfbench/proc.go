@@ -20,9 +20,10 @@ const clockTicks = 100
 
 // proc is a process pinned to a cpuset.
 type proc struct {
-	name string
-	cmd  *exec.Cmd
-	log  *os.File
+	name   string
+	cmd    *exec.Cmd
+	log    *os.File
+	exited chan struct{} // closed when the process has exited (and been waited for)
 }
 
 // startPinned runs argv under taskset on cpus, logging to a temp file.
@@ -40,19 +41,19 @@ func startPinned(name, cpus string, argv ...string) (*proc, error) {
 		log.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	return &proc{name: name, cmd: cmd, log: log}, nil
+	p := &proc{name: name, cmd: cmd, log: log, exited: make(chan struct{})}
+	go func() { cmd.Wait(); close(p.exited) }()
+	return p, nil
 }
 
 // stop ends the process and removes its log.
 func (p *proc) stop() {
 	p.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { p.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-p.exited:
 	case <-time.After(3 * time.Second):
 		p.cmd.Process.Kill()
-		<-done
+		<-p.exited
 	}
 	p.log.Close()
 	os.Remove(p.log.Name())
@@ -87,22 +88,22 @@ func cpuTime(pid int) (time.Duration, error) {
 
 // waitListening waits until addr accepts connections or the process exits.
 func (p *proc) waitListening(ctx context.Context, addr string) error {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	deadline := time.After(10 * time.Second)
+	for {
 		if c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond); err == nil {
 			c.Close()
 			return nil
 		}
-		if p.cmd.ProcessState != nil {
-			break
-		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-p.exited:
+			return fmt.Errorf("%s exited before listening on %s:\n%s", p.name, addr, p.tail())
+		case <-deadline:
+			return fmt.Errorf("%s did not listen on %s within 10s:\n%s", p.name, addr, p.tail())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("%s did not listen on %s:\n%s", p.name, addr, p.tail())
 }
 
 func freePort() (int, error) {

@@ -1,7 +1,9 @@
 package selfbench
 
 import (
+	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -43,5 +45,23 @@ func TestMedianKeepsOneRound(t *testing.T) {
 	m := median(rounds, func(s sample) float64 { return s.RPS })
 	if m.RPS != 200 || m.P50 != 2 {
 		t.Errorf("median = %+v, want the 200 req/s round whole", m)
+	}
+}
+
+// TestWaitListeningSeesAnExit: a server that dies at start is reported at
+// once with its log, not after the whole wait.
+func TestWaitListeningSeesAnExit(t *testing.T) {
+	p, err := startPinned("false", "0", "sh", "-c", "echo broken config >&2; exit 3")
+	if err != nil {
+		t.Skipf("cannot start a pinned process here: %v", err)
+	}
+	defer p.stop()
+	start := time.Now()
+	err = p.waitListening(context.Background(), "127.0.0.1:1")
+	if err == nil || !strings.Contains(err.Error(), "exited") || !strings.Contains(err.Error(), "broken config") {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(start); d > 8*time.Second {
+		t.Errorf("noticed the exit after %s", d)
 	}
 }
