@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -242,13 +243,21 @@ func TestApplyInterrupted(t *testing.T) {
 	e := inProcess(t, cfg)
 	o.Engine = e
 	loadCtx, stop := context.WithCancel(context.Background())
-	time.AfterFunc(1500*time.Millisecond, stop)
-	began := time.Now()
+	// Interrupt on an event, not a clock: shortly after the first run has
+	// started (however long the mock image took to build), inside its 10 s
+	// window.
+	var interrupted atomic.Int64 // unix ns
+	o.Progress = &Progress{TTY: true, W: onFirst("[1/", func() {
+		time.AfterFunc(300*time.Millisecond, func() { interrupted.Store(time.Now().UnixNano()); stop() })
+	})}
 	out, err := Run(loadCtx, context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(began); d > 6*time.Second {
+	if interrupted.Load() == 0 {
+		t.Fatal("no run started")
+	}
+	if d := time.Since(time.Unix(0, interrupted.Load())); d > 6*time.Second {
 		t.Errorf("interrupted run took %s to stop", d)
 	}
 	if !out.Partial || len(e.Live()) != 0 {
@@ -265,6 +274,22 @@ func TestApplyInterrupted(t *testing.T) {
 		t.Errorf("want one partial row, got %d of %d rows", partial, len(rows))
 	}
 }
+
+// onFirst is a progress writer that calls f once, the first time what it
+// is given contains s.
+func onFirst(s string, f func()) io.Writer {
+	var once sync.Once
+	return writerFunc(func(p []byte) (int, error) {
+		if strings.Contains(string(p), s) {
+			once.Do(f)
+		}
+		return len(p), nil
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (w writerFunc) Write(p []byte) (int, error) { return w(p) }
 
 // TestDownAfterFailedStart: a gateway whose container cannot start is
 // removed, and the run still tears down everything else.
