@@ -45,7 +45,11 @@ type Arm struct {
 	TopologyMS              results.Optional // what the layout charges this arm (median)
 	NetP50                  results.Optional // AddedP50 less TopologyMS
 	CPUUsPerReq, MemPeakMiB results.Optional // median
-	Verdicts                []string         // distinct verdicts other than ok
+	// Streams (median over trials, ms): TTFT p50 and what it adds over
+	// direct; ITL p99 (pooled gaps, so supported sooner than latency p99);
+	// content events per socket read.
+	TTFTP50, AddedTTFT, ITLP99, EventsPerRead results.Optional
+	Verdicts                                  []string // each trial's verdict other than ok
 }
 
 // Table is one point's arms, direct first, then the floor, then the rest
@@ -103,6 +107,7 @@ func Build(recs []results.Record) []Table {
 			a := arm(name, rows)
 			if name != "direct" {
 				a.AddedP50, a.AddedP99 = added(rows, direct, "latency_p50_ms"), added(rows, direct, "latency_p99_ms")
+				a.AddedTTFT = added(rows, direct, "ttft_p50_ms")
 				a.TopologyMS = median(rows, func(r results.Record) results.Optional {
 					if v := r.Num("topology_excess_us"); v.Set {
 						return results.Some(v.V / 1000)
@@ -156,6 +161,9 @@ func arm(name string, rows []results.Record) Arm {
 	a.P50 = median(rows, col("latency_p50_ms"))
 	a.P99 = median(rows, col("latency_p99_ms"))
 	a.CPUUsPerReq = median(rows, col("gateway_cpu_us_per_req"))
+	a.TTFTP50 = median(rows, col("ttft_p50_ms"))
+	a.ITLP99 = median(rows, col("itl_p99_ms"))
+	a.EventsPerRead = median(rows, col("content_events_per_read"))
 	a.MemPeakMiB = median(rows, col("gateway_mem_peak_mib"))
 	return a
 }
@@ -232,16 +240,24 @@ func Write(w io.Writer, tables []Table) {
 			fmt.Fprintf(w, " (floor: %s)", t.Floor)
 		}
 		fmt.Fprintln(w)
+		streams := slices.ContainsFunc(arms, func(a Arm) bool { return a.TTFTP50.Set })
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "    arm\ttrials\tp50 ms\tp99 ms\t+p50 vs direct\t+p99 vs direct\ttopology\t+p50 net\t+p50 vs floor\t+p99 vs floor\tcpu µs/req\tpeak MiB\t")
+		head := "    arm\ttrials\tp50 ms\tp99 ms\t+p50 vs direct\t+p99 vs direct\ttopology\t+p50 net\t+p50 vs floor\t+p99 vs floor\t"
+		if streams {
+			head += "ttft p50\t+ttft\titl p99\tevents/read\t"
+		}
+		fmt.Fprintln(tw, head+"cpu µs/req\tpeak MiB\t")
 		for _, a := range arms {
-			if a.Status != "ok" {
-				fmt.Fprintf(tw, "    %s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t\n", a.Name, a.Status)
-				continue
+			cells := []string{a.Name, a.Status, "-", "-", "-", "-", "-", "-", "-", "-"}
+			if a.Status == "ok" {
+				cells = []string{a.Name, fmt.Sprint(a.Trials), num(a.P50), num(a.P99), signed(a.AddedP50), signed(a.AddedP99),
+					signed(a.TopologyMS), signed(a.NetP50), signed(a.FloorP50), signed(a.FloorP99)}
 			}
-			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", a.Name, a.Trials, num(a.P50), num(a.P99),
-				signed(a.AddedP50), signed(a.AddedP99), signed(a.TopologyMS), signed(a.NetP50), signed(a.FloorP50), signed(a.FloorP99),
-				num1(a.CPUUsPerReq), num1(a.MemPeakMiB))
+			if streams {
+				cells = append(cells, num(a.TTFTP50), signed(a.AddedTTFT), num(a.ITLP99), num2(a.EventsPerRead))
+			}
+			cells = append(cells, num1(a.CPUUsPerReq), num1(a.MemPeakMiB))
+			fmt.Fprintf(tw, "    %s\t\n", strings.Join(cells, "\t"))
 		}
 		tw.Flush()
 		for _, a := range arms {
@@ -289,6 +305,13 @@ func num(o results.Optional) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.3f", o.V)
+}
+
+func num2(o results.Optional) string {
+	if !o.Set {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", o.V)
 }
 
 func num1(o results.Optional) string {
