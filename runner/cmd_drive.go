@@ -105,5 +105,9 @@ func cmdDrive(args []string) int {
 	} else {
 		res.WriteText(os.Stdout)
 	}
+	// A failed or interrupted run is not a result a script should take as one.
+	if res.Failed != "" || res.Partial {
+		return exitFailure
+	}
 	return 0
 }

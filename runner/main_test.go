@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"net"
 	"testing"
 )
 
@@ -41,5 +42,27 @@ func TestFlagsAfterTheFile(t *testing.T) {
 		if err != nil || len(pos) != 1 || pos[0] != "benchmarks.hcl" || *gw != "nginx" || *sc != "overhead" {
 			t.Errorf("%q: positional %q, gateway %q, scenario %q, %v", args, pos, *gw, *sc, err)
 		}
+	}
+}
+
+// TestDriveFailsAgainstABrokenTarget: nothing answers, so nothing is
+// measured, and the exit code says so (it said 0 with "verdict ok").
+func TestDriveFailsAgainstABrokenTarget(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // accept and close at once: every request fails
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	if got := run([]string{"drive", "-c", "1", "-d", "300ms", "--warmup", "0s", "http://" + ln.Addr().String() + "/v1/chat/completions"}); got != exitFailure {
+		t.Errorf("exit %d, want %d", got, exitFailure)
 	}
 }

@@ -317,7 +317,7 @@ func (c *checker) knobs(r *rawKnobs, k *script.Knobs) {
 			k.ErrorStatus = *r.ErrorStatus
 		}
 	}
-	if r.APIKey != nil {
+	if r.APIKey != nil && c.requestSafe(b, "api_key", "the mock's api_key", *r.APIKey) {
 		k.APIKey = *r.APIKey
 	}
 }
@@ -475,6 +475,12 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		setIf(&g.Version, r.Version)
 		setIf(&g.Model, r.Model)
 		setIf(&g.APIKey, r.APIKey)
+		c.checkHeaders(b, "headers", r.Headers)
+		for _, h := range r.APIHeaders {
+			c.checkHeaders(b, "api_headers", h)
+		}
+		c.requestSafe(b, "api_key", "api_key", g.APIKey)
+		c.requestSafe(b, "model", "model", g.Model)
 		c.oneOf(b, "arm", g.Arm, []string{"default", "tuned"})
 		if r.Port < 1 || r.Port > 65535 {
 			c.errorf(attrRange(b, "port"), "Invalid port", "port must be 1..65535; got %d.", r.Port)
@@ -511,12 +517,39 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 				c.errorf(attrRange(b, "paths"), "Invalid path", "the %s path %q must start with '/'.", a, p)
 				continue
 			}
+			if !c.requestSafe(b, "paths", "the "+a+" path", p) || strings.ContainsAny(p, " \t") {
+				continue
+			}
 			g.Paths[a] = p
 		}
 		out = append(out, g)
 	}
 	return out
 }
+
+// requestSafe refuses values the driver writes into a request's head: a CR,
+// LF or NUL there would end a header early and inject others. where names
+// the attribute for the message.
+func (c *checker) requestSafe(body hcl.Body, attr, where, v string) bool {
+	if !strings.ContainsAny(v, "\r\n\x00") {
+		return true
+	}
+	c.errorf(attrRange(body, attr), "Control character in a request value",
+		"%s holds a line break or NUL, which would be written raw into the request and end its header early; remove it.", where)
+	return false
+}
+
+// checkHeaders checks header names (tokens) and values of one attribute.
+func (c *checker) checkHeaders(body hcl.Body, attr string, h map[string]string) {
+	for k, v := range h {
+		if !headerNameRE.MatchString(k) {
+			c.errorf(attrRange(body, attr), "Invalid header name", "%s: %q is not an HTTP header name (letters, digits and !#$%%&'*+-.^_`|~).", attr, k)
+		}
+		c.requestSafe(body, attr, fmt.Sprintf("%s[%q]", attr, k), v)
+	}
+}
+
+var headerNameRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -549,6 +582,8 @@ func (c *checker) hosted(raws []rawHosted, cfg *Config) []Gateway {
 		}
 		setIf(&g.Version, r.Version)
 		setIf(&g.Model, r.Model)
+		c.checkHeaders(b, "headers", r.Headers)
+		c.requestSafe(b, "model", "model", g.Model)
 		if r.APIKeyEnv != nil {
 			if !envNameRE.MatchString(*r.APIKeyEnv) {
 				c.errorf(attrRange(b, "api_key_env"), "Invalid environment variable name",

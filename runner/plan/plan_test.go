@@ -98,3 +98,14 @@ func TestKindsWithoutDriversHaveNoRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestSecretHeader(t *testing.T) {
+	for name, want := range map[string]bool{
+		"Authorization": true, "x-api-key": true, "X-Auth-Token": true, "api_key": true, "Cookie": true,
+		"x-portkey-provider": false, "x-portkey-custom-host": false, "anthropic-version": false, "x-keystone": false,
+	} {
+		if got := secretHeader(name); got != want {
+			t.Errorf("secretHeader(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

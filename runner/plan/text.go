@@ -86,12 +86,29 @@ func headers(r Request) string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		parts = append(parts, k+": "+r.Headers[k])
+		v := r.Headers[k]
+		if secretHeader(k) {
+			v = "(set, not shown)"
+		}
+		parts = append(parts, k+": "+v)
 	}
 	if len(parts) == 0 {
 		return ""
 	}
 	return "  [" + strings.Join(parts, "; ") + "]"
+}
+
+// secretHeader says whether a header's value is a credential, which the
+// plan names but never prints: a word of its name (split at '-' and '_')
+// says so, as in Authorization, X-Api-Key or X-Auth-Token.
+func secretHeader(name string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '-' || r == '_' }) {
+		switch w {
+		case "authorization", "auth", "key", "apikey", "token", "secret", "cookie", "password":
+			return true
+		}
+	}
+	return false
 }
 
 func dash(s string) string {

@@ -65,3 +65,12 @@ scenario "a" { # want: Duplicate scenario
 scenario "empty" { # want: No load points
   kind = "overhead"
 }
+
+gateway "injector" {
+  compose = "x.yaml"
+  service = "x"
+  port    = 18095
+  api     = ["openai"]
+  headers = { "x-a" = "ok\r\nX-Injected: 1" } # want: Control character in a request value
+  api_key = "sk\nevil" # want: Control character in a request value
+}

@@ -39,7 +39,7 @@ gateway "proxy" {
   port    = 19001
   api     = ["openai", "anthropic"]
   paths   = { anthropic = "/anthropic/v1/messages" }
-  headers = { "x-upstream" = "${mock.url}/v1", "x-provider" = "openai" }
+  headers = { "x-upstream" = "${mock.url}/v1", "x-provider" = "openai", "X-Auth-Token" = "tok-hidden" }
   api_headers = { anthropic = { "x-provider" = "anthropic" } }
   api_key = "sk-test"
   version = "1.0"
