@@ -18,6 +18,7 @@ import (
 
 func main() {
 	k := script.DefaultKnobs()
+	k.APIKey = os.Getenv(script.APIKeyEnv)
 	addr := flag.String("addr", "127.0.0.1:18080", "listen address (loopback only)")
 	k.RegisterFlags(flag.CommandLine)
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile here until shutdown")

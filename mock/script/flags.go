@@ -19,11 +19,24 @@ func (k *Knobs) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&k.MidstreamAt, "midstream-error-at", k.MidstreamAt, "error event after content event k (0 = never)")
 	fs.Float64Var(&k.HangRate, "hang-rate", k.HangRate, "fraction of requests that never answer")
 	fs.Float64Var(&k.ResetRate, "reset-rate", k.ResetRate, "fraction of requests whose connection is reset")
-	fs.StringVar(&k.APIKey, "api-key", k.APIKey, "require this API key")
+	fs.StringVar(&k.APIKey, "api-key", k.APIKey, "require this API key (visible to ps: prefer the "+APIKeyEnv+" environment variable)")
 	fs.IntVar(&k.PaddingBytes, "padding", k.PaddingBytes, "extra bytes in JSON answers")
 }
 
-// Args are the flags that make a mock run with k, for its container's command.
+// APIKeyEnv is the environment variable the mock reads its required key
+// from: a key on the command line shows in ps and docker inspect's Args.
+const APIKeyEnv = "MOCK_API_KEY"
+
+// Env is the environment that goes with Args: the required key, if any.
+func (k Knobs) Env() []string {
+	if k.APIKey == "" {
+		return nil
+	}
+	return []string{APIKeyEnv + "=" + k.APIKey}
+}
+
+// Args are the flags that make a mock run with k, for its container's
+// command; the API key is not among them (see Env).
 func (k Knobs) Args() []string {
 	return []string{
 		"-ttft=" + k.TTFT.String(), "-itl=" + k.ITL.String(), "-jitter=" + k.Jitter.String(),
@@ -33,6 +46,6 @@ func (k Knobs) Args() []string {
 		"-retry-after=" + k.RetryAfter.String(), "-midstream-error-at=" + strconv.Itoa(k.MidstreamAt),
 		"-hang-rate=" + strconv.FormatFloat(k.HangRate, 'g', -1, 64),
 		"-reset-rate=" + strconv.FormatFloat(k.ResetRate, 'g', -1, 64),
-		"-api-key=" + k.APIKey, "-padding=" + strconv.Itoa(k.PaddingBytes),
+		"-padding=" + strconv.Itoa(k.PaddingBytes),
 	}
 }

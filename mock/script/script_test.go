@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -144,8 +145,9 @@ func TestOverride(t *testing.T) {
 	}
 }
 
-// TestArgsRoundTrip: the flags a mock container is started with give back
-// exactly the knobs, so the mock runs with what the driver expects.
+// TestArgsRoundTrip: the flags and environment a mock container is started
+// with give back exactly the knobs, so the mock runs with what the driver
+// expects; the key travels in the environment, never in the flags.
 func TestArgsRoundTrip(t *testing.T) {
 	k := DefaultKnobs()
 	k.TTFT, k.Jitter, k.Seed, k.ErrorRate, k.ErrorStatus, k.APIKey, k.HangRate = 7e6, 3e6, 99, 0.25, 429, "sk-x", 0.5
@@ -155,6 +157,14 @@ func TestArgsRoundTrip(t *testing.T) {
 	if err := fs.Parse(k.Args()); err != nil {
 		t.Fatal(err)
 	}
+	if strings.Contains(strings.Join(k.Args(), " "), "sk-x") {
+		t.Errorf("the key is in the flags: %q", k.Args())
+	}
+	env := k.Env()
+	if len(env) != 1 || env[0] != APIKeyEnv+"=sk-x" {
+		t.Fatalf("env %q", env)
+	}
+	got.APIKey = strings.TrimPrefix(env[0], APIKeyEnv+"=")
 	if got != k {
 		t.Errorf("round trip: got %+v, want %+v", got, k)
 	}

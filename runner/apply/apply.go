@@ -310,6 +310,7 @@ func (r *runner) startMock(ctx context.Context, cfg *config.Scenario) (*stack.Co
 	svc := &stack.Service{
 		Stack: "mock", Role: stack.RoleMock, Image: r.mock.Ref,
 		Cmd:    append([]string{fmt.Sprintf("-addr=127.0.0.1:%d", port)}, cfg.Knobs.Args()...),
+		Env:    cfg.Knobs.Env(),
 		CPUSet: r.o.Config.CPUs.Mock.Text, Memory: r.o.Config.Memory.Mock,
 	}
 	if err := portFree(port); err != nil {

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -122,6 +123,11 @@ func inProcess(t *testing.T, cfg *config.Config) *fake.Engine {
 			k.RegisterFlags(fs)
 			if err := fs.Parse(spec.Cmd); err != nil {
 				return err
+			}
+			for _, e := range spec.Env {
+				if v, ok := strings.CutPrefix(e, script.APIKeyEnv+"="); ok {
+					k.APIKey = v
+				}
 			}
 			ln, err := net.Listen("tcp", *addr)
 			if err != nil {
@@ -507,5 +513,41 @@ func TestNilProgressIsSilent(t *testing.T) {
 	(&Progress{}).Logf("no writer")
 	if p.writer() != io.Discard {
 		t.Error("a nil progress writes tables somewhere")
+	}
+}
+
+// TestMockKeyNotOnTheCommandLine: the key the mock requires reaches it
+// through its environment; argv shows in the host's ps and in docker
+// inspect's Args.
+func TestMockKeyNotOnTheCommandLine(t *testing.T) {
+	cfg, _, o := setup(t, "200ms")
+	const key = "sk-upstream-only-3b7e"
+	for i := range cfg.Scenarios {
+		cfg.Scenarios[i].Knobs.APIKey = key
+	}
+	o.Plan = plan.Build(cfg, o.Projects)
+	e := inProcess(t, cfg)
+	var mu sync.Mutex
+	var mockSpec stack.ContainerSpec
+	start := e.StartFunc
+	e.StartFunc = func(spec stack.ContainerSpec) error {
+		if spec.Labels[stack.LabelStack] == "mock" {
+			mu.Lock()
+			mockSpec = spec
+			mu.Unlock()
+		}
+		return start(spec)
+	}
+	o.Engine = e
+	if _, err := Run(context.Background(), context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Contains(strings.Join(mockSpec.Cmd, " "), key) {
+		t.Errorf("the key is on the mock's command line: %q", mockSpec.Cmd)
+	}
+	if !slices.Contains(mockSpec.Env, script.APIKeyEnv+"="+key) {
+		t.Errorf("the key is not in the mock's environment: %q", mockSpec.Env)
 	}
 }
