@@ -145,14 +145,19 @@ func (r *runner) csvPath(sc *plan.Scenario) string {
 func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) error {
 	p := r.o.Progress
 	cfg := sc.Config
+	// Every finished run is written at once to this run's own file; the
+	// scenario's file in the results directory is replaced only when the
+	// scenario completes, so an interrupted re-run never loses the complete
+	// results of an earlier one (its partial rows stay in runs/<run id>/).
 	path := r.csvPath(sc)
+	runPath := filepath.Join(filepath.Dir(path), "runs", r.runID, filepath.Base(path))
 	var rows []results.Row
 	save := func() error {
 		if len(rows) == 0 {
-			return nil // an empty run never replaces a file of earlier results
+			return nil
 		}
-		if err := results.Write(path, rows); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
+		if err := results.Write(runPath, rows); err != nil {
+			return fmt.Errorf("write %s: %w", runPath, err)
 		}
 		return nil
 	}
@@ -272,7 +277,14 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	if err := save(); err != nil {
 		return err
 	}
+	if len(rows) > 0 && loadCtx.Err() != nil {
+		r.out.Files = append(r.out.Files, runPath) // partial: the results directory keeps what it had
+		return nil
+	}
 	if len(rows) > 0 {
+		if err := results.Write(path, rows); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 		r.out.Files = append(r.out.Files, path)
 		// What the file says, read back from it: the summary sees exactly
 		// what a reader of the CSV will.

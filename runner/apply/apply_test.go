@@ -269,7 +269,10 @@ func TestApplyInterrupted(t *testing.T) {
 	if !out.Partial || len(e.Live()) != 0 {
 		t.Errorf("partial %v, containers left %v", out.Partial, e.Live())
 	}
-	rows := readCSV(t, filepath.Join(cfg.Dir, "results", "overhead.csv"))
+	if len(out.Files) != 1 || !strings.Contains(out.Files[0], filepath.Join("runs", out.RunID)) {
+		t.Fatalf("an interrupted scenario's rows belong in its run's folder; files %v", out.Files)
+	}
+	rows := readCSV(t, out.Files[0])
 	partial := 0
 	for _, r := range rows {
 		if r["status"] == "partial" {
@@ -278,6 +281,40 @@ func TestApplyInterrupted(t *testing.T) {
 	}
 	if partial != 1 {
 		t.Errorf("want one partial row, got %d of %d rows", partial, len(rows))
+	}
+}
+
+// TestInterruptedRerunKeepsCompleteResults: a complete run's CSV is not
+// replaced by the partial rows of a later run that was interrupted (an
+// audit saw 18 rows become 1).
+func TestInterruptedRerunKeepsCompleteResults(t *testing.T) {
+	cfg, _, o := setup(t, "200ms")
+	o.Engine = inProcess(t, cfg)
+	first, err := Run(context.Background(), context.Background(), o)
+	if err != nil || first.Partial {
+		t.Fatalf("first run: %+v, %v", first, err)
+	}
+	final := filepath.Join(cfg.Dir, "results", "overhead.csv")
+	complete := readCSV(t, final)
+
+	cfg.Defaults.Duration = 10 * time.Second
+	for i := range cfg.Scenarios {
+		cfg.Scenarios[i].Duration = 10 * time.Second
+	}
+	o.Plan = plan.Build(cfg, o.Projects)
+	o.Engine = inProcess(t, cfg)
+	loadCtx, stop := context.WithCancel(context.Background())
+	o.Progress = &Progress{TTY: true, W: onFirst("[1/", func() { time.AfterFunc(200*time.Millisecond, stop) })}
+	second, err := Run(loadCtx, context.Background(), o)
+	if err != nil || !second.Partial {
+		t.Fatalf("second run: %+v, %v", second, err)
+	}
+	after := readCSV(t, final)
+	if len(after) != len(complete) || after[0]["run_id"] != first.RunID {
+		t.Errorf("the complete CSV changed: %d rows of run %s, then %d rows of run %s", len(complete), first.RunID, len(after), after[0]["run_id"])
+	}
+	if kept := readCSV(t, filepath.Join(cfg.Dir, "results", "runs", second.RunID, "overhead.csv")); kept[0]["status"] != "partial" && kept[len(kept)-1]["status"] != "partial" {
+		t.Errorf("the interrupted run's rows were not kept: %v", kept)
 	}
 }
 

@@ -258,9 +258,12 @@ func TestApplySignals(t *testing.T) {
 		t.Errorf("%d containers left after SIGINT", len(left))
 	}
 	partial := 0
-	for _, r := range readCSV(t, filepath.Join(results, "overhead.csv")) {
-		if r["status"] == "partial" {
-			partial++
+	runs, _ := filepath.Glob(filepath.Join(results, "runs", "*", "overhead.csv"))
+	for _, f := range runs {
+		for _, r := range readCSV(t, f) {
+			if r["status"] == "partial" {
+				partial++
+			}
 		}
 	}
 	if partial != 1 {
