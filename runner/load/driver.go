@@ -129,6 +129,7 @@ type worker struct {
 	h        *hists
 	ok       int64
 	errs     map[string]int64
+	firstErr map[string]string // the first error of each class, to say what went wrong
 	statuses map[int]int64
 	fid      Fidelity
 	delivery Delivery
@@ -155,7 +156,7 @@ func dialTarget(u *url.URL, parseErr error) (string, *tls.Config, error) {
 func newWorker(id int, cfg *Config, base time.Time, addr string, tlsConf *tls.Config, b *builder, h *hists) *worker {
 	return &worker{
 		id: id, cfg: cfg, base: base, conn: newConn(addr, tlsConf, base), b: b, h: h,
-		errs: map[string]int64{}, statuses: map[int]int64{},
+		errs: map[string]int64{}, firstErr: map[string]string{}, statuses: map[int]int64{},
 	}
 }
 
@@ -299,6 +300,9 @@ func (w *worker) account(due, start, end time.Duration, status int, err error) {
 	}
 	if class != "" {
 		w.errs[class]++
+		if _, seen := w.firstErr[class]; !seen {
+			w.firstErr[class] = describe(class, status, err) // once per class: not the hot path
+		}
 		return
 	}
 	w.ok++
@@ -318,6 +322,17 @@ func (w *worker) account(due, start, end time.Duration, status int, err error) {
 		}
 	}
 	h.mu.Unlock()
+}
+
+// describe says what one failed request met, for the run's reason.
+func describe(class string, status int, err error) string {
+	switch {
+	case err != nil:
+		return err.Error()
+	case class == ErrHTTP:
+		return fmt.Sprintf("HTTP %d", status)
+	}
+	return class
 }
 
 // jsonMatches checks a non-streamed answer's content against the script.

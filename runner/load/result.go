@@ -32,6 +32,7 @@ type Result struct {
 	Window     time.Duration
 	OK         int64
 	Errors     map[string]int64
+	FirstError map[string]string // per class, what the first failed request met
 	Statuses   map[int]int64
 	Latency    *hdrhistogram.Histogram // µs, from due (open loop) or write (closed loop) to last byte
 	Service    *hdrhistogram.Histogram // µs, from the actual write
@@ -58,7 +59,7 @@ type Result struct {
 
 func merge(ws []*worker, shards []*hists, s *schedule, cfg Config) *Result {
 	r := &Result{
-		Errors: map[string]int64{}, Statuses: map[int]int64{},
+		Errors: map[string]int64{}, FirstError: map[string]string{}, Statuses: map[int]int64{},
 		Latency: newHist(), Service: newHist(), TTFB: newHist(), TTFT: newHist(), ITL: newHist(), Lead: newHist(), SendLag: newHist(),
 		PacerLag: newHist(), Open: cfg.Rate > 0,
 	}
@@ -72,6 +73,11 @@ func merge(ws []*worker, shards []*hists, s *schedule, cfg Config) *Result {
 		r.OK += w.ok
 		for k, v := range w.errs {
 			r.Errors[k] += v
+		}
+		for k, v := range w.firstErr {
+			if _, seen := r.FirstError[k]; !seen {
+				r.FirstError[k] = v
+			}
 		}
 		for k, v := range w.statuses {
 			r.Statuses[k] += v
@@ -103,7 +109,8 @@ func (r *Result) finish(cfg Config) {
 	case total == 0:
 		r.Failed = "no request was measured in the window"
 	case float64(r.Errored()) > cfg.MaxErrorRate*float64(total):
-		r.Failed = fmt.Sprintf("%d of %d requests failed (%s), over the %g%% allowed", r.Errored(), total, formatCounts(r.Errors), cfg.MaxErrorRate*100)
+		r.Failed = fmt.Sprintf("%d of %d requests failed (%s), over the %g%% allowed; first: %s", r.Errored(), total,
+			formatCounts(r.Errors), cfg.MaxErrorRate*100, formatCounts(r.FirstError))
 	}
 	if r.Failed != "" {
 		why = append(why, "failed: "+r.Failed)
@@ -210,10 +217,10 @@ func (r *Result) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict)
 }
 
-func formatCounts(m map[string]int64) string {
+func formatCounts[V int64 | string](m map[string]V) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
+		parts = append(parts, fmt.Sprintf("%s=%v", k, m[k]))
 	}
 	return strings.Join(parts, " ")
 }
