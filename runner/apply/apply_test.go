@@ -90,18 +90,9 @@ scenario "overhead" {
 `, duration, freePort(t), freePort(t), freePort(t))
 	path := filepath.Join(dir, "bench.hcl")
 	os.WriteFile(path, []byte(hcl), 0o644)
-	cfg, _, diags := config.Load(path)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	projects, diags := config.LoadCompose(context.Background(), cfg)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	p := plan.Build(cfg, projects)
-	mod, _ := filepath.Abs("../..")
-	return cfg, p, Options{Config: cfg, Plan: p, Projects: projects, ModuleDir: mod,
-		CgroupRoot: t.TempDir(), ReadyTimeout: 5 * time.Second, Progress: &Progress{W: testWriter{t}}}
+	cfg, o := loadPlan(t, path, "results")
+	o.CgroupRoot, o.ReadyTimeout, o.Progress = t.TempDir(), 5*time.Second, &Progress{W: testWriter{t}}
+	return cfg, o.Plan, o
 }
 
 type testWriter struct{ t *testing.T }
@@ -499,20 +490,10 @@ scenario "overhead" {
 `, results, mockPort, ln.Addr())
 	path := filepath.Join(dir, "bench.hcl")
 	os.WriteFile(path, []byte(hcl), 0o644)
-	cfg, _, diags := config.Load(path)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	projects, diags := config.LoadCompose(context.Background(), cfg)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	p := plan.Build(cfg, projects)
+	cfg, o := loadPlan(t, path, results)
 	var out strings.Builder
-	p.WriteText(&out)
-	mod, _ := filepath.Abs("../..")
-	o := Options{Config: cfg, Plan: p, Projects: projects, ModuleDir: mod, CgroupRoot: t.TempDir(),
-		ReadyTimeout: 10 * time.Second, Progress: &Progress{W: &out}, Engine: inProcess(t, cfg)}
+	o.Plan.WriteText(&out)
+	o.CgroupRoot, o.ReadyTimeout, o.Progress, o.Engine = t.TempDir(), 10*time.Second, &Progress{W: &out}, inProcess(t, cfg)
 	res, err := Run(context.Background(), context.Background(), o)
 	if err != nil {
 		t.Fatal(err)

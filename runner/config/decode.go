@@ -490,15 +490,7 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		} else {
 			ports[r.Port] = "gateway " + strings.TrimSpace(r.Name)
 		}
-		if len(r.API) == 0 {
-			c.errorf(attrRange(b, "api"), "No API", "api lists the APIs the gateway serves: any of %s.", strings.Join(allAPIs, ", "))
-		}
-		for _, a := range r.API {
-			if c.oneOf(b, "api", a, allAPIs) {
-				g.APIs = append(g.APIs, a)
-				g.Paths[a] = DefaultPaths[a]
-			}
-		}
+		c.apis(b, r.API, r.Paths, &g)
 		for a, h := range r.APIHeaders {
 			if !slices.Contains(r.API, a) {
 				c.errorf(attrRange(b, "api_headers"), "Headers for an API the gateway does not serve",
@@ -507,24 +499,38 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 			}
 			g.APIHeaders[a] = h
 		}
-		for a, p := range r.Paths {
-			if !slices.Contains(r.API, a) {
-				c.errorf(attrRange(b, "paths"), "Path for an API the gateway does not serve",
-					"paths sets %q, which is not in api = %v.", a, r.API)
-				continue
-			}
-			if !strings.HasPrefix(p, "/") {
-				c.errorf(attrRange(b, "paths"), "Invalid path", "the %s path %q must start with '/'.", a, p)
-				continue
-			}
-			if !c.requestSafe(b, "paths", "the "+a+" path", p) || strings.ContainsAny(p, " \t") {
-				continue
-			}
-			g.Paths[a] = p
-		}
 		out = append(out, g)
 	}
 	return out
+}
+
+// apis sets the APIs an arm serves and their paths (the defaults, or the
+// ones its paths attribute gives).
+func (c *checker) apis(b hcl.Body, api []string, paths map[string]string, g *Gateway) {
+	if len(api) == 0 {
+		c.errorf(attrRange(b, "api"), "No API", "api lists the APIs %s serves: any of %s.", g.Name, strings.Join(allAPIs, ", "))
+	}
+	for _, a := range api {
+		if c.oneOf(b, "api", a, allAPIs) {
+			g.APIs = append(g.APIs, a)
+			g.Paths[a] = DefaultPaths[a]
+		}
+	}
+	for a, p := range paths {
+		if !slices.Contains(api, a) {
+			c.errorf(attrRange(b, "paths"), "Path for an API the gateway does not serve",
+				"paths sets %q, which is not in api = %v.", a, api)
+			continue
+		}
+		if !strings.HasPrefix(p, "/") {
+			c.errorf(attrRange(b, "paths"), "Invalid path", "the %s path %q must start with '/'.", a, p)
+			continue
+		}
+		if !c.requestSafe(b, "paths", "the "+a+" path", p) || strings.ContainsAny(p, " \t") {
+			continue
+		}
+		g.Paths[a] = p
+	}
 }
 
 // requestSafe refuses values the driver writes into a request's head: a CR,
@@ -592,22 +598,7 @@ func (c *checker) hosted(raws []rawHosted, cfg *Config) []Gateway {
 				g.APIKeyEnv = *r.APIKeyEnv
 			}
 		}
-		if len(r.API) == 0 {
-			c.errorf(attrRange(b, "api"), "No API", "api lists the APIs the hosted endpoint serves: any of %s.", strings.Join(allAPIs, ", "))
-		}
-		for _, a := range r.API {
-			if c.oneOf(b, "api", a, allAPIs) {
-				g.APIs = append(g.APIs, a)
-				g.Paths[a] = DefaultPaths[a]
-			}
-		}
-		for a, p := range r.Paths {
-			if slices.Contains(g.APIs, a) && strings.HasPrefix(p, "/") {
-				g.Paths[a] = p
-			} else {
-				c.errorf(attrRange(b, "paths"), "Invalid path", "paths sets %q = %q: the API must be in api and the path start with '/'.", a, p)
-			}
-		}
+		c.apis(b, r.API, r.Paths, &g)
 		out = append(out, g)
 	}
 	return out

@@ -3,7 +3,6 @@ package load
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -142,23 +141,17 @@ func TestPercentileNeedsSamples(t *testing.T) {
 // by requests that were never counted.
 func TestOneWindow(t *testing.T) {
 	release := make(chan struct{})
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		<-release // every answer waits until the test lets it go
 		w.Write([]byte(`{}`))
-	})}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	defer srv.Close()
+	}))
 	var mu sync.Mutex
 	var began, ended time.Time
 	done := make(chan *Result)
 	go func() {
 		r, err := Run(context.Background(), Config{
-			URL: "http://" + ln.Addr().String() + "/", Shape: Shape{API: script.Chat, Model: "m"},
+			URL: url + "/", Shape: Shape{API: script.Chat, Model: "m"},
 			Conns: 1, Duration: 200 * time.Millisecond, Timeout: time.Minute,
 			Window: func(begin bool) {
 				mu.Lock()

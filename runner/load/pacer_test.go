@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -70,18 +69,11 @@ func TestPoissonPacer(t *testing.T) {
 // nothing.
 func TestCapDelayedCountsOnlyTheCap(t *testing.T) {
 	slow := func(d time.Duration) string {
-		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		return serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			io.Copy(io.Discard, r.Body)
 			time.Sleep(d)
 			w.Write([]byte(`{}`))
-		})}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		go srv.Serve(ln)
-		t.Cleanup(func() { srv.Close() })
-		return "http://" + ln.Addr().String() + "/"
+		})) + "/"
 	}
 	run := func(url string, conns int, rate float64) *Result {
 		r, err := Run(context.Background(), Config{URL: url, Shape: Shape{API: script.Chat, Model: "m"},
@@ -112,20 +104,14 @@ func TestCapDelayedCountsOnlyTheCap(t *testing.T) {
 // the generator: an audit saw "falling behind" in 2 of 3 such runs).
 func TestTargetStallIsNotTheRigFallingBehind(t *testing.T) {
 	var n atomic.Int64
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		if n.Add(1) == 100 {
 			time.Sleep(200 * time.Millisecond)
 		}
 		w.Write([]byte(`{}`))
-	})}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	defer srv.Close()
-	r, err := Run(context.Background(), Config{URL: "http://" + ln.Addr().String() + "/", Shape: Shape{API: script.Chat, Model: "m"},
+	}))
+	r, err := Run(context.Background(), Config{URL: url + "/", Shape: Shape{API: script.Chat, Model: "m"},
 		Conns: 64, Rate: 200, Duration: 2 * time.Second, Timeout: 10 * time.Second, MaxErrorRate: 0.01})
 	if err != nil {
 		t.Fatal(err)

@@ -238,6 +238,16 @@ http {
   }
 }
 `, dir, port, esc)
+	p, addr, err := runNginx(ctx, dir, cpus, port, conf)
+	if err != nil {
+		return nil, "", err
+	}
+	return p, "http://" + addr + "/v1/chat/completions", nil
+}
+
+// runNginx writes conf into dir, starts nginx on it pinned to cpus and waits
+// until it listens on port; it returns the process and its address.
+func runNginx(ctx context.Context, dir, cpus string, port int, conf string) (*proc, string, error) {
 	path := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 		return nil, "", err
@@ -251,5 +261,5 @@ http {
 		p.stop()
 		return nil, "", err
 	}
-	return p, "http://" + addr + "/v1/chat/completions", nil
+	return p, addr, nil
 }

@@ -172,20 +172,7 @@ http {
   }
 }
 `, sub, port, upstream)
-	path := filepath.Join(sub, "nginx.conf")
-	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
-		return nil, "", err
-	}
-	p, err := startPinned("nginx", cpus, "nginx", "-c", path, "-p", sub)
-	if err != nil {
-		return nil, "", err
-	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	if err := p.waitListening(ctx, addr); err != nil {
-		p.stop()
-		return nil, "", err
-	}
-	return p, addr, nil
+	return runNginx(ctx, sub, cpus, port, conf)
 }
 
 func us(d time.Duration) string { return fmt.Sprintf("%.1fµs", float64(d.Nanoseconds())/1e3) }

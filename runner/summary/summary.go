@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -300,26 +301,17 @@ func groupVerdicts(vs []string) []string {
 	return out
 }
 
-func num(o results.Optional) string {
+// fixed prints o with the given decimals, or "-" when absent.
+func fixed(o results.Optional, decimals int) string {
 	if !o.Set {
 		return "-"
 	}
-	return fmt.Sprintf("%.3f", o.V)
+	return strconv.FormatFloat(o.V, 'f', decimals, 64)
 }
 
-func num2(o results.Optional) string {
-	if !o.Set {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f", o.V)
-}
-
-func num1(o results.Optional) string {
-	if !o.Set {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f", o.V)
-}
+func num(o results.Optional) string  { return fixed(o, 3) }
+func num2(o results.Optional) string { return fixed(o, 2) }
+func num1(o results.Optional) string { return fixed(o, 1) }
 
 func signed(o results.Optional) string {
 	if !o.Set {
