@@ -130,15 +130,8 @@ func runThroughWith(t *testing.T, p *badProxy, edit func(*Config)) *Result {
 	k := script.DefaultKnobs()
 	k.TTFT, k.ITL, k.OutputTokens = 2*time.Millisecond, 3*time.Millisecond, 12
 	p.upstream = startMock(t, k)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: p}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
 	cfg := Config{
-		URL:   "http://" + ln.Addr().String() + "/v1/chat/completions",
+		URL:   serve(t, p) + "/v1/chat/completions",
 		Shape: Shape{API: script.Chat, Stream: true, PromptTokens: 50, Model: "m"},
 		Conns: 2, Requests: 10, Knobs: k, Fidelity: true, Timeout: 5 * time.Second, MaxErrorRate: 0.01,
 	}
