@@ -140,6 +140,9 @@ gateway "litellm-rust" {
   model   = "claude-mock"
   api_key = "sk-gatewaybench"
   version = "LiteLLM proxy, Rust core for Anthropic messages (rust: true)"
+  # LiteLLM reports a request served by its Rust core in this header; an
+  # answer without it means the Python path was taken, and the arm fails.
+  expect_headers = { "x-litellm-rust" = "*" }
 }
 
 gateway "bifrost" {

@@ -385,7 +385,16 @@ func (r *runner) startGateway(ctx context.Context, sc *plan.Scenario, name strin
 	// Ready means the scenario's own request works through the gateway.
 	req := r.request(sc, name)
 	shape := shapeOf(req)
-	cold, err := r.mgr.WaitReady(ctx, c, func(ctx context.Context) (time.Time, error) { return load.Probe(ctx, req.URL, shape) }, r.o.ReadyTimeout)
+	cold, err := r.mgr.WaitReady(ctx, c, func(ctx context.Context) (time.Time, error) { return load.Probe(ctx, req.URL, shape, nil) }, r.o.ReadyTimeout)
+	if err == nil && len(req.ExpectHeaders) > 0 {
+		// Once up, one more request proves the path the configuration claims.
+		pctx, cancel := context.WithTimeout(ctx, r.o.ReadyTimeout)
+		_, err = load.Probe(pctx, req.URL, shape, req.ExpectHeaders)
+		cancel()
+		if err != nil {
+			err = fmt.Errorf("%w: %v", stack.ErrNotReady, err)
+		}
+	}
 	if err != nil {
 		r.mgr.Remove(c)
 		return nil, err
@@ -409,7 +418,7 @@ func (r *runner) startHosted(ctx context.Context, sc *plan.Scenario, name string
 	}
 	pctx, cancel := context.WithTimeout(ctx, r.o.ReadyTimeout)
 	defer cancel()
-	if _, err := load.Probe(pctx, req.URL, shape); err != nil {
+	if _, err := load.Probe(pctx, req.URL, shape, req.ExpectHeaders); err != nil {
 		return nil, fmt.Errorf("hosted arm %s: %s does not answer the scenario's request: %v", name, req.URL, err)
 	}
 	return a, nil

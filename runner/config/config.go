@@ -98,9 +98,12 @@ type Gateway struct {
 	Paths       map[string]string // API -> path; DefaultPaths filled in
 	Headers     map[string]string
 	APIHeaders  map[string]map[string]string // API -> headers set over Headers for that API
-	Model       string
-	APIKey      string
-	Prepare     []string // host-side command that assembles the image's build context
+	// ExpectHeaders must come back on the readiness check's answer ("*":
+	// any value), or the gateway's rows are failed.
+	ExpectHeaders map[string]string
+	Model         string
+	APIKey        string
+	Prepare       []string // host-side command that assembles the image's build context
 	// Hosted: no stack; requests go to URL (scheme and host), with the key
 	// read at run time from the environment variable APIKeyEnv.
 	Hosted       bool

@@ -79,12 +79,13 @@ type rawGateway struct {
 	Headers map[string]string `hcl:"headers,optional"`
 	// APIHeaders are per-API headers set over Headers (a gateway that picks
 	// its upstream provider by header needs a different one per API).
-	APIHeaders map[string]map[string]string `hcl:"api_headers,optional"`
-	Model      *string                      `hcl:"model,optional"`
-	APIKey     *string                      `hcl:"api_key,optional"`
-	Prepare    []string                     `hcl:"prepare,optional"`
-	Body       hcl.Body                     `hcl:",body"`
-	DeclRange  hcl.Range                    `hcl:",def_range"`
+	APIHeaders    map[string]map[string]string `hcl:"api_headers,optional"`
+	ExpectHeaders map[string]string            `hcl:"expect_headers,optional"`
+	Model         *string                      `hcl:"model,optional"`
+	APIKey        *string                      `hcl:"api_key,optional"`
+	Prepare       []string                     `hcl:"prepare,optional"`
+	Body          hcl.Body                     `hcl:",body"`
+	DeclRange     hcl.Range                    `hcl:",def_range"`
 }
 
 // rawHosted is a hosted API measured beside the direct arm: no container,
@@ -469,13 +470,15 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 			Name: r.Name, Arm: "default", Compose: r.Compose, Service: r.Service, Port: r.Port,
 			ComposePath: resolve(cfg.Dir, r.Compose), Headers: r.Headers, Model: "mock-model",
 			Prepare: r.Prepare, Paths: map[string]string{}, APIHeaders: map[string]map[string]string{},
-			DeclRange: r.DeclRange, ComposeRange: attrRange(b, "compose"), ServiceRange: attrRange(b, "service"),
+			ExpectHeaders: r.ExpectHeaders,
+			DeclRange:     r.DeclRange, ComposeRange: attrRange(b, "compose"), ServiceRange: attrRange(b, "service"),
 		}
 		setIf(&g.Arm, r.Arm)
 		setIf(&g.Version, r.Version)
 		setIf(&g.Model, r.Model)
 		setIf(&g.APIKey, r.APIKey)
 		c.checkHeaders(b, "headers", r.Headers)
+		c.checkHeaders(b, "expect_headers", r.ExpectHeaders)
 		for _, h := range r.APIHeaders {
 			c.checkHeaders(b, "api_headers", h)
 		}

@@ -33,7 +33,11 @@ type conn struct {
 	buf    []byte
 	r, w   int // unread bytes are buf[r:w]
 	reads  int
-	dialed int // connections opened, for the summary
+	dialed int    // connections opened, for the summary
+	head   []byte // with keepHead: the last response's header block
+	// keepHead makes the connection keep each response's header block (for
+	// checks on a few requests; the load path never sets it).
+	keepHead bool
 }
 
 var (
@@ -149,9 +153,12 @@ func (c *conn) readResponse(s sink) (int, error) {
 			return 0, err
 		}
 	}
-	head := c.buf[c.r:end]
+	block := c.buf[c.r:end]
 	c.r = end
-	h, err := parseHead(head)
+	if c.keepHead {
+		c.head = append(c.head[:0], block...)
+	}
+	h, err := parseHead(block)
 	if err != nil {
 		return 0, err
 	}

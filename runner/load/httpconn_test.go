@@ -2,6 +2,7 @@ package load
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -92,5 +93,32 @@ func TestHTTPS(t *testing.T) {
 	}
 	if _, _, err := dialTarget(&url.URL{Scheme: "ftp", Host: "x"}, nil); err == nil {
 		t.Error("an ftp target was accepted")
+	}
+}
+
+// TestProbeExpectHeaders: readiness can require headers on the answer.
+func TestProbeExpectHeaders(t *testing.T) {
+	url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("X-Litellm-Rust", "true")
+		w.Write([]byte(`{}`))
+	}))
+	shape := Shape{API: script.Chat, Model: "m"}
+	for _, tc := range []struct {
+		expect map[string]string
+		ok     bool
+	}{
+		{nil, true},
+		{map[string]string{"x-litellm-rust": "true"}, true},
+		{map[string]string{"x-litellm-rust": "*"}, true},
+		{map[string]string{"x-litellm-rust": "false"}, false},
+		{map[string]string{"x-other": "*"}, false},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := Probe(ctx, url+"/v1/chat/completions", shape, tc.expect)
+		cancel()
+		if (err == nil) != tc.ok {
+			t.Errorf("expect %v: err %v", tc.expect, err)
+		}
 	}
 }

@@ -87,6 +87,9 @@ type Request struct {
 	APIKey       string
 	APIKeyEnv    string // hosted arms: the key is read from this variable when the run starts
 	Headers      map[string]string
+	// ExpectHeaders must be in the answer to the readiness check, or the
+	// arm fails: how a configuration proves the path it claims.
+	ExpectHeaders map[string]string
 }
 
 // Run is one measured run: one arm at one load point in one trial.
@@ -199,7 +202,7 @@ func request(sc *config.Scenario, a Arm, pt LoadPoint, mockPort int) Request {
 	if g.Hosted {
 		r.URL, r.APIKeyEnv = g.URL+g.Paths[sc.API], g.APIKeyEnv
 	}
-	r.Model, r.APIKey, r.Headers = g.Model, g.APIKey, g.HeadersFor(sc.API)
+	r.Model, r.APIKey, r.Headers, r.ExpectHeaders = g.Model, g.APIKey, g.HeadersFor(sc.API), g.ExpectHeaders
 	return r
 }
 
