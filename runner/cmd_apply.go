@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/gatewaybench/gatewaybench/internal/affinity"
+	"github.com/gatewaybench/gatewaybench/internal/runlock"
 	"github.com/gatewaybench/gatewaybench/runner/apply"
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
@@ -48,6 +49,15 @@ func cmdApply(args []string) int {
 		cfg.Defaults.ResultsDir = abs
 	}
 	p := plan.Build(cfg, projects)
+
+	// One run at a time owns this host's containers and ports; the lock also
+	// makes the sweep of leftovers safe (nothing labelled belongs to a live run).
+	lock, err := runlock.Acquire(runlock.Path(), "runner apply "+path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
+		return exitFailure
+	}
+	defer lock.Release()
 
 	engine, err := connect()
 	if err != nil {
@@ -167,6 +177,12 @@ func cmdDown(args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: runner down")
 		return exitUsage
 	}
+	lock, err := runlock.Acquire(runlock.Path(), "runner down")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "down: %v\n", err)
+		return exitFailure
+	}
+	defer lock.Release()
 	engine, err := connect()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "down: %v\n", err)

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"net"
 	"testing"
+
+	"github.com/gatewaybench/gatewaybench/internal/runlock"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -64,5 +66,22 @@ func TestDriveFailsAgainstABrokenTarget(t *testing.T) {
 	}()
 	if got := run([]string{"drive", "-c", "1", "-d", "300ms", "--warmup", "0s", "http://" + ln.Addr().String() + "/v1/chat/completions"}); got != exitFailure {
 		t.Errorf("exit %d, want %d", got, exitFailure)
+	}
+}
+
+// TestApplyRefusesWhileAnotherRuns: a second apply does not sweep the
+// containers of one still running (an audit saw the first then measure the
+// second's stack); it says who holds the host and stops.
+func TestApplyRefusesWhileAnotherRuns(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	held, err := runlock.Acquire(runlock.Path(), "runner apply other.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	for _, args := range [][]string{{"apply", "../benchmarks.hcl"}, {"down"}} {
+		if got := run(args); got != exitFailure {
+			t.Errorf("%q with another run holding the host: exit %d, want %d", args, got, exitFailure)
+		}
 	}
 }

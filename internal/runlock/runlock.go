@@ -1,0 +1,55 @@
+// Package runlock lets one `runner apply` (or `runner down`) at a time own
+// this host's benchmark containers. The lock is an flock on a file in the
+// temporary directory: the kernel releases it when its holder exits, even
+// by SIGKILL, so a lock is never left behind, and whoever holds it may
+// remove every labelled container as left by a dead run.
+package runlock
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Lock is a held lock.
+type Lock struct{ f *os.File }
+
+// Path is where the lock lives.
+func Path() string { return filepath.Join(os.TempDir(), "gatewaybench.lock") }
+
+// Acquire takes the lock at path without waiting; what says what the holder
+// is doing, for the message another process gets.
+func Acquire(path, what string) (*Lock, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open the run lock %s: %w", path, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		holder, _ := os.ReadFile(path)
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("another gatewaybench run holds this host (%s); its containers and ports are its own: wait for it, or stop it first",
+				strings.TrimSpace(string(holder)))
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	f.Truncate(0)
+	fmt.Fprintf(f, "pid %d, %s", os.Getpid(), what)
+	f.Sync()
+	return &Lock{f: f}, nil
+}
+
+// Release lets the next run in.
+func (l *Lock) Release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	l.f.Truncate(0)
+	unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+	l.f.Close()
+	l.f = nil
+}
