@@ -3,7 +3,11 @@ package main
 import (
 	"flag"
 	"net"
+	"os"
+	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/runlock"
 )
@@ -82,6 +86,27 @@ func TestApplyRefusesWhileAnotherRuns(t *testing.T) {
 	for _, args := range [][]string{{"apply", "../benchmarks.hcl"}, {"down"}} {
 		if got := run(args); got != exitFailure {
 			t.Errorf("%q with another run holding the host: exit %d, want %d", args, got, exitFailure)
+		}
+	}
+}
+
+// TestHostileInputFiles: a device, a FIFO, a directory or an oversized file
+// as the configuration is refused with exit 2 at once, never read forever.
+func TestHostileInputFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.hcl")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.hcl")
+	os.WriteFile(big, make([]byte, 2<<20), 0o644)
+	for _, path := range []string{"/dev/zero", "/dev/urandom", fifo, dir, big} {
+		start := time.Now()
+		if got := run([]string{"validate", path}); got != exitUsage {
+			t.Errorf("validate %s: exit %d, want %d", path, got, exitUsage)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("validate %s took %s", path, d)
 		}
 	}
 }

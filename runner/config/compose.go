@@ -3,7 +3,6 @@ package config
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -41,7 +40,7 @@ func LoadCompose(ctx context.Context, cfg *Config) (map[string]*types.Project, h
 		if g.Hosted {
 			continue // no stack
 		}
-		if _, err := os.Stat(g.ComposePath); err != nil {
+		if _, err := ReadBounded(g.ComposePath); err != nil {
 			fail(g.ComposeRange, "Missing compose file",
 				fmt.Sprintf("gateway %q names %s, which cannot be read (%v). Create it or fix the path; it is relative to the directory of %s.",
 					g.Name, g.Compose, err, cfg.Filename))

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -145,7 +146,7 @@ type rawStage2 struct {
 // Load reads and decodes an HCL file. It returns the source too, for printing
 // diagnostics with snippets.
 func Load(path string) (*Config, []byte, hcl.Diagnostics) {
-	src, err := os.ReadFile(path)
+	src, err := ReadBounded(path)
 	if err != nil {
 		return nil, nil, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
@@ -155,6 +156,36 @@ func Load(path string) (*Config, []byte, hcl.Diagnostics) {
 	}
 	cfg, diags := Parse(path, src)
 	return cfg, src, diags
+}
+
+// MaxFileSize bounds the configuration and compose files read: a benchmark
+// declaration is kilobytes, and /dev/zero must not fill memory.
+const MaxFileSize = 1 << 20
+
+// ReadBounded reads a regular file of at most MaxFileSize bytes. A device,
+// a FIFO (which would block for ever) or a directory is refused by its kind,
+// before anything is read.
+func ReadBounded(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, st.Mode().Type())
+	}
+	if st.Size() > MaxFileSize {
+		return nil, fmt.Errorf("%s has %d bytes, more than the %d a configuration may have", path, st.Size(), MaxFileSize)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err == nil && len(b) > MaxFileSize {
+		err = fmt.Errorf("%s grew past %d bytes while it was read", path, MaxFileSize)
+	}
+	return b, err
 }
 
 // Parse decodes HCL source. filename is used in diagnostics and to resolve
