@@ -51,7 +51,8 @@ const (
 	ErrTimeout   = "timeout"
 	ErrFidelity  = "fidelity"
 	ErrMidstream = "midstream"
-	ErrUnsent    = "unsent" // open loop: due in the window, never sent (every worker busy until it closed)
+	ErrUnsent    = "unsent"   // open loop: due in the window, never sent (every worker busy until it closed)
+	ErrOversize  = "oversize" // an answer passed the driver's bounds (header block, SSE line or event, kept body)
 )
 
 // lateThreshold is how late an arrival may be sent before it counts as the
@@ -121,6 +122,7 @@ type worker struct {
 	curAt                   time.Duration
 	curRead                 int
 	midstream, done         bool
+	oversize                bool // the kept body passed maxBodyKept
 	body                    []byte
 	gaps                    []time.Duration
 	stream                  Delivery // this stream's delivery
@@ -169,6 +171,10 @@ func (w *worker) onHeaders(status int, at time.Duration, sse bool) {
 // (bursts, stalls) is judged from the reads with or without fidelity.
 func (w *worker) onBody(p []byte, at time.Duration, read int) {
 	if !w.sse || w.status != 200 {
+		if len(w.body)+len(p) > maxBodyKept {
+			w.oversize = true // keep reading to the end, keep no more
+			return
+		}
 		w.body = append(w.body, p...)
 		return
 	}
@@ -240,7 +246,7 @@ func (w *worker) prepare() {
 		w.fc.reset(&w.sc)
 	}
 	w.ttfb, w.ttft, w.status, w.sse, w.events, w.lastRead = 0, 0, 0, false, 0, -1
-	w.midstream, w.done, w.body, w.gaps, w.stream = false, false, w.body[:0], w.gaps[:0], Delivery{}
+	w.midstream, w.done, w.oversize, w.body, w.gaps, w.stream = false, false, false, w.body[:0], w.gaps[:0], Delivery{}
 	w.parse.reset()
 }
 
@@ -248,11 +254,19 @@ func (w *worker) prepare() {
 func (w *worker) account(due, start, end time.Duration, status int, err error) {
 	class := ""
 	switch {
+	case w.oversize || w.parse.overflow:
+		class = ErrOversize // whatever followed (a timeout, say), the bound is what the answer broke
+		if err == nil {
+			err = fmt.Errorf("%w: a body over %d bytes, or an SSE line or event over %d", errOversize, maxBodyKept, maxSSELine)
+		}
 	case err != nil:
 		class = ErrTransport
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
 			class = ErrTimeout
+		}
+		if errors.Is(err, errOversize) {
+			class = ErrOversize
 		}
 	case status != 200:
 		class = ErrHTTP

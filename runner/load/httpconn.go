@@ -40,7 +40,16 @@ type conn struct {
 	keepHead bool
 }
 
+// Bounds on what one answer may make the driver hold: a hostile or broken
+// target must not grow it without limit (docs/method.md, "Errors").
+const (
+	maxHeadBlock = 1 << 20  // response header block
+	maxSSELine   = 4 << 20  // one SSE line, and one event's joined data
+	maxBodyKept  = 16 << 20 // a JSON body kept for its check
+)
+
 var (
+	errOversize  = errors.New("answer over the driver's bounds")
 	errMalformed = errors.New("malformed HTTP response")
 	crlfcrlf     = []byte("\r\n\r\n")
 )
@@ -67,6 +76,9 @@ func (c *conn) fill() (time.Duration, error) {
 			c.w = copy(c.buf, c.buf[c.r:c.w])
 			c.r = 0
 		} else { // a header block larger than the buffer
+			if len(c.buf) >= maxHeadBlock {
+				return 0, fmt.Errorf("%w: header block over %d bytes", errOversize, maxHeadBlock)
+			}
 			nb := make([]byte, 2*len(c.buf))
 			copy(nb, c.buf[:c.w])
 			c.buf = nb

@@ -11,21 +11,35 @@ type eventSink interface {
 // sseParser splits a body into server-sent events incrementally: input may
 // be cut anywhere, lines may end in LF or CRLF. It reuses its buffers.
 type sseParser struct {
-	line    []byte // a line not yet ended
-	name    []byte
-	data    []byte
-	hasData bool
+	line     []byte // a line not yet ended
+	name     []byte
+	data     []byte
+	hasData  bool
+	skipping bool // the current line passed maxSSELine: drop it to its end
+	overflow bool // some line or event passed its bound
 }
 
 func (ps *sseParser) reset() {
 	ps.line, ps.name, ps.data, ps.hasData = ps.line[:0], ps.name[:0], ps.data[:0], false
+	ps.skipping, ps.overflow = false, false
 }
 
 // feed parses p and calls sink for every event it completes.
 func (ps *sseParser) feed(p []byte, sink eventSink) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
+		if ps.skipping {
+			if i < 0 {
+				return
+			}
+			ps.skipping, p = false, p[i+1:]
+			continue
+		}
 		if i < 0 {
+			if len(ps.line)+len(p) > maxSSELine {
+				ps.overflow, ps.skipping, ps.line = true, true, ps.line[:0]
+				return
+			}
 			ps.line = append(ps.line, p...)
 			return
 		}
@@ -57,6 +71,10 @@ func (ps *sseParser) handleLine(line []byte, sink eventSink) {
 	case "event":
 		ps.name = append(ps.name[:0], value...)
 	case "data":
+		if len(ps.data)+len(value) >= maxSSELine {
+			ps.overflow = true
+			return
+		}
 		if ps.hasData {
 			ps.data = append(ps.data, '\n')
 		}

@@ -138,6 +138,7 @@ var columns = func() []column {
 		{"errors_fidelity", func(r *Row) string { return itoa(r.ErrFidelity) }},
 		{"errors_midstream", func(r *Row) string { return itoa(r.ErrMidstream) }},
 		{"errors_unsent", func(r *Row) string { return itoa(r.ErrUnsent) }},
+		{"errors_oversize", func(r *Row) string { return itoa(r.ErrOversize) }},
 		{"rps", func(r *Row) string { return ftoa(round(r.RPS)) }},
 	}
 	c = append(c, pct("latency", func(r *Row) *Percentiles { return &r.Latency })...)
