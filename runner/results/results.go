@@ -32,14 +32,14 @@ type Row struct {
 	// outcome
 	Status, Reason string // status: ok, partial, unavailable, failed
 	// load
-	WindowS                                                                        float64
-	OK                                                                             int64
-	ErrHTTP, ErrTransport, ErrTimeout, ErrFidelity, ErrMidstream, ErrUnsent        int64
-	RPS                                                                            float64
-	Latency, Service, TTFB, TTFT, ITL                                              Percentiles
-	SendLag                                                                        Percentiles // open loop: due to write
-	CapDelayed                                                                     int64       // open loop: arrivals that found every worker busy
-	FramesExpected, FramesMissing, FramesAltered, FramesReordered, FramesCoalesced int64
+	WindowS                                                                              float64
+	OK                                                                                   int64
+	ErrHTTP, ErrTransport, ErrTimeout, ErrFidelity, ErrMidstream, ErrUnsent, ErrOversize int64
+	RPS                                                                                  float64
+	Latency, Service, TTFB, TTFT, ITL                                                    Percentiles
+	SendLag                                                                              Percentiles // open loop: due to write
+	CapDelayed                                                                           int64       // open loop: arrivals that found every worker busy
+	FramesExpected, FramesMissing, FramesAltered, FramesReordered, FramesCoalesced       int64
 	// stream delivery, from the socket reads (with or without the fidelity check)
 	Streams, BurstyStreams, Stalls int64
 	EventsPerRead, SameReadShare   Optional
