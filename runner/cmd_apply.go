@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -47,6 +48,10 @@ func cmdApply(args []string) int {
 			return exitUsage
 		}
 		cfg.Defaults.ResultsDir = abs
+	}
+	if err := cpusOnHost(cfg.CPUs, runtime.NumCPU()); err != nil {
+		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
+		return exitUsage
 	}
 	p := plan.Build(cfg, projects)
 
@@ -113,6 +118,22 @@ func cmdApply(args []string) int {
 		return exitFailure
 	}
 	return 0
+}
+
+// cpusOnHost refuses a layout that names CPUs this host does not have,
+// before anything starts (the engine would say so only at a container's start).
+func cpusOnHost(cpus config.Roles[config.CPUSet], n int) error {
+	for _, r := range []struct {
+		role string
+		set  config.CPUSet
+	}{{"driver", cpus.Driver}, {"mock", cpus.Mock}, {"gateway", cpus.Gateway}} {
+		for _, c := range r.set.CPUs {
+			if c >= n {
+				return fmt.Errorf("cpus.%s = %q names CPU %d, but this host has CPUs 0-%d; change the cpus block", r.role, r.set.Text, c, n-1)
+			}
+		}
+	}
+	return nil
 }
 
 // selectNames keeps only the named gateways and scenarios.

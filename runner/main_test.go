@@ -5,11 +5,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/runlock"
+	"github.com/gatewaybench/gatewaybench/runner/config"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -108,5 +110,17 @@ func TestHostileInputFiles(t *testing.T) {
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("validate %s took %s", path, d)
 		}
+	}
+}
+
+func TestCPUsOnHost(t *testing.T) {
+	set := func(s string) config.CPUSet { c, _ := config.ParseCPUSet(s); return c }
+	ok := config.Roles[config.CPUSet]{Driver: set("0"), Mock: set("1"), Gateway: set("1")}
+	if err := cpusOnHost(ok, 2); err != nil {
+		t.Error(err)
+	}
+	bad := config.Roles[config.CPUSet]{Driver: set("0"), Mock: set("1"), Gateway: set("0-999")}
+	if err := cpusOnHost(bad, 2); err == nil || !strings.Contains(err.Error(), "cpus.gateway") {
+		t.Errorf("a 1000-CPU gateway cpuset on a 2-CPU host: %v", err)
 	}
 }

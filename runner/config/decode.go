@@ -263,6 +263,23 @@ func attrRange(body hcl.Body, name string) hcl.Range {
 	return hcl.Range{}
 }
 
+// intRanges and durationMax are the documented ranges of numeric
+// attributes, checked here and nowhere else: beyond them a value is a typo
+// or an attack (a billion trials, a 2^62-byte padding), not a benchmark.
+var intRanges = map[string][2]int{
+	"trials": {1, 1000}, "output_tokens": {1, 100_000}, "delta_chars": {1, 100_000},
+	"midstream_error_at": {0, 100_000}, "padding_bytes": {0, 64 << 20}, "max_in_flight": {1, 100_000},
+	"concurrency": {1, 100_000}, "prompt_tokens": {1, 2_000_000},
+}
+
+var durationMax = map[string]time.Duration{
+	"ttft": time.Hour, "itl": time.Minute, "jitter": time.Minute, "retry_after": time.Hour,
+	"warmup": time.Hour, "duration": 24 * time.Hour, "settle": time.Hour,
+}
+
+// maxRate bounds open-loop rates (requests per second).
+const maxRate = 1e6
+
 func (c *checker) duration(body hcl.Body, name string, v *string, dst *time.Duration) {
 	if v == nil {
 		return
@@ -273,18 +290,27 @@ func (c *checker) duration(body hcl.Body, name string, v *string, dst *time.Dura
 			"%s = %q is not a duration; write it like \"250ms\", \"10s\" or \"1m30s\".", name, *v)
 		return
 	}
+	if limit, ok := durationMax[name]; ok && d > limit {
+		c.errorf(attrRange(body, name), "Value out of range", "%s = %q is longer than the %s allowed.", name, *v, limit)
+		return
+	}
 	*dst = d
 }
 
-func (c *checker) intMin(body hcl.Body, name string, v *int, min int, dst *int) {
-	if v == nil {
-		return
+// inRange checks an integer against its documented range.
+func (c *checker) inRange(body hcl.Body, name string, v int) bool {
+	r := intRanges[name]
+	if v < r[0] || v > r[1] {
+		c.errorf(attrRange(body, name), "Value out of range", "%s must be from %d to %d; got %d.", name, r[0], r[1], v)
+		return false
 	}
-	if *v < min {
-		c.errorf(attrRange(body, name), "Value out of range", "%s must be at least %d; got %d.", name, min, *v)
-		return
+	return true
+}
+
+func (c *checker) intIn(body hcl.Body, name string, v *int, dst *int) {
+	if v != nil && c.inRange(body, name, *v) {
+		*dst = *v
 	}
-	*dst = *v
 }
 
 func (c *checker) fraction(body hcl.Body, name string, v *float64, dst *float64) {
@@ -334,10 +360,10 @@ func (c *checker) knobs(r *rawKnobs, k *script.Knobs) {
 	if r.Seed != nil {
 		k.Seed = uint64(*r.Seed)
 	}
-	c.intMin(b, "output_tokens", r.OutputTokens, 1, &k.OutputTokens)
-	c.intMin(b, "delta_chars", r.DeltaChars, 1, &k.DeltaChars)
-	c.intMin(b, "midstream_error_at", r.MidstreamErrorAt, 0, &k.MidstreamAt)
-	c.intMin(b, "padding_bytes", r.PaddingBytes, 0, &k.PaddingBytes)
+	c.intIn(b, "output_tokens", r.OutputTokens, &k.OutputTokens)
+	c.intIn(b, "delta_chars", r.DeltaChars, &k.DeltaChars)
+	c.intIn(b, "midstream_error_at", r.MidstreamErrorAt, &k.MidstreamAt)
+	c.intIn(b, "padding_bytes", r.PaddingBytes, &k.PaddingBytes)
 	c.fraction(b, "error_rate", r.ErrorRate, &k.ErrorRate)
 	c.fraction(b, "hang_rate", r.HangRate, &k.HangRate)
 	c.fraction(b, "reset_rate", r.ResetRate, &k.ResetRate)
@@ -361,7 +387,7 @@ func (c *checker) defaults(r *rawDefaults) Defaults {
 		return d
 	}
 	c.fraction(r.Body, "max_error_rate", r.MaxErrorRate, &d.MaxErrorRate)
-	c.intMin(r.Body, "trials", r.Trials, 1, &d.Trials)
+	c.intIn(r.Body, "trials", r.Trials, &d.Trials)
 	c.duration(r.Body, "warmup", r.Warmup, &d.Warmup)
 	c.duration(r.Body, "duration", r.Duration, &d.Duration)
 	c.duration(r.Body, "settle", r.Settle, &d.Settle)
@@ -677,12 +703,12 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 			s.Tools = *r.Tools
 		}
 		if r.PromptTokens != nil {
-			s.PromptTokens = c.positiveInts(b, "prompt_tokens", r.PromptTokens)
+			s.PromptTokens = c.ints(b, "prompt_tokens", r.PromptTokens)
 		}
-		s.Concurrency = c.positiveInts(b, "concurrency", r.Concurrency)
+		s.Concurrency = c.ints(b, "concurrency", r.Concurrency)
 		for _, v := range r.Rates {
-			if v <= 0 {
-				c.errorf(attrRange(b, "rates"), "Value out of range", "rates are requests per second and must be above zero; got %g.", v)
+			if !(v > 0 && v <= maxRate) { // NaN fails both
+				c.errorf(attrRange(b, "rates"), "Value out of range", "rates are requests per second, above zero and at most %g; got %g.", maxRate, v)
 				continue
 			}
 			s.Rates = append(s.Rates, v)
@@ -694,8 +720,8 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 		if r.Arrival != nil && c.oneOf(b, "arrival", *r.Arrival, []string{"constant", "poisson"}) {
 			s.Arrival = *r.Arrival
 		}
-		c.intMin(b, "max_in_flight", r.MaxInFlight, 1, &s.MaxInFlight)
-		c.intMin(b, "trials", r.Trials, 1, &s.Trials)
+		c.intIn(b, "max_in_flight", r.MaxInFlight, &s.MaxInFlight)
+		c.intIn(b, "trials", r.Trials, &s.Trials)
 		c.duration(b, "warmup", r.Warmup, &s.Warmup)
 		c.duration(b, "duration", r.Duration, &s.Duration)
 		c.duration(b, "settle", r.Settle, &s.Settle)
@@ -723,14 +749,13 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 	return out
 }
 
-func (c *checker) positiveInts(body hcl.Body, name string, vs []int) []int {
+// ints keeps the values of a list attribute that are in its range.
+func (c *checker) ints(body hcl.Body, name string, vs []int) []int {
 	var out []int
 	for _, v := range vs {
-		if v < 1 {
-			c.errorf(attrRange(body, name), "Value out of range", "every %s value must be at least 1; got %d.", name, v)
-			continue
+		if c.inRange(body, name, v) {
+			out = append(out, v)
 		}
-		out = append(out, v)
 	}
 	return out
 }

@@ -91,10 +91,13 @@ func ParseSize(s string) (int64, error) {
 		}
 	}
 	n, err := strconv.ParseFloat(t, 64)
-	if err != nil || n < 0 || n*float64(mult) > 1<<50 {
-		return 0, fmt.Errorf("%q is not a size; write it like \"512MiB\" or \"2GiB\"", s)
+	// !(n >= 0) also refuses NaN; sizes are whole bytes from 6 MiB (Docker's
+	// smallest memory limit) to 1 TiB.
+	b := n * float64(mult)
+	if err != nil || !(n >= 0) || b != float64(int64(b)) || b < 6<<20 || b > 1<<40 {
+		return 0, fmt.Errorf("%q is not a size from 6MiB to 1TiB; write it like \"512MiB\" or \"2GiB\"", s)
 	}
-	return int64(n * float64(mult)), nil
+	return int64(b), nil
 }
 
 // FormatSize prints bytes in the largest binary unit that divides them.

@@ -5,6 +5,7 @@ defaults {
   warmup   = "2 seconds" # want: Invalid duration
   duration = "0s" # want: Value out of range
   floor    = "nobody" # want: Unknown floor gateway
+  settle   = "1000h" # want: Value out of range
 }
 
 cpus {
@@ -15,11 +16,13 @@ cpus {
 
 memory {
   gateway = "lots" # want: Invalid memory size
+  driver  = "NaN" # want: Invalid memory size
 }
 
 mock {
   tfft       = "1s" # want: Unsupported argument
   error_rate = 1.5 # want: Value out of range
+  padding_bytes = 4611686018427387904 # want: Value out of range
 }
 
 gateway "direct" { # want: Reserved gateway name
