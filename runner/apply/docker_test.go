@@ -157,8 +157,11 @@ func TestApplyDocker(t *testing.T) {
 			if r["gateway_cpu_us_per_req"] == "" || r["gateway_mem_peak_mib"] == "" || r["cold_start_ms"] == "" || r["errors_fidelity"] != "0" {
 				t.Errorf("nginx row lacks measurements: %v", r)
 			}
-			if strings.Contains(r["verdict"], "buffering") || r["bursty_streams"] != "0" {
-				t.Errorf("the honest nginx was called a buffer: %s (bursty %s)", r["verdict"], r["bursty_streams"])
+			// A starved driver may read two events 2 ms apart at once now and
+			// then (17 streams of 270 in one run under load): the verdict's
+			// 10% rule is what must hold, not zero bursts.
+			if strings.Contains(r["verdict"], "buffering") {
+				t.Errorf("the honest nginx was called a buffer: %s (bursty %s of %s)", r["verdict"], r["bursty_streams"], r["streams"])
 			}
 			t.Logf("nginx c=%s: p50 %sms p99 %sms ttft p50 %sms, cpu %sµs/req, peak %s MiB, cold start %sms",
 				r["concurrency"], r["latency_p50_ms"], r["latency_p99_ms"], r["ttft_p50_ms"], r["gateway_cpu_us_per_req"], r["gateway_mem_peak_mib"], r["cold_start_ms"])
