@@ -35,6 +35,22 @@ type sample struct {
 const chatRequest = `{"model":"mock-model","messages":[{"role":"user","content":"selfbench: say something"}]}`
 const chatStreamRequest = `{"model":"mock-model","stream":true,"messages":[{"role":"user","content":"selfbench: say something"}]}`
 
+// setupWithMock checks the tools a self-benchmark needs, makes its working
+// directory and builds the mock into it. The caller removes dir.
+func setupWithMock(tools map[string]string) (dir, bin string, err error) {
+	if err := need(tools); err != nil {
+		return "", "", err
+	}
+	if dir, err = os.MkdirTemp("", "gatewaybench-selfbench-"); err != nil {
+		return "", "", err
+	}
+	if bin, err = buildMock(dir); err != nil {
+		os.RemoveAll(dir)
+		return "", "", err
+	}
+	return dir, bin, nil
+}
+
 // buildMock compiles the mock into dir; the module root must be the working
 // directory or above it, as with `go run ./runner`.
 func buildMock(dir string) (string, error) {
@@ -50,18 +66,11 @@ func buildMock(dir string) (string, error) {
 // nginx returning a static body of the same bytes, both on ServerCPUs, with
 // wrk on LoadCPUs; then the mock's streaming events per second.
 func Mock(ctx context.Context, o Options) error {
-	if err := need(map[string]string{"wrk": "wrk", "nginx": "nginx-light", "taskset": "util-linux"}); err != nil {
-		return err
-	}
-	dir, err := os.MkdirTemp("", "gatewaybench-selfbench-")
+	dir, bin, err := setupWithMock(map[string]string{"wrk": "wrk", "nginx": "nginx-light", "taskset": "util-linux"})
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin, err := buildMock(dir)
-	if err != nil {
-		return err
-	}
 	mockPort, err := freePort()
 	if err != nil {
 		return err

@@ -27,18 +27,11 @@ type layout struct {
 // one-core figure within tol (docs/method.md, "Topology"). cpus are the two
 // CPUs to use.
 func Topology(ctx context.Context, o Options, self string, cpus [2]int, tol time.Duration) error {
-	if err := need(map[string]string{"nginx": "nginx-light", "taskset": "util-linux"}); err != nil {
-		return err
-	}
-	dir, err := os.MkdirTemp("", "gatewaybench-selfbench-")
+	dir, bin, err := setupWithMock(map[string]string{"nginx": "nginx-light", "taskset": "util-linux"})
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin, err := buildMock(dir)
-	if err != nil {
-		return err
-	}
 	a, b := cpus[0], cpus[1]
 	same, err := rig.RoundTrip(a, a, 5000)
 	if err != nil {
