@@ -17,6 +17,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/internal/runlock"
 	"github.com/gatewaybench/gatewaybench/runner/apply"
 	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/stack/docker"
@@ -49,11 +50,11 @@ func cmdApply(args []string) int {
 		}
 		cfg.Defaults.ResultsDir = abs
 	}
-	if err := cpusOnHost(cfg.CPUs, runtime.NumCPU()); err != nil {
+	p := plan.Build(cfg, projects, kinds.Planner)
+	if err := cpusOnHost(p.Layout, runtime.NumCPU()); err != nil {
 		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 		return exitUsage
 	}
-	p := plan.Build(cfg, projects)
 
 	// One run at a time owns this host's containers and ports; the lock also
 	// makes the sweep of leftovers safe (nothing labelled belongs to a live run).
@@ -71,7 +72,7 @@ func cmdApply(args []string) int {
 	}
 	defer engine.Close()
 	// The driver is this process: pin it to its cpuset like the containers.
-	if err := affinity.Pin(cfg.CPUs.Driver.CPUs); err != nil {
+	if err := affinity.Pin(p.Layout.Driver.CPUs.CPUs); err != nil {
 		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 		return exitFailure
 	}
@@ -94,7 +95,7 @@ func cmdApply(args []string) int {
 
 	st, _ := os.Stdout.Stat()
 	out, err := apply.Run(loadCtx, hardCtx, apply.Options{
-		Config: cfg, Plan: p, Projects: projects, Engine: engine, ModuleDir: moduleDir(cfg.Dir),
+		Plan: p, Projects: projects, Engine: engine, ModuleDir: moduleDir(p.Dir),
 		Progress: &apply.Progress{W: os.Stdout, TTY: st != nil && st.Mode()&os.ModeCharDevice != 0},
 	})
 	if err != nil {
@@ -122,11 +123,11 @@ func cmdApply(args []string) int {
 
 // cpusOnHost refuses a layout that names CPUs this host does not have,
 // before anything starts (the engine would say so only at a container's start).
-func cpusOnHost(cpus config.Roles[config.CPUSet], n int) error {
+func cpusOnHost(l plan.Layout, n int) error {
 	for _, r := range []struct {
 		role string
 		set  config.CPUSet
-	}{{"driver", cpus.Driver}, {"mock", cpus.Mock}, {"gateway", cpus.Gateway}} {
+	}{{"driver", l.Driver.CPUs}, {"mock", l.Mock.CPUs}, {"gateway", l.Gateway.CPUs}} {
 		for _, c := range r.set.CPUs {
 			if c >= n {
 				return fmt.Errorf("cpus.%s = %q names CPU %d, but this host has CPUs 0-%d; change the cpus block", r.role, r.set.Text, c, n-1)

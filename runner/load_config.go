@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 )
 
@@ -19,6 +20,7 @@ func loadConfig(path string) (*config.Config, map[string]*types.Project, bool) {
 	cfg, src, diags := config.Load(path)
 	var projects map[string]*types.Project
 	if !diags.HasErrors() {
+		diags = append(diags, kinds.Check(cfg)...)
 		var more hcl.Diagnostics
 		projects, more = config.LoadCompose(context.Background(), cfg)
 		diags = append(diags, more...)
@@ -50,15 +52,26 @@ func cmdValidate(args []string) int {
 }
 
 func cmdPlan(args []string) int {
-	path, ok := fileArg("plan", args)
+	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the resolved plan as JSON: exactly what apply executes")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil || len(pos) != 1 {
+		fmt.Fprintln(os.Stderr, "usage: runner plan [--json] FILE")
+		return exitUsage
+	}
+	cfg, projects, ok := loadConfig(pos[0])
 	if !ok {
 		return exitUsage
 	}
-	cfg, projects, ok := loadConfig(path)
-	if !ok {
-		return exitUsage
+	p := plan.Build(cfg, projects, kinds.Planner)
+	if *asJSON {
+		if err := p.WriteJSON(os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "plan: %v\n", err)
+			return exitFailure
+		}
+		return 0
 	}
-	plan.Build(cfg, projects).WriteText(os.Stdout)
+	p.WriteText(os.Stdout)
 	return 0
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/internal/runlock"
 	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -114,12 +115,12 @@ func TestHostileInputFiles(t *testing.T) {
 }
 
 func TestCPUsOnHost(t *testing.T) {
-	set := func(s string) config.CPUSet { c, _ := config.ParseCPUSet(s); return c }
-	ok := config.Roles[config.CPUSet]{Driver: set("0"), Mock: set("1"), Gateway: set("1")}
+	set := func(s string) plan.Placement { c, _ := config.ParseCPUSet(s); return plan.Placement{CPUs: c} }
+	ok := plan.Layout{Driver: set("0"), Mock: set("1"), Gateway: set("1")}
 	if err := cpusOnHost(ok, 2); err != nil {
 		t.Error(err)
 	}
-	bad := config.Roles[config.CPUSet]{Driver: set("0"), Mock: set("1"), Gateway: set("0-999")}
+	bad := plan.Layout{Driver: set("0"), Mock: set("1"), Gateway: set("0-999")}
 	if err := cpusOnHost(bad, 2); err == nil || !strings.Contains(err.Error(), "cpus.gateway") {
 		t.Errorf("a 1000-CPU gateway cpuset on a 2-CPU host: %v", err)
 	}

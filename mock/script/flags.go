@@ -28,11 +28,11 @@ func (k *Knobs) RegisterFlags(fs *flag.FlagSet) {
 const APIKeyEnv = "MOCK_API_KEY"
 
 // Env is the environment that goes with Args: the required key, if any.
-func (k Knobs) Env() []string {
+func (k Knobs) Env() map[string]string {
 	if k.APIKey == "" {
 		return nil
 	}
-	return []string{APIKeyEnv + "=" + k.APIKey}
+	return map[string]string{APIKeyEnv: k.APIKey}
 }
 
 // Args are the flags that make a mock run with k, for its container's

@@ -2,29 +2,71 @@ package script
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/valyala/fastjson"
 )
 
-// API is the protocol of a request.
+// API is the protocol of a request. Its name (as HCL, flags and CSVs write
+// it) and its path are defined here and nowhere else.
 type API uint8
 
 const (
-	Chat      API = iota + 1 // OpenAI /v1/chat/completions
-	Responses                // OpenAI /v1/responses
-	Messages                 // Anthropic /v1/messages
+	Chat      API = iota + 1 // OpenAI chat completions
+	Responses                // OpenAI responses
+	Messages                 // Anthropic messages
 )
 
+// APIs lists every API, in the order documentation shows them.
+var APIs = []API{Chat, Responses, Messages}
+
+var apiNames = [...]string{Chat: "openai", Responses: "responses", Messages: "anthropic"}
+var apiPaths = [...]string{Chat: "/v1/chat/completions", Responses: "/v1/responses", Messages: "/v1/messages"}
+
+func (a API) valid() bool { return a >= Chat && a <= Messages }
+
+// String is the API's name: "openai", "responses" or "anthropic".
 func (a API) String() string {
-	switch a {
-	case Chat:
-		return "openai"
-	case Responses:
-		return "responses"
-	case Messages:
-		return "anthropic"
+	if !a.valid() {
+		return "unknown"
 	}
-	return "unknown"
+	return apiNames[a]
+}
+
+// Path is where the API is served upstream (and by the mock).
+func (a API) Path() string {
+	if !a.valid() {
+		return ""
+	}
+	return apiPaths[a]
+}
+
+// ParseAPI reads an API's name; an unknown name is an error, never a default.
+func ParseAPI(name string) (API, error) {
+	for _, a := range APIs {
+		if apiNames[a] == name {
+			return a, nil
+		}
+	}
+	return 0, fmt.Errorf("%q is not an API; use one of %s", name, APINames())
+}
+
+// APINames lists the names, comma-separated, for messages.
+func APINames() string {
+	names := make([]string, len(APIs))
+	for i, a := range APIs {
+		names[i] = apiNames[a]
+	}
+	return strings.Join(names, ", ")
+}
+
+// MarshalText writes the API's name (JSON values and map keys).
+func (a API) MarshalText() ([]byte, error) {
+	if !a.valid() {
+		return nil, fmt.Errorf("API %d is not defined", a)
+	}
+	return []byte(apiNames[a]), nil
 }
 
 // Request is what the mock needs to know of a request. Its byte slices are

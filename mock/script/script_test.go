@@ -161,10 +161,10 @@ func TestArgsRoundTrip(t *testing.T) {
 		t.Errorf("the key is in the flags: %q", k.Args())
 	}
 	env := k.Env()
-	if len(env) != 1 || env[0] != APIKeyEnv+"=sk-x" {
+	if len(env) != 1 || env[APIKeyEnv] != "sk-x" {
 		t.Fatalf("env %q", env)
 	}
-	got.APIKey = strings.TrimPrefix(env[0], APIKeyEnv+"=")
+	got.APIKey = env[APIKeyEnv]
 	if got != k {
 		t.Errorf("round trip: got %+v, want %+v", got, k)
 	}

@@ -65,7 +65,7 @@ var goldenCases = []struct {
 }
 
 // TestGoldenBytes pins every route and mode to its exact bytes on the wire;
-// `go test ./mock/server -update` rewrites them after a deliberate change.
+// `UPDATE_GOLDEN=1 go test ./mock/server` rewrites them after a deliberate change.
 func TestGoldenBytes(t *testing.T) {
 	k := fast()
 	k.OutputTokens = 6

@@ -21,8 +21,7 @@ import (
 
 	"github.com/compose-spec/compose-go/v2/types"
 
-	"github.com/gatewaybench/gatewaybench/mock/script"
-	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
@@ -32,17 +31,23 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/usage"
 )
 
-// Options for a run.
+// Options for a run: the plan, the compose projects its gateway arms name,
+// and the engine that runs their containers. Nothing is read from the HCL.
 type Options struct {
-	Config     *config.Config
-	Plan       *plan.Plan
-	Projects   map[string]*types.Project
-	Engine     stack.Engine
+	Plan     *plan.Plan
+	Projects map[string]*types.Project
+	Engine   stack.Engine
+	// MockImage builds (or finds) the mock's image; nil builds it from the
+	// source in ModuleDir (stack.MockImage).
+	MockImage  func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error)
 	ModuleDir  string // the repository, to build the mock image from source
 	CgroupRoot string // usually /sys/fs/cgroup
 	Progress   *Progress
 	// ReadyTimeout bounds a stack's start-up: container start to first answer.
 	ReadyTimeout time.Duration
+	// PortFree checks that nothing listens where a stack is about to; nil
+	// tries to listen there.
+	PortFree func(port int) error
 }
 
 // Outcome says what a run produced.
@@ -54,9 +59,10 @@ type Outcome struct {
 	Partial     bool
 }
 
-// arm is a gateway that is up for a scenario.
+// arm is an arm that is up for a scenario.
 type arm struct {
-	container *stack.Container // nil for a hosted arm
+	plan      *plan.Arm
+	container *stack.Container // nil for the direct arm and hosted arms
 	key       string           // a hosted arm's key, read from its environment variable; never written anywhere
 	image     stack.Image
 	source    usage.Source
@@ -85,6 +91,14 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 	if o.CgroupRoot == "" {
 		o.CgroupRoot = "/sys/fs/cgroup"
 	}
+	if o.PortFree == nil {
+		o.PortFree = portFree
+	}
+	if o.MockImage == nil {
+		o.MockImage = func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error) {
+			return stack.MockImage(ctx, e, o.ModuleDir, labels)
+		}
+	}
 	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, host: readHost()}
 	r.out = Outcome{RunID: r.runID, Unavailable: map[string]string{}}
 	p := o.Progress
@@ -108,9 +122,9 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 		}
 	}()
 
-	p.Logf("run %s: %d runs planned, at most %s of load (unavailable gateways shorten it)", r.runID, len(o.Plan.Runs), o.Plan.Estimate().Round(time.Second))
+	p.Logf("run %s: %d runs planned, at most %s of load (unavailable gateways shorten it)", r.runID, o.Plan.Runs(), o.Plan.Estimate().D().Round(time.Second))
 	p.Logf("building the mock image")
-	if r.mock, err = stack.MockImage(hardCtx, o.Engine, o.ModuleDir, map[string]string{stack.LabelRun: r.runID}); err != nil {
+	if r.mock, err = o.MockImage(hardCtx, o.Engine, map[string]string{stack.LabelRun: r.runID}); err != nil {
 		return r.out, err
 	}
 	for i := range o.Plan.Scenarios {
@@ -118,7 +132,7 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 			break
 		}
 		if sc := &o.Plan.Scenarios[i]; sc.NotRun != "" {
-			p.Logf("scenario %s (%s): not run: %s", sc.Config.Name, sc.Config.Kind, sc.NotRun)
+			p.Logf("scenario %s (%s): not run: %s", sc.Name, sc.Kind, sc.NotRun)
 			continue
 		}
 		if err := r.scenario(loadCtx, hardCtx, &o.Plan.Scenarios[i]); err != nil {
@@ -139,12 +153,15 @@ func (r *runner) csvPath(sc *plan.Scenario) string {
 	if filepath.IsAbs(sc.CSV) {
 		return sc.CSV
 	}
-	return filepath.Join(r.o.Config.Dir, sc.CSV)
+	return filepath.Join(r.o.Plan.Dir, sc.CSV)
 }
 
 func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) error {
 	p := r.o.Progress
-	cfg := sc.Config
+	kind, ok := kinds.Lookup(sc.Kind)
+	if !ok {
+		return fmt.Errorf("scenario %s: kind %q has no implementation", sc.Name, sc.Kind)
+	}
 	// Every finished run is written at once to this run's own file; the
 	// scenario's file in the results directory is replaced only when the
 	// scenario completes, so an interrupted re-run never loses the complete
@@ -161,9 +178,9 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 		}
 		return nil
 	}
-	p.Logf("scenario %s (%s): %d runs -> %s", cfg.Name, cfg.Kind, countRuns(r.o.Plan, cfg.Name), path)
+	p.Logf("scenario %s (%s): %d runs -> %s", sc.Name, sc.Kind, len(sc.Runs), path)
 
-	mockC, err := r.startMock(hardCtx, cfg)
+	mockC, err := r.startMock(hardCtx, sc)
 	if err != nil {
 		return err
 	}
@@ -171,51 +188,53 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	mockSrc := r.source(mockC.ID)
 
 	arms := map[string]*arm{}
-	for _, name := range sc.Arms {
-		if name == config.DirectArm {
+	for i := range sc.Arms {
+		pa := &sc.Arms[i]
+		if pa.Direct {
+			arms[pa.Name] = &arm{plan: pa}
 			continue
 		}
-		a, err := r.startGateway(hardCtx, sc, name)
+		a, err := r.startArm(hardCtx, pa)
 		if err != nil {
 			if hardCtx.Err() != nil {
 				return hardCtx.Err()
 			}
-			row := r.baseRow(sc, name, 0, plan.LoadPoint{})
-			row.Status, row.Reason = "unavailable", err.Error()
+			row := r.baseRow(sc, pa, 0, plan.LoadPoint{})
+			row.Status, row.Reason = results.Unavailable, err.Error()
 			var exit *stack.ExitError
 			if errors.As(err, &exit) || errors.Is(err, stack.ErrNotReady) {
-				row.Status = "failed"
+				row.Status = results.Failed
 			}
-			if img, ok := r.images[name]; ok {
-				row.Image, row.ImageID, row.ImageSizeMiB = img.Ref, img.ID, mib(uint64(img.Size))
+			if img, ok := r.images[pa.Name]; ok {
+				row.Image, row.ImageID, row.ImageSizeMiB = img.Ref, img.ID, kinds.MiB(uint64(img.Size))
 			}
-			p.Logf("%s %s: %s", name, row.Status, err)
-			r.out.Unavailable[name] = err.Error()
+			p.Logf("%s %s: %s", pa.Name, row.Status, err)
+			r.out.Unavailable[pa.Name] = err.Error()
 			rows = append(rows, row)
 			if err := save(); err != nil {
 				return err
 			}
 			continue
 		}
-		arms[name] = a
+		arms[pa.Name] = a
 		if a.container == nil {
-			p.Logf("%s (hosted) answers", name)
+			p.Logf("%s (hosted) answers", pa.Name)
 			continue
 		}
 		defer r.mgr.Remove(a.container)
-		p.Logf("%s up: image %s (%s, %.1f MiB), cold start %s", name, a.image.Ref, a.image.Source, mib(uint64(a.image.Size)), a.coldStart.Round(time.Millisecond))
+		p.Logf("%s up: image %s (%s, %.1f MiB), cold start %s", pa.Name, a.image.Ref, a.image.Source, kinds.MiB(uint64(a.image.Size)), a.coldStart.Round(time.Millisecond))
 	}
 
 	r.topo = r.measureTopology()
 	p.Logf("%s", r.topo)
 
 	// Idle memory: ready and settled, before any load.
-	if !sleepCtx(hardCtx, cfg.Settle) {
+	if !sleepCtx(hardCtx, sc.Settle.D()) {
 		return hardCtx.Err()
 	}
 	for _, a := range arms {
 		if a.source == nil {
-			continue // hosted
+			continue // direct or hosted
 		}
 		if c, err := a.source.Read(); err == nil {
 			a.idleMem = c.WorkingSet()
@@ -223,27 +242,24 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	}
 
 	total := 0
-	for _, run := range r.o.Plan.Runs {
-		if run.Scenario == cfg.Name && (run.Arm == config.DirectArm || arms[run.Arm] != nil) {
+	for _, run := range sc.Runs {
+		if arms[run.Arm] != nil {
 			total++
 		}
 	}
 	n := 0
-	for i := range r.o.Plan.Runs {
-		run := &r.o.Plan.Runs[i]
-		if run.Scenario != cfg.Name {
-			continue
-		}
+	for i := range sc.Runs {
+		run := &sc.Runs[i]
 		a := arms[run.Arm]
-		if run.Arm != config.DirectArm && a == nil {
+		if a == nil {
 			continue // unavailable or failed: recorded once above
 		}
 		if loadCtx.Err() != nil {
 			break
 		}
 		n++
-		p.Start(fmt.Sprintf("[%d/%d] %s %s trial %d %s", n, total, cfg.Name, run.Point, run.Trial, run.Arm), run.Warmup+run.Duration)
-		row, err := r.measure(loadCtx, sc, run, a, mockSrc)
+		p.Start(fmt.Sprintf("[%d/%d] %s %s trial %d %s", n, total, sc.Name, run.Point, run.Trial, run.Arm), run.Warmup.D()+run.Duration.D())
+		row, err := kind.Measure(loadCtx, r.meter(sc, run, a, mockSrc), run)
 		if err != nil {
 			return err
 		}
@@ -252,14 +268,14 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 			return err
 		}
 		r.out.Rows++
-		p.Done(fmt.Sprintf("[%d/%d] %s %s trial %d %-14s %s", n, total, cfg.Name, run.Point, run.Trial, run.Arm, rowSummary(&row)))
-		if !sleepCtx(loadCtx, run.Settle) {
+		p.Done(fmt.Sprintf("[%d/%d] %s %s trial %d %-14s %s", n, total, sc.Name, run.Point, run.Trial, run.Arm, rowSummary(&row)))
+		if !sleepCtx(loadCtx, run.Settle.D()) {
 			break
 		}
 	}
 
 	// Recovered memory: after load and a settle.
-	if loadCtx.Err() == nil && sleepCtx(hardCtx, cfg.Settle) {
+	if loadCtx.Err() == nil && sleepCtx(hardCtx, sc.Settle.D()) {
 		for name, a := range arms {
 			if a.source == nil {
 				continue
@@ -267,13 +283,13 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 			if c, err := a.source.Read(); err == nil {
 				for i := range rows {
 					if rows[i].Gateway == name {
-						rows[i].GatewayMemRecoveredMiB = results.Some(round3(mib(c.WorkingSet())))
+						rows[i].GatewayMemRecoveredMiB = results.Some(results.Round3(kinds.MiB(c.WorkingSet())))
 					}
 				}
 			}
 		}
 	}
-	markUncontrolled(rows, r.o.Config.Defaults.BaselineK)
+	kind.Finish(r.o.Plan, sc, rows)
 	if err := save(); err != nil {
 		return err
 	}
@@ -295,14 +311,23 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	return nil
 }
 
-func countRuns(p *plan.Plan, scenario string) int {
-	n := 0
-	for _, r := range p.Runs {
-		if r.Scenario == scenario {
-			n++
+// meter is what a kind is handed for one run of arm a.
+func (r *runner) meter(sc *plan.Scenario, run *plan.Run, a *arm, mockSrc usage.Source) *kinds.Meter {
+	m := &kinds.Meter{Plan: r.o.Plan, Scenario: sc, Arm: a.plan, Mock: mockSrc, Key: a.key,
+		Base: r.baseRow(sc, a.plan, run.Trial, run.Point)}
+	switch {
+	case a.container != nil:
+		m.Gateway = a.source
+		if a.image.Ref != "" {
+			m.Base.Image, m.Base.ImageID, m.Base.ImageSizeMiB = a.image.Ref, a.image.ID, kinds.MiB(uint64(a.image.Size))
 		}
+		m.Base.ConfigHash = a.container.Spec.Labels[stack.LabelConfigHash]
+		m.Base.ColdStartMS = results.Some(results.Round3(float64(a.coldStart.Microseconds()) / 1000))
+		m.Base.GatewayMemIdleMiB = results.Some(results.Round3(kinds.MiB(a.idleMem)))
+	case a.plan.Direct:
+		m.Base.Image, m.Base.ImageID, m.Base.ImageSizeMiB = r.mock.Ref, r.mock.ID, kinds.MiB(uint64(r.mock.Size))
 	}
-	return n
+	return m
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {
@@ -317,74 +342,71 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-func (r *runner) startMock(ctx context.Context, cfg *config.Scenario) (*stack.Container, error) {
-	port := r.o.Config.Mock.Port
+func (r *runner) startMock(ctx context.Context, sc *plan.Scenario) (*stack.Container, error) {
+	pm := r.o.Plan.Mock
+	l := r.o.Plan.Layout.Mock
 	svc := &stack.Service{
-		Stack: "mock", Role: stack.RoleMock, Image: r.mock.Ref,
-		Cmd:    append([]string{fmt.Sprintf("-addr=127.0.0.1:%d", port)}, cfg.Knobs.Args()...),
-		Env:    cfg.Knobs.Env(),
-		CPUSet: r.o.Config.CPUs.Mock.Text, Memory: r.o.Config.Memory.Mock,
+		Stack: "mock", Role: stack.RoleMock, Image: r.mock.Ref, Cmd: sc.MockCmd,
+		CPUSet: l.CPUs.Text, Memory: l.Memory,
 	}
-	if err := portFree(port); err != nil {
+	for _, k := range slices.Sorted(maps.Keys(sc.MockEnv)) {
+		svc.Env = append(svc.Env, k+"="+sc.MockEnv[k])
+	}
+	if err := r.o.PortFree(pm.Port); err != nil {
 		return nil, fmt.Errorf("mock: %w", err)
 	}
 	c, err := r.mgr.Start(ctx, svc)
 	if err != nil {
 		return nil, fmt.Errorf("mock: %w", err)
 	}
-	health := config.MockURL(port) + "/health"
-	if _, err := r.mgr.WaitReady(ctx, c, probeGet(health), r.o.ReadyTimeout); err != nil {
+	if _, err := r.mgr.WaitReady(ctx, c, probeGet(pm.Health), r.o.ReadyTimeout); err != nil {
 		r.mgr.Remove(c)
 		return nil, fmt.Errorf("mock: %w", err)
 	}
 	return c, nil
 }
 
-func (r *runner) startGateway(ctx context.Context, sc *plan.Scenario, name string) (*arm, error) {
-	var pa *plan.Arm
-	for i := range r.o.Plan.Arms {
-		if r.o.Plan.Arms[i].Name == name {
-			pa = &r.o.Plan.Arms[i]
-		}
+// startArm brings a gateway arm up and waits until the scenario's own
+// request works through it.
+func (r *runner) startArm(ctx context.Context, pa *plan.Arm) (*arm, error) {
+	if pa.Hosted {
+		return r.startHosted(ctx, pa)
 	}
-	g := pa.Gateway
-	if g.Hosted {
-		return r.startHosted(ctx, sc, name)
-	}
-	proj := r.o.Projects[name]
+	proj := r.o.Projects[pa.Name]
 	if proj == nil {
-		return nil, fmt.Errorf("no compose project loaded for %s", name)
+		return nil, fmt.Errorf("no compose project loaded for %s", pa.Name)
 	}
-	svc, err := stack.FromCompose(proj, g.Service)
+	svc, err := stack.FromCompose(proj, pa.Service)
 	if err != nil {
 		return nil, err
 	}
-	svc.Stack, svc.Role = name, stack.RoleGateway
-	svc.CPUSet, svc.Memory = r.o.Config.CPUs.Gateway.Text, r.o.Config.Memory.Gateway
+	svc.Stack, svc.Role = pa.Name, stack.RoleGateway
+	if pa.Placement != nil {
+		svc.CPUSet, svc.Memory = pa.Placement.CPUs.Text, pa.Placement.Memory
+	}
 	if svc.Build != nil {
-		svc.Build.Prepare, svc.Build.PrepareDir = g.Prepare, r.o.Config.Dir
-		for k, v := range pa.Env {
-			svc.Build.Env = append(svc.Build.Env, k+"="+v)
+		svc.Build.Prepare, svc.Build.PrepareDir = pa.Prepare, r.o.Plan.Dir
+		for _, k := range slices.Sorted(maps.Keys(pa.Env)) {
+			svc.Build.Env = append(svc.Build.Env, k+"="+pa.Env[k])
 		}
 	}
-	img, ok := r.images[name]
+	img, ok := r.images[pa.Name]
 	if !ok {
 		img = stack.EnsureImage(ctx, r.o.Engine, &svc, map[string]string{stack.LabelRun: r.runID})
-		r.images[name] = img
+		r.images[pa.Name] = img
 	}
 	if img.Unavailable != "" {
 		return nil, fmt.Errorf("image %s unavailable: %s", img.Ref, img.Unavailable)
 	}
-	if err := portFree(g.Port); err != nil {
+	if err := r.o.PortFree(pa.Port); err != nil {
 		return nil, err
 	}
 	c, err := r.mgr.Start(ctx, &svc)
 	if err != nil {
 		return nil, err
 	}
-	// Ready means the scenario's own request works through the gateway.
-	req := r.request(sc, name)
-	shape := shapeOf(req)
+	req := *pa.Ready
+	shape := kinds.Shape(req)
 	cold, err := r.mgr.WaitReady(ctx, c, func(ctx context.Context) (time.Time, error) { return load.Probe(ctx, req.URL, shape, nil) }, r.o.ReadyTimeout)
 	if err == nil && len(req.ExpectHeaders) > 0 {
 		// Once up, one more request proves the path the configuration claims.
@@ -399,39 +421,29 @@ func (r *runner) startGateway(ctx context.Context, sc *plan.Scenario, name strin
 		r.mgr.Remove(c)
 		return nil, err
 	}
-	return &arm{container: c, image: img, source: r.source(c.ID), coldStart: cold}, nil
+	return &arm{plan: pa, container: c, image: img, source: r.source(c.ID), coldStart: cold}, nil
 }
 
 // startHosted readies a hosted arm: its key from the environment and one
 // request that answers. It has no container, so no cgroup figures.
-func (r *runner) startHosted(ctx context.Context, sc *plan.Scenario, name string) (*arm, error) {
-	req := r.request(sc, name)
-	a := &arm{}
+func (r *runner) startHosted(ctx context.Context, pa *plan.Arm) (*arm, error) {
+	req := *pa.Ready
+	a := &arm{plan: pa}
 	if req.APIKeyEnv != "" {
 		if a.key = os.Getenv(req.APIKeyEnv); a.key == "" {
-			return nil, fmt.Errorf("hosted arm %s: the environment variable %s that holds its key is not set", name, req.APIKeyEnv)
+			return nil, fmt.Errorf("hosted arm %s: the environment variable %s that holds its key is not set", pa.Name, req.APIKeyEnv)
 		}
 	}
-	shape := shapeOf(req)
+	shape := kinds.Shape(req)
 	if a.key != "" {
 		shape.Keys = []string{a.key}
 	}
 	pctx, cancel := context.WithTimeout(ctx, r.o.ReadyTimeout)
 	defer cancel()
 	if _, err := load.Probe(pctx, req.URL, shape, req.ExpectHeaders); err != nil {
-		return nil, fmt.Errorf("hosted arm %s: %s does not answer the scenario's request: %v", name, req.URL, err)
+		return nil, fmt.Errorf("hosted arm %s: %s does not answer the scenario's request: %v", pa.Name, req.URL, err)
 	}
 	return a, nil
-}
-
-// request is the planned request of an arm in a scenario.
-func (r *runner) request(sc *plan.Scenario, name string) plan.Request {
-	for _, run := range r.o.Plan.Runs {
-		if run.Scenario == sc.Config.Name && run.Arm == name {
-			return run.Request
-		}
-	}
-	return plan.Request{}
 }
 
 // topology is the rig's round trips in this scenario and what the layout
@@ -459,15 +471,15 @@ func (t topology) String() string {
 const rttRounds = 2000
 
 func (r *runner) measureTopology() topology {
-	cpus := r.o.Config.CPUs
-	d := cpus.Driver.CPUs[0]
+	l := r.o.Plan.Layout
+	d := l.Driver.CPUs.CPUs[0]
 	same, err := rig.RoundTrip(d, d, rttRounds)
 	if err != nil {
 		return topology{err: err}
 	}
-	t := topology{same: results.Some(round3(float64(same.P50.Nanoseconds()) / 1000))}
+	t := topology{same: results.Some(results.Round3(float64(same.P50.Nanoseconds()) / 1000))}
 	var other []int
-	for _, c := range append(slices.Clone(cpus.Gateway.CPUs), cpus.Mock.CPUs...) {
+	for _, c := range append(slices.Clone(l.Gateway.CPUs.CPUs), l.Mock.CPUs.CPUs...) {
 		if c != d {
 			other = append(other, c)
 		}
@@ -480,9 +492,9 @@ func (r *runner) measureTopology() topology {
 	if err != nil {
 		return topology{err: err}
 	}
-	t.cross = results.Some(round3(float64(cross.P50.Nanoseconds()) / 1000))
-	if ex, ok := rig.Excess(cpus.Driver.CPUs, cpus.Mock.CPUs, cpus.Gateway.CPUs, same.P50, cross.P50); ok {
-		t.excess = results.Some(round3(float64(ex.Nanoseconds()) / 1000))
+	t.cross = results.Some(results.Round3(float64(cross.P50.Nanoseconds()) / 1000))
+	if ex, ok := rig.Excess(l.Driver.CPUs.CPUs, l.Mock.CPUs.CPUs, l.Gateway.CPUs.CPUs, same.P50, cross.P50); ok {
+		t.excess = results.Some(results.Round3(float64(ex.Nanoseconds()) / 1000))
 	}
 	return t
 }
@@ -523,42 +535,18 @@ func (s *engineSource) Read() (usage.Counters, error) {
 		Usage: st.MemUsage, InactiveFile: st.MemInactiveFile, RSS: st.MemRSS}, nil
 }
 
-// shapeOf is the load shape of a planned request.
-func shapeOf(req plan.Request) load.Shape {
-	s := load.Shape{API: apiOf(req.API), Stream: req.Stream, Tools: req.Tools, PromptTokens: req.PromptTokens, Model: req.Model}
-	if req.APIKey != "" {
-		s.Keys = []string{req.APIKey}
-	}
-	for _, k := range slices.Sorted(maps.Keys(req.Headers)) {
-		s.Headers = append(s.Headers, [2]string{k, req.Headers[k]})
-	}
-	return s
-}
-
-func apiOf(name string) script.API {
-	switch name {
-	case config.APIResponses:
-		return script.Responses
-	case config.APIAnthropic:
-		return script.Messages
-	}
-	return script.Chat
-}
-
-func mib(b uint64) float64 { return float64(b) / (1 << 20) }
-
 func rowSummary(r *results.Row) string {
-	if r.Status != "ok" && r.Status != "partial" {
-		return r.Status + ": " + firstLine(r.Reason)
+	if r.Status != results.OK && r.Status != results.Partial {
+		return string(r.Status) + ": " + firstLine(r.Reason)
 	}
 	s := fmt.Sprintf("%8.0f req/s  p50 %s  p99 %s (n=%d)", r.RPS, msOrDash(r.Latency.P50), msOrDash(r.Latency.P99), r.Latency.N)
 	if r.GatewayCPUUsPerReq.Set {
 		s += fmt.Sprintf("  gw %.1fµs/req", r.GatewayCPUUsPerReq.V)
 	}
-	if r.Verdict != "ok" {
+	if r.Verdict != results.VerdictOK {
 		s += "  [" + r.Verdict + "]"
 	}
-	if r.Status == "partial" {
+	if r.Status == results.Partial {
 		s += "  (partial)"
 	}
 	return s

@@ -13,12 +13,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/mock/server"
 	"github.com/gatewaybench/gatewaybench/runner/config"
@@ -27,72 +29,174 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/stack/fake"
 )
 
-func freePort(t *testing.T) int {
+// ports hands out loopback ports the test holds open from the start, so no
+// other process can take one between its choice and its use (a port picked
+// by listen-and-close can be). A held port's listener is lent to whatever
+// the test serves there and comes back when that server closes it.
+type ports struct {
+	mu   sync.Mutex
+	held map[int]*heldPort
+}
+
+type heldPort struct {
+	ln    *net.TCPListener
+	inUse bool
+}
+
+func newPorts(t *testing.T) *ports {
+	p := &ports{held: map[int]*heldPort{}}
+	t.Cleanup(func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, h := range p.held {
+			h.ln.Close()
+		}
+	})
+	return p
+}
+
+// hold opens a listener on a free port and keeps it.
+func (p *ports) hold(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	port := ln.Addr().(*net.TCPAddr).Port
+	p.mu.Lock()
+	p.held[port] = &heldPort{ln: ln.(*net.TCPListener)}
+	p.mu.Unlock()
+	return port
 }
 
-// setup writes an HCL file with a mock, a working proxy gateway and one that
-// exits at start, all on free ports.
-func setup(t *testing.T, duration string) (*config.Config, *plan.Plan, Options) {
+// listen lends the held listener of port (or opens one, for a port the
+// test does not hold).
+func (p *ports) listen(port int) (net.Listener, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h, ok := p.held[port]
+	if !ok {
+		return net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	}
+	if h.inUse {
+		return nil, fmt.Errorf("port %d: address already in use", port)
+	}
+	h.inUse = true
+	h.ln.SetDeadline(time.Time{})
+	return &lent{h: h, p: p}, nil
+}
+
+// free is apply's port check against the held ports: a lent one is in use.
+func (p *ports) free(port int) error {
+	p.mu.Lock()
+	h, ok := p.held[port]
+	p.mu.Unlock()
+	if !ok {
+		return portFree(port)
+	}
+	if h.inUse {
+		return fmt.Errorf("port %d on 127.0.0.1 is already in use by another process", port)
+	}
+	return nil
+}
+
+// lent is a held listener in use; Close gives it back: a deadline in the
+// past wakes the server's Accept, and the socket stays bound.
+type lent struct {
+	h      *heldPort
+	p      *ports
+	closed atomic.Bool
+}
+
+func (l *lent) Accept() (net.Conn, error) {
+	if l.closed.Load() {
+		return nil, net.ErrClosed
+	}
+	c, err := l.h.ln.Accept()
+	if l.closed.Load() {
+		if c != nil {
+			c.Close()
+		}
+		return nil, net.ErrClosed
+	}
+	return c, err
+}
+
+func (l *lent) Close() error {
+	if l.closed.Swap(true) {
+		return nil
+	}
+	l.h.ln.SetDeadline(time.Unix(1, 0))
+	l.p.mu.Lock()
+	l.h.inUse = false
+	l.p.mu.Unlock()
+	return nil
+}
+
+func (l *lent) Addr() net.Addr { return l.h.ln.Addr() }
+
+// fakeMockImage stands in for building the mock's image: the fake engine
+// serves the mock in-process, so nothing needs building, and a test's
+// clock never includes a compile.
+func fakeMockImage(context.Context, stack.Engine, map[string]string) (stack.Image, error) {
+	return stack.Image{Ref: "gatewaybench/mock:test", ID: "sha256:test", Source: "local"}, nil
+}
+
+// testPlan is a plan built here, not from HCL: the executor must need
+// nothing else. It has a mock, a working proxy gateway and one that exits
+// at start ("broken"), on ports the test holds, and one scenario.
+func testPlan(t *testing.T, ps *ports, window time.Duration) (*plan.Plan, Options) {
 	t.Helper()
 	dir := t.TempDir()
-	compose := "services:\n  gw:\n    image: example/gw:1\n    network_mode: host\n    command: [\"--port\", \"${GATEWAY_PORT}\"]\n"
-	os.WriteFile(filepath.Join(dir, "gw.yaml"), []byte(compose), 0o644)
-	hcl := fmt.Sprintf(`
-defaults {
-  trials   = 2
-  warmup   = "100ms"
-  duration = %q
-  settle   = "0s"
-  # These tests check the pipeline, not the in-process stand-in proxy, which
-  # on a starved host now and then drops one request of a short run (seen
-  # once in CI-like runs under load: 1 transport error of 38).
-  max_error_rate = 0.1
-}
-cpus {
-  driver  = "0"
-  mock    = "0"
-  gateway = "1"
-}
-memory {
-  mock    = "256MiB"
-  gateway = "512MiB"
-}
-mock {
-  port = %d
-  ttft = "0s"
-  itl  = "1ms"
-  output_tokens = 8
-}
-gateway "proxy" {
-  compose = "gw.yaml"
-  service = "gw"
-  port    = %d
-  api     = ["openai"]
-}
-gateway "broken" {
-  compose = "gw.yaml"
-  service = "gw"
-  port    = %d
-  api     = ["openai"]
-}
-scenario "overhead" {
-  kind        = "overhead"
-  stream      = true
-  concurrency = [1]
-}
-`, duration, freePort(t), freePort(t), freePort(t))
-	path := filepath.Join(dir, "bench.hcl")
-	os.WriteFile(path, []byte(hcl), 0o644)
-	cfg, o := loadPlan(t, path, "results")
-	o.CgroupRoot, o.ReadyTimeout, o.Progress = t.TempDir(), 5*time.Second, &Progress{W: testWriter{t}}
-	return cfg, o.Plan, o
+	mockPort, proxyPort, brokenPort := ps.hold(t), ps.hold(t), ps.hold(t)
+	set := func(s string) config.CPUSet { c, _ := config.ParseCPUSet(s); return c }
+	p := &plan.Plan{
+		Source: "(built in the test)", Dir: dir, BaselineK: 2,
+		Layout: plan.Layout{Driver: plan.Placement{CPUs: set("0")}, Mock: plan.Placement{CPUs: set("0"), Memory: 256 << 20},
+			Gateway: plan.Placement{CPUs: set("1"), Memory: 512 << 20}},
+		Cost: config.Cost{USDPerVCPUHour: 0.04, USDPerGBHour: 0.005},
+		Mock: plan.Mock{Port: mockPort, URL: config.MockURL(mockPort), Health: config.MockURL(mockPort) + "/health"},
+	}
+	p.Arms = []plan.Arm{{Name: "direct", Label: "direct", Direct: true, Port: mockPort}}
+	projects := map[string]*types.Project{}
+	for _, g := range []struct {
+		name string
+		port int
+	}{{"proxy", proxyPort}, {"broken", brokenPort}} {
+		p.Arms = append(p.Arms, plan.Arm{Name: g.name, Label: "default", Port: g.port, Compose: "gw.yaml", Service: "gw",
+			Image: "example/gw:1", Placement: &p.Layout.Gateway})
+		projects[g.name] = &types.Project{Name: g.name, Services: types.Services{"gw": {Name: "gw",
+			ContainerSpec: types.ContainerSpec{Image: "example/gw:1", NetworkMode: "host",
+				Command: types.ShellCommand{"--port", strconv.Itoa(g.port)}}}}}
+	}
+	knobs := script.DefaultKnobs()
+	knobs.TTFT, knobs.ITL, knobs.OutputTokens = 0, time.Millisecond, 8
+	sc := plan.Scenario{Name: "overhead", Kind: "overhead", API: "openai", Stream: true, CSV: filepath.Join("results", "overhead.csv"),
+		Trials: 2, MockCmd: append([]string{fmt.Sprintf("-addr=127.0.0.1:%d", mockPort)}, knobs.Args()...), Knobs: knobs,
+		Points: []plan.LoadPoint{{Mode: plan.Closed, Concurrency: 1, PromptTokens: 100}}}
+	request := func(a plan.Arm) plan.Request {
+		return plan.Request{API: script.Chat, URL: fmt.Sprintf("http://127.0.0.1:%d/v1/chat/completions", a.Port),
+			Stream: true, PromptTokens: 100, Model: "mock-model"}
+	}
+	for _, a := range p.Arms {
+		r := request(a)
+		a.Ready = &r
+		sc.Arms = append(sc.Arms, a)
+	}
+	for trial := 1; trial <= 2; trial++ {
+		for _, a := range sc.Arms {
+			sc.Runs = append(sc.Runs, plan.Run{Index: len(sc.Runs) + 1, Arm: a.Name, Trial: trial, Point: sc.Points[0],
+				Request: request(a), Warmup: plan.Duration(100 * time.Millisecond), Duration: plan.Duration(window),
+				Timeout: plan.RequestTimeout,
+				// These tests check the pipeline, not the in-process stand-in
+				// proxy, which on a starved host now and then drops one
+				// request of a short run (seen once under load: 1 of 38).
+				MaxErrorRate: 0.1})
+		}
+	}
+	p.Scenarios = []plan.Scenario{sc}
+	return p, Options{Plan: p, Projects: projects, MockImage: fakeMockImage, PortFree: ps.free,
+		CgroupRoot: t.TempDir(), ReadyTimeout: 5 * time.Second, Progress: &Progress{W: testWriter{t}}}
 }
 
 type testWriter struct{ t *testing.T }
@@ -102,10 +206,10 @@ func (w testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// inProcess makes the fake engine's "containers" real servers: the mock is
-// served in-process on its -addr, the proxy gateway is a streaming reverse
-// proxy on its port; "broken" exits at once.
-func inProcess(t *testing.T, cfg *config.Config) *fake.Engine {
+// inProcess makes the fake engine's "containers" real servers on the ports
+// the test holds: the mock is served in-process on its -addr, the proxy
+// gateway is a streaming reverse proxy on its port; "broken" exits at once.
+func inProcess(t *testing.T, ps *ports, p *plan.Plan) *fake.Engine {
 	var mu sync.Mutex
 	stops := map[string]func(){}
 	e := &fake.Engine{}
@@ -124,7 +228,9 @@ func inProcess(t *testing.T, cfg *config.Config) *fake.Engine {
 					k.APIKey = v
 				}
 			}
-			ln, err := net.Listen("tcp", *addr)
+			_, port, _ := net.SplitHostPort(*addr)
+			n, _ := strconv.Atoi(port)
+			ln, err := ps.listen(n)
 			if err != nil {
 				return err
 			}
@@ -134,11 +240,11 @@ func inProcess(t *testing.T, cfg *config.Config) *fake.Engine {
 			stops[spec.Name] = func() { s.Shutdown() }
 			mu.Unlock()
 		case "proxy":
-			port := spec.Cmd[1]
-			target, _ := url.Parse(config.MockURL(cfg.Mock.Port))
+			port, _ := strconv.Atoi(spec.Cmd[1])
+			target, _ := url.Parse(p.Mock.URL)
 			rp := httputil.NewSingleHostReverseProxy(target)
 			rp.FlushInterval = -1
-			ln, err := net.Listen("tcp", "127.0.0.1:"+port)
+			ln, err := ps.listen(port)
 			if err != nil {
 				return err
 			}
@@ -195,8 +301,9 @@ func readCSV(t *testing.T, path string) []map[string]string {
 }
 
 func TestApplyWithFakeEngine(t *testing.T) {
-	cfg, _, o := setup(t, "300ms")
-	e := inProcess(t, cfg)
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 300*time.Millisecond)
+	e := inProcess(t, ps, p)
 	o.Engine = e
 	out, err := Run(context.Background(), context.Background(), o)
 	if err != nil {
@@ -218,7 +325,7 @@ func TestApplyWithFakeEngine(t *testing.T) {
 			t.Errorf("%s: cpuset %q memory %d labels %v", s.Name, s.CPUSet, s.MemoryBytes, s.Labels)
 		}
 	}
-	rows := readCSV(t, filepath.Join(cfg.Dir, "results", "overhead.csv"))
+	rows := readCSV(t, filepath.Join(p.Dir, "results", "overhead.csv"))
 	count := map[string]int{}
 	for _, r := range rows {
 		count[r["gateway"]+"/"+r["status"]]++
@@ -240,13 +347,13 @@ func TestApplyWithFakeEngine(t *testing.T) {
 // TestApplyInterrupted: cancelling load mid-run keeps the finished rows,
 // writes the run in flight as partial, and tears everything down.
 func TestApplyInterrupted(t *testing.T) {
-	cfg, _, o := setup(t, "10s")
-	e := inProcess(t, cfg)
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 10*time.Second)
+	e := inProcess(t, ps, p)
 	o.Engine = e
 	loadCtx, stop := context.WithCancel(context.Background())
 	// Interrupt on an event, not a clock: shortly after the first run has
-	// started (however long the mock image took to build), inside its 10 s
-	// window.
+	// started, inside its 10 s window.
 	var interrupted atomic.Int64 // unix ns
 	o.Progress = &Progress{TTY: true, W: onFirst("[1/", func() {
 		time.AfterFunc(300*time.Millisecond, func() { interrupted.Store(time.Now().UnixNano()); stop() })
@@ -283,21 +390,20 @@ func TestApplyInterrupted(t *testing.T) {
 // replaced by the partial rows of a later run that was interrupted (an
 // audit saw 18 rows become 1).
 func TestInterruptedRerunKeepsCompleteResults(t *testing.T) {
-	cfg, _, o := setup(t, "200ms")
-	o.Engine = inProcess(t, cfg)
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 200*time.Millisecond)
+	o.Engine = inProcess(t, ps, p)
 	first, err := Run(context.Background(), context.Background(), o)
 	if err != nil || first.Partial {
 		t.Fatalf("first run: %+v, %v", first, err)
 	}
-	final := filepath.Join(cfg.Dir, "results", "overhead.csv")
+	final := filepath.Join(p.Dir, "results", "overhead.csv")
 	complete := readCSV(t, final)
 
-	cfg.Defaults.Duration = 10 * time.Second
-	for i := range cfg.Scenarios {
-		cfg.Scenarios[i].Duration = 10 * time.Second
+	for i := range p.Scenarios[0].Runs {
+		p.Scenarios[0].Runs[i].Duration = plan.Duration(10 * time.Second)
 	}
-	o.Plan = plan.Build(cfg, o.Projects)
-	o.Engine = inProcess(t, cfg)
+	o.Engine = inProcess(t, ps, p)
 	loadCtx, stop := context.WithCancel(context.Background())
 	o.Progress = &Progress{TTY: true, W: onFirst("[1/", func() { time.AfterFunc(200*time.Millisecond, stop) })}
 	second, err := Run(loadCtx, context.Background(), o)
@@ -308,7 +414,7 @@ func TestInterruptedRerunKeepsCompleteResults(t *testing.T) {
 	if len(after) != len(complete) || after[0]["run_id"] != first.RunID {
 		t.Errorf("the complete CSV changed: %d rows of run %s, then %d rows of run %s", len(complete), first.RunID, len(after), after[0]["run_id"])
 	}
-	if kept := readCSV(t, filepath.Join(cfg.Dir, "results", "runs", second.RunID, "overhead.csv")); kept[0]["status"] != "partial" && kept[len(kept)-1]["status"] != "partial" {
+	if kept := readCSV(t, filepath.Join(p.Dir, "results", "runs", second.RunID, "overhead.csv")); kept[0]["status"] != "partial" && kept[len(kept)-1]["status"] != "partial" {
 		t.Errorf("the interrupted run's rows were not kept: %v", kept)
 	}
 }
@@ -332,8 +438,9 @@ func (w writerFunc) Write(p []byte) (int, error) { return w(p) }
 // TestDownAfterFailedStart: a gateway whose container cannot start is
 // removed, and the run still tears down everything else.
 func TestDownAfterFailedStart(t *testing.T) {
-	cfg, _, o := setup(t, "200ms")
-	e := inProcess(t, cfg)
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 200*time.Millisecond)
+	e := inProcess(t, ps, p)
 	start := e.StartFunc
 	e.StartFunc = func(spec stack.ContainerSpec) error {
 		if spec.Labels[stack.LabelStack] == "proxy" {
@@ -363,8 +470,9 @@ func TestDownAfterFailedStart(t *testing.T) {
 // would answer the readiness probe in the gateway's place; the gateway is
 // reported failed instead of measuring the wrong server.
 func TestBusyPortIsRefused(t *testing.T) {
-	cfg, _, o := setup(t, "200ms")
-	e := inProcess(t, cfg)
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 200*time.Millisecond)
+	e := inProcess(t, ps, p)
 	start := e.StartFunc
 	e.StartFunc = func(spec stack.ContainerSpec) error {
 		if spec.Labels[stack.LabelStack] == "proxy" {
@@ -373,14 +481,8 @@ func TestBusyPortIsRefused(t *testing.T) {
 		return start(spec)
 	}
 	o.Engine = e
-	var port int
-	for _, g := range cfg.Gateways {
-		if g.Name == "proxy" {
-			port = g.Port
-		}
-	}
 	// A stale server on the port that answers anything with 200.
-	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	ln, err := ps.listen(p.Scenarios[0].Arm("proxy").Port)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,43 +496,9 @@ func TestBusyPortIsRefused(t *testing.T) {
 	if !strings.Contains(out.Unavailable["proxy"], "already in use") {
 		t.Errorf("proxy on a busy port: %q", out.Unavailable["proxy"])
 	}
-	for _, r := range readCSV(t, filepath.Join(cfg.Dir, "results", "overhead.csv")) {
+	for _, r := range readCSV(t, filepath.Join(p.Dir, "results", "overhead.csv")) {
 		if r["gateway"] == "proxy" && r["status"] == "ok" {
 			t.Error("a gateway on a busy port was measured")
-		}
-	}
-}
-
-func TestSaturation(t *testing.T) {
-	set := func(s string) config.CPUSet {
-		c, err := config.ParseCPUSet(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	layout := func(d, m, g string) config.Roles[config.CPUSet] {
-		return config.Roles[config.CPUSet]{Driver: set(d), Mock: set(m), Gateway: set(g)}
-	}
-	def, old, own := layout("0", "1", "1"), layout("0", "0", "1"), layout("0", "1", "2-3")
-	for _, tc := range []struct {
-		name                  string
-		cpus                  config.Roles[config.CPUSet]
-		driver, mock, gateway float64
-		gatewayArm            bool
-		want                  string // prefix; "" for none
-	}{
-		{"quiet", def, 0.3, 0.2, 0.3, true, ""},
-		{"driver full", def, 0.95, 0.2, 0.3, true, "rig saturated: driver used 0.95"},
-		{"mock full on the direct arm", def, 0.5, 0.93, 0, false, "rig saturated: mock used 0.93"},
-		{"gateway and mock fill their core", def, 0.5, 0.3, 0.65, true, "contended: gateway and mock share cpus and used 0.95 of 1 (mock 0.30)"},
-		{"old layout: driver and mock share", old, 0.6, 0.35, 0.2, false, "rig saturated: driver and mock share cpus and used 0.95 of 1"},
-		{"old layout: gateway full is the gateway's", old, 0.3, 0.2, 0.99, true, ""},
-		{"own cores: mock full", own, 0.3, 0.95, 1.5, true, "rig saturated: mock used 0.95 of 1"},
-	} {
-		got := saturation(tc.cpus, tc.driver, tc.mock, tc.gateway, tc.gatewayArm)
-		if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
-			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
@@ -442,7 +510,8 @@ func TestSaturation(t *testing.T) {
 func TestHostedArmNeverLeaksTheKey(t *testing.T) {
 	const secret = "sk-live-7f3a9c1e55d04b2a"
 	t.Setenv("GATEWAYBENCH_TEST_HOSTED_KEY", secret)
-	mockPort := freePort(t)
+	ps := newPorts(t)
+	mockPort := ps.hold(t)
 	upstream, _ := url.Parse(config.MockURL(mockPort))
 	rp := httputil.NewSingleHostReverseProxy(upstream)
 	rp.FlushInterval = -1
@@ -490,10 +559,11 @@ scenario "overhead" {
 `, results, mockPort, ln.Addr())
 	path := filepath.Join(dir, "bench.hcl")
 	os.WriteFile(path, []byte(hcl), 0o644)
-	cfg, o := loadPlan(t, path, results)
+	_, o := loadPlan(t, path, results)
 	var out strings.Builder
 	o.Plan.WriteText(&out)
-	o.CgroupRoot, o.ReadyTimeout, o.Progress, o.Engine = t.TempDir(), 10*time.Second, &Progress{W: &out}, inProcess(t, cfg)
+	o.CgroupRoot, o.ReadyTimeout, o.Progress, o.Engine = t.TempDir(), 10*time.Second, &Progress{W: &out}, inProcess(t, ps, o.Plan)
+	o.MockImage, o.PortFree = fakeMockImage, ps.free
 	res, err := Run(context.Background(), context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -542,13 +612,21 @@ func TestNilProgressIsSilent(t *testing.T) {
 // through its environment; argv shows in the host's ps and in docker
 // inspect's Args.
 func TestMockKeyNotOnTheCommandLine(t *testing.T) {
-	cfg, _, o := setup(t, "200ms")
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 200*time.Millisecond)
 	const key = "sk-upstream-only-3b7e"
-	for i := range cfg.Scenarios {
-		cfg.Scenarios[i].Knobs.APIKey = key
+	sc := &p.Scenarios[0]
+	sc.Knobs.APIKey = key
+	sc.MockEnv = plan.Headers(sc.Knobs.Env())
+	for i := range sc.Runs {
+		sc.Runs[i].Request.APIKey = key
 	}
-	o.Plan = plan.Build(cfg, o.Projects)
-	e := inProcess(t, cfg)
+	for i := range sc.Arms {
+		r := *sc.Arms[i].Ready
+		r.APIKey = key
+		sc.Arms[i].Ready = &r
+	}
+	e := inProcess(t, ps, p)
 	var mu sync.Mutex
 	var mockSpec stack.ContainerSpec
 	start := e.StartFunc

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/internal/dockertest"
 	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 )
@@ -100,7 +101,7 @@ func loadPlan(t *testing.T, path, results string) (*config.Config, Options) {
 		t.Fatal(diags)
 	}
 	mod, _ := filepath.Abs("../..")
-	return cfg, Options{Config: cfg, Plan: plan.Build(cfg, projects), Projects: projects, ModuleDir: mod, ReadyTimeout: 30 * time.Second}
+	return cfg, Options{Plan: plan.Build(cfg, projects, kinds.Planner), Projects: projects, ModuleDir: mod, ReadyTimeout: 30 * time.Second}
 }
 
 // TestApplyDocker: the real pipeline on the real engine: mock, direct,

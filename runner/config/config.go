@@ -12,27 +12,6 @@ import (
 	"github.com/gatewaybench/gatewaybench/mock/script"
 )
 
-// APIs the mock speaks and the driver can send.
-const (
-	APIOpenAI    = "openai"
-	APIResponses = "responses"
-	APIAnthropic = "anthropic"
-)
-
-// DefaultPaths are the upstream paths of each API when a gateway sets none.
-var DefaultPaths = map[string]string{
-	APIOpenAI:    "/v1/chat/completions",
-	APIResponses: "/v1/responses",
-	APIAnthropic: "/v1/messages",
-}
-
-// ScenarioKinds lists the scenario kinds (README, "scenario").
-var ScenarioKinds = []string{
-	"overhead", "streaming_turn", "tool_call_loop", "large_context",
-	"concurrent_agents", "throughput", "key_flood", "failover",
-	"head_of_line", "session", "memory", "cold_start",
-}
-
 // DirectArm is the built-in arm where the client talks to the mock itself.
 const DirectArm = "direct"
 
@@ -74,8 +53,8 @@ type Defaults struct {
 
 // Cost is the price model of docs/method.md, "Cost".
 type Cost struct {
-	USDPerVCPUHour float64
-	USDPerGBHour   float64
+	USDPerVCPUHour float64 `json:"usd_per_vcpu_hour"`
+	USDPerGBHour   float64 `json:"usd_per_gb_hour"`
 }
 
 // Mock is the upstream's address and default knobs.
@@ -94,10 +73,10 @@ type Gateway struct {
 	ComposePath string // resolved against Config.Dir
 	Service     string
 	Port        int
-	APIs        []string
-	Paths       map[string]string // API -> path; DefaultPaths filled in
+	APIs        []script.API
+	Paths       map[script.API]string // the API's own path unless paths = {...} sets one
 	Headers     map[string]string
-	APIHeaders  map[string]map[string]string // API -> headers set over Headers for that API
+	APIHeaders  map[script.API]map[string]string // API -> headers set over Headers for that API
 	// ExpectHeaders must come back on the readiness check's answer ("*":
 	// any value), or the gateway's rows are failed.
 	ExpectHeaders map[string]string
@@ -114,8 +93,19 @@ type Gateway struct {
 	ServiceRange hcl.Range
 }
 
+// Gateway returns the gateway (or hosted arm) of that name, or nil (as for
+// the direct arm).
+func (c *Config) Gateway(name string) *Gateway {
+	for i := range c.Gateways {
+		if c.Gateways[i].Name == name {
+			return &c.Gateways[i]
+		}
+	}
+	return nil
+}
+
 // HeadersFor are the headers sent to the gateway with requests of api.
-func (g *Gateway) HeadersFor(api string) map[string]string {
+func (g *Gateway) HeadersFor(api script.API) map[string]string {
 	if len(g.APIHeaders[api]) == 0 {
 		return g.Headers
 	}
@@ -130,7 +120,7 @@ func (g *Gateway) HeadersFor(api string) map[string]string {
 }
 
 // Supports reports whether the gateway serves api.
-func (g *Gateway) Supports(api string) bool {
+func (g *Gateway) Supports(api script.API) bool {
 	for _, a := range g.APIs {
 		if a == api {
 			return true
@@ -143,7 +133,8 @@ func (g *Gateway) Supports(api string) bool {
 type Scenario struct {
 	Name         string
 	Kind         string
-	API          string
+	KindRange    hcl.Range
+	API          script.API
 	Stream       bool
 	Tools        bool
 	PromptTokens []int

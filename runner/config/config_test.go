@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/gatewaybench/gatewaybench/internal/golden"
+	"github.com/gatewaybench/gatewaybench/mock/script"
 )
 
 // loadAll runs both phases like `runner validate`: decode, then compose.
@@ -63,10 +64,10 @@ func TestFullFileDecodes(t *testing.T) {
 		{"mock port", cfg.Mock.Port, 19000},
 		{"mock itl", cfg.Mock.Knobs.ITL, 2 * time.Millisecond},
 		{"header uses mock.url", cfg.Gateways[0].Headers["x-upstream"], "http://127.0.0.1:19000/v1"},
-		{"path override", cfg.Gateways[0].Paths["anthropic"], "/anthropic/v1/messages"},
-		{"per-API header over the common one", cfg.Gateways[0].HeadersFor("anthropic"), map[string]string{"X-Auth-Token": "tok-hidden", "x-provider": "anthropic", "x-upstream": "http://127.0.0.1:19000/v1"}},
-		{"common headers for the other APIs", cfg.Gateways[0].HeadersFor("openai"), map[string]string{"X-Auth-Token": "tok-hidden", "x-provider": "openai", "x-upstream": "http://127.0.0.1:19000/v1"}},
-		{"default path", cfg.Gateways[0].Paths["openai"], "/v1/chat/completions"},
+		{"path override", cfg.Gateways[0].Paths[script.Messages], "/anthropic/v1/messages"},
+		{"per-API header over the common one", cfg.Gateways[0].HeadersFor(script.Messages), map[string]string{"X-Auth-Token": "tok-hidden", "x-provider": "anthropic", "x-upstream": "http://127.0.0.1:19000/v1"}},
+		{"common headers for the other APIs", cfg.Gateways[0].HeadersFor(script.Chat), map[string]string{"X-Auth-Token": "tok-hidden", "x-provider": "openai", "x-upstream": "http://127.0.0.1:19000/v1"}},
+		{"default path", cfg.Gateways[0].Paths[script.Chat], "/v1/chat/completions"},
 		{"arm label", cfg.Gateways[1].Arm, "tuned"},
 		{"scenario override", cfg.Scenarios[0].Knobs.TTFT, time.Duration(0)},
 		{"scenario inherits mock", cfg.Scenarios[0].Knobs.ITL, 2 * time.Millisecond},

@@ -503,8 +503,6 @@ func (c *checker) cost(r *rawCost) Cost {
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
 
-var allAPIs = []string{APIOpenAI, APIResponses, APIAnthropic}
-
 func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 	var out []Gateway
 	seen := map[string]hcl.Range{}
@@ -526,7 +524,7 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		g := Gateway{
 			Name: r.Name, Arm: "default", Compose: r.Compose, Service: r.Service, Port: r.Port,
 			ComposePath: resolve(cfg.Dir, r.Compose), Headers: r.Headers, Model: "mock-model",
-			Prepare: r.Prepare, Paths: map[string]string{}, APIHeaders: map[string]map[string]string{},
+			Prepare: r.Prepare, Paths: map[script.API]string{}, APIHeaders: map[script.API]map[string]string{},
 			ExpectHeaders: r.ExpectHeaders,
 			DeclRange:     r.DeclRange, ComposeRange: attrRange(b, "compose"), ServiceRange: attrRange(b, "service"),
 		}
@@ -551,10 +549,11 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 			ports[r.Port] = "gateway " + strings.TrimSpace(r.Name)
 		}
 		c.apis(b, r.API, r.Paths, &g)
-		for a, h := range r.APIHeaders {
-			if !slices.Contains(r.API, a) {
+		for name, h := range r.APIHeaders {
+			a, err := script.ParseAPI(name)
+			if err != nil || !g.Supports(a) {
 				c.errorf(attrRange(b, "api_headers"), "Headers for an API the gateway does not serve",
-					"api_headers sets %q, which is not in api = %v.", a, r.API)
+					"api_headers sets %q, which is not in api = %v.", name, r.API)
 				continue
 			}
 			g.APIHeaders[a] = h
@@ -568,29 +567,40 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 // ones its paths attribute gives).
 func (c *checker) apis(b hcl.Body, api []string, paths map[string]string, g *Gateway) {
 	if len(api) == 0 {
-		c.errorf(attrRange(b, "api"), "No API", "api lists the APIs %s serves: any of %s.", g.Name, strings.Join(allAPIs, ", "))
+		c.errorf(attrRange(b, "api"), "No API", "api lists the APIs %s serves: any of %s.", g.Name, script.APINames())
 	}
-	for _, a := range api {
-		if c.oneOf(b, "api", a, allAPIs) {
+	for _, name := range api {
+		if a, ok := c.api(b, name); ok {
 			g.APIs = append(g.APIs, a)
-			g.Paths[a] = DefaultPaths[a]
+			g.Paths[a] = a.Path()
 		}
 	}
-	for a, p := range paths {
-		if !slices.Contains(api, a) {
+	for name, p := range paths {
+		a, err := script.ParseAPI(name)
+		if err != nil || !g.Supports(a) {
 			c.errorf(attrRange(b, "paths"), "Path for an API the gateway does not serve",
-				"paths sets %q, which is not in api = %v.", a, api)
+				"paths sets %q, which is not in api = %v.", name, api)
 			continue
 		}
 		if !strings.HasPrefix(p, "/") {
-			c.errorf(attrRange(b, "paths"), "Invalid path", "the %s path %q must start with '/'.", a, p)
+			c.errorf(attrRange(b, "paths"), "Invalid path", "the %s path %q must start with '/'.", name, p)
 			continue
 		}
-		if !c.requestSafe(b, "paths", "the "+a+" path", p) || strings.ContainsAny(p, " \t") {
+		if !c.requestSafe(b, "paths", "the "+name+" path", p) || strings.ContainsAny(p, " \t") {
 			continue
 		}
 		g.Paths[a] = p
 	}
+}
+
+// api parses an API name where the attribute api holds it.
+func (c *checker) api(b hcl.Body, name string) (script.API, bool) {
+	a, err := script.ParseAPI(name)
+	if err != nil {
+		c.errorf(attrRange(b, "api"), "Unknown API", "%s.", err)
+		return 0, false
+	}
+	return a, true
 }
 
 // requestSafe refuses values the driver writes into a request's head: a CR,
@@ -643,7 +653,7 @@ func (c *checker) hosted(raws []rawHosted, cfg *Config) []Gateway {
 		}
 		g := Gateway{
 			Name: r.Name, Arm: "hosted", Hosted: true, URL: u.Scheme + "://" + u.Host, Headers: r.Headers,
-			Model: "mock-model", Paths: map[string]string{}, APIHeaders: map[string]map[string]string{},
+			Model: "mock-model", Paths: map[script.API]string{}, APIHeaders: map[script.API]map[string]string{},
 			DeclRange: r.DeclRange,
 		}
 		setIf(&g.Version, r.Version)
@@ -687,14 +697,15 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 		seen[r.Name] = r.DeclRange
 		d := cfg.Defaults
 		s := Scenario{
-			Name: r.Name, Kind: r.Kind, API: APIOpenAI, Arrival: "constant", MaxInFlight: 256,
+			Name: r.Name, Kind: r.Kind, KindRange: attrRange(b, "kind"), API: script.Chat, Arrival: "constant", MaxInFlight: 256,
 			PromptTokens: []int{100}, Trials: d.Trials, Warmup: d.Warmup, Duration: d.Duration,
 			Settle: d.Settle, MaxErrorRate: d.MaxErrorRate, Knobs: cfg.Mock.Knobs, DeclRange: r.DeclRange,
 		}
 		c.fraction(b, "max_error_rate", r.MaxErrorRate, &s.MaxErrorRate)
-		c.oneOf(b, "kind", r.Kind, ScenarioKinds)
-		if r.API != nil && c.oneOf(b, "api", *r.API, allAPIs) {
-			s.API = *r.API
+		if r.API != nil {
+			if a, ok := c.api(b, *r.API); ok {
+				s.API = a
+			}
 		}
 		if r.Stream != nil {
 			s.Stream = *r.Stream

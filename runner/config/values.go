@@ -10,8 +10,8 @@ import (
 // CPUSet is a Docker cpuset ("0", "0-3", "0,2-3"): its text as written and
 // the CPUs it names, sorted.
 type CPUSet struct {
-	Text string
-	CPUs []int
+	Text string `json:"text"`
+	CPUs []int  `json:"list"`
 }
 
 // maxCPU bounds cpuset numbers so a typo cannot allocate a huge set.

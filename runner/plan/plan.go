@@ -1,14 +1,16 @@
-// Package plan expands a validated configuration into every run it implies:
-// arms (the built-in direct arm plus each gateway) x scenarios x load points x
-// trials, fully resolved. It is pure: the same config gives the same plan, and
-// `runner plan` prints it so a user sees exactly what `apply` will do.
+// Package plan expands a validated configuration into every run it implies,
+// fully resolved: each scenario carries its arms (placement, request,
+// readiness probe, label), the mock's command line, its load points and its
+// runs in execution order. The executor (runner/apply) reads nothing else,
+// so `runner plan` (text or --json) shows exactly what `apply` will do.
+// Building a plan is pure: the same config gives the same plan.
 package plan
 
 import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"time"
+	"strconv"
 
 	"github.com/compose-spec/compose-go/v2/types"
 
@@ -18,59 +20,125 @@ import (
 
 // Plan is everything `apply` will do, in order.
 type Plan struct {
-	Source    string
-	CPUs      config.Roles[config.CPUSet]
-	Memory    config.Roles[int64]
-	Cost      config.Cost
-	MockPort  int
-	Floor     string // the floor arm's name, or "" (docs/method.md, "Topology")
-	Arms      []Arm
-	Scenarios []Scenario
-	Runs      []Run
+	Source string `json:"source"`
+	// Dir is where relative paths (results, prepare commands) resolve: the
+	// HCL file's directory.
+	Dir       string      `json:"dir"`
+	Layout    Layout      `json:"layout"`
+	Cost      config.Cost `json:"cost"`
+	Mock      Mock        `json:"mock"`
+	Floor     string      `json:"floor,omitempty"` // the floor arm's name (docs/method.md, "Topology")
+	BaselineK float64     `json:"baseline_k"`      // the controlled-baseline factor (docs/method.md)
+	Arms      []Arm       `json:"arms"`
+	Scenarios []Scenario  `json:"scenarios"`
+}
+
+// Placement is where a role runs: its CPUs and memory limit (0 = none).
+type Placement struct {
+	CPUs   config.CPUSet `json:"cpus"`
+	Memory int64         `json:"memory_bytes"`
+}
+
+// Layout is where each role runs.
+type Layout struct {
+	Driver  Placement `json:"driver"`
+	Mock    Placement `json:"mock"`
+	Gateway Placement `json:"gateway"`
+}
+
+// Mock is the upstream every arm reaches.
+type Mock struct {
+	Port   int    `json:"port"`
+	URL    string `json:"url"`
+	Health string `json:"health"` // readiness probe: GET answers 200
 }
 
 // Arm is one way of reaching the mock: directly, or through a gateway.
 type Arm struct {
-	Name    string
-	Label   string // "default" or "tuned"
-	Direct  bool
-	Floor   bool // the plain proxy overhead is also reported against
-	Hosted  bool // no stack: a hosted API at a base URL
-	Port    int
-	Version string
-	Compose string // compose file as written in HCL; empty for direct
-	Service string
-	Image   string
-	Env     map[string]string // the compose interpolation environment
-	Gateway *config.Gateway   // nil for direct
+	Name      string            `json:"name"`
+	Label     string            `json:"label"` // "direct", "default" or "tuned"
+	Direct    bool              `json:"direct,omitempty"`
+	Floor     bool              `json:"floor,omitempty"`  // the plain proxy overhead is also reported against
+	Hosted    bool              `json:"hosted,omitempty"` // no stack: a hosted API at URL
+	URL       string            `json:"url,omitempty"`    // hosted: scheme and host
+	Port      int               `json:"port"`
+	Version   string            `json:"version,omitempty"`
+	Compose   string            `json:"compose,omitempty"` // compose file as written in HCL
+	Service   string            `json:"service,omitempty"`
+	Image     string            `json:"image,omitempty"`
+	Prepare   []string          `json:"prepare,omitempty"` // run in Plan.Dir before the image is built
+	Env       map[string]string `json:"compose_env,omitempty"`
+	Placement *Placement        `json:"placement,omitempty"` // nil: nothing to place (direct, hosted)
+	// Ready is the request that proves the arm works for a scenario (only
+	// on a scenario's arms): the scenario's own request, with the headers
+	// the answer must carry.
+	Ready *Request `json:"ready,omitempty"`
 }
 
 // Scenario is one scenario's share of the plan.
 type Scenario struct {
-	Config  *config.Scenario
-	NotRun  string   // why apply cannot run this scenario yet; it then has no runs
-	Arms    []string // arm names, in the order of the first trial
-	Points  []LoadPoint
-	Skipped []Skip
-	CSV     string
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+	API    string `json:"api"`
+	Stream bool   `json:"stream"`
+	Tools  bool   `json:"tools"`
+	CSV    string `json:"csv"` // relative paths resolve in Plan.Dir
+	// NotRun says why apply cannot run this scenario; it then has no runs.
+	NotRun  string       `json:"not_run,omitempty"`
+	Trials  int          `json:"trials"`
+	Settle  Duration     `json:"settle"` // before idle memory and after load, for recovered memory
+	MockCmd []string     `json:"mock_cmd"`
+	MockEnv Headers      `json:"mock_env,omitempty"` // credentials masked in output
+	Knobs   script.Knobs `json:"-"`                  // what MockCmd sets, for the driver's fidelity check
+	Arms    []Arm        `json:"arms"`
+	Skipped []Skip       `json:"skipped,omitempty"`
+	Points  []LoadPoint  `json:"points"`
+	Runs    []Run        `json:"runs"`
+}
+
+// Arm returns the scenario's arm of that name, or nil.
+func (s *Scenario) Arm(name string) *Arm {
+	for i := range s.Arms {
+		if s.Arms[i].Name == name {
+			return &s.Arms[i]
+		}
+	}
+	return nil
 }
 
 // Skip says why an arm does not take part in a scenario.
 type Skip struct {
-	Arm, Reason string
+	Arm    string `json:"arm"`
+	Reason string `json:"reason"`
 }
+
+// Mode is how load is offered.
+type Mode string
+
+const (
+	Closed Mode = "closed" // a fixed number of connections, each sending when its answer is done
+	Open   Mode = "open"   // requests on a schedule, whatever is in flight
+)
+
+// Arrival is an open loop's schedule.
+type Arrival string
+
+const (
+	Constant Arrival = "constant"
+	Poisson  Arrival = "poisson"
+)
 
 // LoadPoint is one load level of a scenario.
 type LoadPoint struct {
-	Open         bool    // open loop (a rate) or closed loop (a concurrency)
-	Concurrency  int     // closed loop: connections; open loop: max in flight
-	Rate         float64 // open loop: requests per second
-	Arrival      string  // open loop: "constant" or "poisson"
-	PromptTokens int
+	Mode         Mode    `json:"mode"`
+	Concurrency  int     `json:"concurrency"` // closed loop: connections; open loop: max in flight
+	Rate         float64 `json:"rate,omitempty"`
+	Arrival      Arrival `json:"arrival,omitempty"`
+	PromptTokens int     `json:"prompt_tokens"`
 }
 
 func (p LoadPoint) String() string {
-	if p.Open {
+	if p.Mode == Open {
 		return fmt.Sprintf("rate=%g/s %s max_in_flight=%d prompt=%d", p.Rate, p.Arrival, p.Concurrency, p.PromptTokens)
 	}
 	return fmt.Sprintf("c=%d prompt=%d", p.Concurrency, p.PromptTokens)
@@ -78,140 +146,175 @@ func (p LoadPoint) String() string {
 
 // Request is what the driver sends in a run.
 type Request struct {
-	API          string
-	URL          string
-	Stream       bool
-	Tools        bool
-	PromptTokens int
-	Model        string
-	APIKey       string
-	APIKeyEnv    string // hosted arms: the key is read from this variable when the run starts
-	Headers      map[string]string
+	API          script.API `json:"api"`
+	URL          string     `json:"url"`
+	Stream       bool       `json:"stream"`
+	Tools        bool       `json:"tools"`
+	PromptTokens int        `json:"prompt_tokens"`
+	Model        string     `json:"model"`
+	APIKey       Secret     `json:"api_key,omitempty"`
+	APIKeyEnv    string     `json:"api_key_env,omitempty"` // hosted arms: the key is read from this variable when the run starts
+	Headers      Headers    `json:"headers,omitempty"`
 	// ExpectHeaders must be in the answer to the readiness check, or the
 	// arm fails: how a configuration proves the path it claims.
-	ExpectHeaders map[string]string
+	ExpectHeaders map[string]string `json:"expect_headers,omitempty"`
 }
 
 // Run is one measured run: one arm at one load point in one trial.
 type Run struct {
-	Index    int
-	Scenario string
-	Kind     string
-	Arm      string
-	Trial    int
-	Point    LoadPoint
-	Request  Request
-	Warmup   time.Duration
-	Duration time.Duration
-	Settle   time.Duration
+	Index    int       `json:"index"`
+	Arm      string    `json:"arm"`
+	Trial    int       `json:"trial"`
+	Point    LoadPoint `json:"point"`
+	Request  Request   `json:"request"`
+	Warmup   Duration  `json:"warmup"`
+	Duration Duration  `json:"duration"`
+	Settle   Duration  `json:"settle"`
+	// Timeout bounds one request; one still unanswered then is a timeout.
+	Timeout Duration `json:"timeout"`
 	// MaxErrorRate: a run whose failed share is above it is "failed".
-	MaxErrorRate float64
-	Knobs        script.Knobs
-	CSV          string
+	MaxErrorRate float64 `json:"max_error_rate"`
 }
 
+// RequestTimeout bounds each request of a run.
+const RequestTimeout = Duration(30e9)
+
 // Build expands cfg. projects holds each gateway's loaded compose project
-// (config.LoadCompose); a gateway missing from it is planned without an image.
-func Build(cfg *config.Config, projects map[string]*types.Project) *Plan {
+// (config.LoadCompose); a gateway missing from it is planned without an
+// image. kinds says what runs each scenario kind needs.
+func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) *Plan {
+	mockURL := config.MockURL(cfg.Mock.Port)
 	p := &Plan{
-		Source: cfg.Filename, CPUs: cfg.CPUs, Memory: cfg.Memory, Cost: cfg.Cost, MockPort: cfg.Mock.Port,
-		Floor: cfg.Defaults.Floor,
+		Source: cfg.Filename, Dir: cfg.Dir, Cost: cfg.Cost, Floor: cfg.Defaults.Floor, BaselineK: cfg.Defaults.BaselineK,
+		Layout: Layout{Placement{cfg.CPUs.Driver, cfg.Memory.Driver}, Placement{cfg.CPUs.Mock, cfg.Memory.Mock},
+			Placement{cfg.CPUs.Gateway, cfg.Memory.Gateway}},
+		Mock: Mock{Port: cfg.Mock.Port, URL: mockURL, Health: mockURL + "/health"},
 	}
 	p.Arms = append(p.Arms, Arm{Name: config.DirectArm, Label: "direct", Direct: true, Port: cfg.Mock.Port})
 	for i := range cfg.Gateways {
 		g := &cfg.Gateways[i]
-		a := Arm{Name: g.Name, Label: g.Arm, Port: g.Port, Version: g.Version, Compose: g.Compose,
-			Service: g.Service, Env: config.ComposeEnv(cfg, g), Gateway: g, Floor: g.Name == cfg.Defaults.Floor, Hosted: g.Hosted}
-		if proj := projects[g.Name]; proj != nil {
-			a.Image = proj.Services[g.Service].Image
+		a := Arm{Name: g.Name, Label: g.Arm, Port: g.Port, Version: g.Version, Floor: g.Name == cfg.Defaults.Floor}
+		if g.Hosted {
+			a.Hosted, a.URL = true, g.URL
+		} else {
+			a.Compose, a.Service, a.Prepare, a.Env = g.Compose, g.Service, g.Prepare, config.ComposeEnv(cfg, g)
+			a.Placement = &p.Layout.Gateway
+			if proj := projects[g.Name]; proj != nil {
+				a.Image = proj.Services[g.Service].Image
+			}
 		}
 		p.Arms = append(p.Arms, a)
 	}
 	for i := range cfg.Scenarios {
-		p.addScenario(cfg, &cfg.Scenarios[i])
+		p.addScenario(cfg, &cfg.Scenarios[i], kinds)
 	}
 	return p
 }
 
-// notYetRun are the scenario kinds whose measurement needs more than steady
-// load of one request shape; running them as plain load would mislabel
-// their numbers, so the plan keeps them without runs and says why.
-var notYetRun = map[string]string{
-	"key_flood":    "needs rotating invalid keys and the mock's counters to prove upstream hits = 0",
-	"failover":     "needs a second mock and retry/fallback accounting",
-	"head_of_line": "needs a long stream overlapping the small turns",
-	"session":      "needs multi-turn session profiles",
+// Kinds shapes each scenario's runs by its kind: the generic expansion
+// (arms x load points x trials) is what most kinds need; a kind may add to
+// it, or say why it cannot run.
+type Kinds interface {
+	Plan(s *Scenario)
 }
 
-func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario) {
-	s := Scenario{Config: sc, CSV: filepath.Join(cfg.Defaults.ResultsDir, sc.Name+".csv")}
-	if why, ok := notYetRun[sc.Kind]; ok {
-		s.NotRun = why
-		p.Scenarios = append(p.Scenarios, s)
-		return
+func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds) {
+	s := Scenario{
+		Name: sc.Name, Kind: sc.Kind, API: sc.API.String(), Stream: sc.Stream, Tools: sc.Tools, Trials: sc.Trials,
+		CSV: filepath.Join(cfg.Defaults.ResultsDir, sc.Name+".csv"), Settle: Duration(sc.Settle),
+		MockCmd: append([]string{"-addr=127.0.0.1:" + strconv.Itoa(cfg.Mock.Port)}, sc.Knobs.Args()...),
+		MockEnv: sc.Knobs.Env(), Knobs: sc.Knobs,
 	}
-	var arms []Arm
 	for _, a := range p.Arms {
+		g := cfg.Gateway(a.Name)
 		switch {
 		case a.Direct:
 		case len(sc.Gateways) > 0 && !slices.Contains(sc.Gateways, a.Name) && !a.Floor:
 			s.Skipped = append(s.Skipped, Skip{a.Name, "not in the scenario's gateways list"})
 			continue
-		case !a.Gateway.Supports(sc.API):
+		case !g.Supports(sc.API):
 			s.Skipped = append(s.Skipped, Skip{a.Name, fmt.Sprintf("does not serve the %s API", sc.API)})
 			continue
 		}
-		arms = append(arms, a)
-		s.Arms = append(s.Arms, a.Name)
+		s.Arms = append(s.Arms, a)
 	}
 	for _, tokens := range sc.PromptTokens {
 		for _, c := range sc.Concurrency {
-			s.Points = append(s.Points, LoadPoint{Concurrency: c, PromptTokens: tokens})
+			s.Points = append(s.Points, LoadPoint{Mode: Closed, Concurrency: c, PromptTokens: tokens})
 		}
 		for _, r := range sc.Rates {
-			s.Points = append(s.Points, LoadPoint{Open: true, Rate: r, Arrival: sc.Arrival,
+			s.Points = append(s.Points, LoadPoint{Mode: Open, Rate: r, Arrival: Arrival(sc.Arrival),
 				Concurrency: sc.MaxInFlight, PromptTokens: tokens})
 		}
+	}
+	for i := range s.Arms {
+		a := &s.Arms[i]
+		ready := request(cfg, sc, cfg.Gateway(a.Name), s.Points[0])
+		a.Ready = &ready
 	}
 	for _, pt := range s.Points {
 		for trial := 1; trial <= sc.Trials; trial++ {
 			// Arms are interleaved and their order rotates each trial, so slow
 			// drift on a noisy host does not always favour the same arm.
-			for k := range arms {
-				a := arms[(k+trial-1)%len(arms)]
-				p.Runs = append(p.Runs, Run{
-					Index: len(p.Runs) + 1, Scenario: sc.Name, Kind: sc.Kind, Arm: a.Name, Trial: trial,
-					Point: pt, Request: request(sc, a, pt, cfg.Mock.Port), Warmup: sc.Warmup,
-					Duration: sc.Duration, Settle: sc.Settle, MaxErrorRate: sc.MaxErrorRate, Knobs: sc.Knobs, CSV: s.CSV,
+			for k := range s.Arms {
+				a := s.Arms[(k+trial-1)%len(s.Arms)]
+				s.Runs = append(s.Runs, Run{
+					Arm: a.Name, Trial: trial, Point: pt, Request: request(cfg, sc, cfg.Gateway(a.Name), pt),
+					Warmup: Duration(sc.Warmup), Duration: Duration(sc.Duration), Settle: Duration(sc.Settle),
+					Timeout: RequestTimeout, MaxErrorRate: sc.MaxErrorRate,
 				})
 			}
 		}
 	}
+	if kinds != nil {
+		kinds.Plan(&s)
+	}
+	if s.NotRun != "" {
+		s.Runs = []Run{}
+	}
+	n := 0
+	for _, prev := range p.Scenarios {
+		n += len(prev.Runs)
+	}
+	for i := range s.Runs {
+		s.Runs[i].Index = n + i + 1
+	}
 	p.Scenarios = append(p.Scenarios, s)
 }
 
-func request(sc *config.Scenario, a Arm, pt LoadPoint, mockPort int) Request {
+// request is what an arm is sent at a load point; g is nil for the direct arm.
+func request(cfg *config.Config, sc *config.Scenario, g *config.Gateway, pt LoadPoint) Request {
 	r := Request{API: sc.API, Stream: sc.Stream, Tools: sc.Tools, PromptTokens: pt.PromptTokens, Model: "mock-model"}
-	if a.Direct {
-		r.URL = config.MockURL(mockPort) + config.DefaultPaths[sc.API]
-		r.APIKey = sc.Knobs.APIKey
+	if g == nil {
+		r.URL = config.MockURL(cfg.Mock.Port) + sc.API.Path()
+		r.APIKey = Secret(sc.Knobs.APIKey)
 		return r
 	}
-	g := a.Gateway
 	r.URL = fmt.Sprintf("http://127.0.0.1:%d%s", g.Port, g.Paths[sc.API])
 	if g.Hosted {
 		r.URL, r.APIKeyEnv = g.URL+g.Paths[sc.API], g.APIKeyEnv
 	}
-	r.Model, r.APIKey, r.Headers, r.ExpectHeaders = g.Model, g.APIKey, g.HeadersFor(sc.API), g.ExpectHeaders
+	r.Model, r.APIKey, r.Headers, r.ExpectHeaders = g.Model, Secret(g.APIKey), g.HeadersFor(sc.API), g.ExpectHeaders
 	return r
+}
+
+// Runs counts the plan's runs.
+func (p *Plan) Runs() int {
+	n := 0
+	for _, s := range p.Scenarios {
+		n += len(s.Runs)
+	}
+	return n
 }
 
 // Estimate is the wall time of all runs' warmup, window and settle, without
 // stack start-up.
-func (p *Plan) Estimate() time.Duration {
-	var d time.Duration
-	for _, r := range p.Runs {
-		d += r.Warmup + r.Duration + r.Settle
+func (p *Plan) Estimate() Duration {
+	var d Duration
+	for _, s := range p.Scenarios {
+		for _, r := range s.Runs {
+			d += r.Warmup + r.Duration + r.Settle
+		}
 	}
 	return d
 }

@@ -1,4 +1,4 @@
-package plan
+package plan_test
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/internal/golden"
 	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/kinds"
+	. "github.com/gatewaybench/gatewaybench/runner/plan"
 )
 
 func build(t *testing.T, path string) *Plan {
@@ -21,11 +23,12 @@ func build(t *testing.T, path string) *Plan {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	return Build(cfg, projects)
+	return Build(cfg, projects, kinds.Planner)
 }
 
-// TestPlanText compares the printed plan of each configuration with its
-// golden file; `go test ./runner/plan -update` rewrites them.
+// TestPlanText compares the printed plan (text and JSON) of each
+// configuration with its golden files; `UPDATE_GOLDEN=1 go test
+// ./runner/plan` rewrites them.
 func TestPlanText(t *testing.T) {
 	cases := map[string]string{
 		"full":       "../config/testdata/valid/full.hcl",
@@ -34,9 +37,15 @@ func TestPlanText(t *testing.T) {
 	}
 	for name, path := range cases {
 		t.Run(name, func(t *testing.T) {
+			p := build(t, path)
 			var buf bytes.Buffer
-			build(t, path).WriteText(&buf)
+			p.WriteText(&buf)
 			golden.Check(t, filepath.Join("testdata", name+".plan.golden"), buf.Bytes())
+			buf.Reset()
+			if err := p.WriteJSON(&buf); err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join("testdata", name+".plan.json.golden"), buf.Bytes())
 		})
 	}
 }
@@ -46,12 +55,16 @@ func TestExpansion(t *testing.T) {
 	// overhead: 2 points x 2 trials x 3 arms; stream_anthropic: proxy-tuned
 	// lacks anthropic, so 1 point x 1 trial x 2 arms; open: 2 prompt sizes x
 	// 1 rate x 2 trials x 2 arms (gateways = ["proxy"], plus direct).
-	if got, want := len(p.Runs), 12+2+8; got != want {
+	if got, want := p.Runs(), 12+2+8; got != want {
 		t.Fatalf("runs = %d, want %d", got, want)
 	}
 	counts := map[string]int{}
-	for _, r := range p.Runs {
-		counts[r.Scenario+"/"+r.Arm]++
+	var runs []Run
+	for _, s := range p.Scenarios {
+		for _, r := range s.Runs {
+			counts[s.Name+"/"+r.Arm]++
+		}
+		runs = append(runs, s.Runs...)
 	}
 	for key, want := range map[string]int{
 		"overhead/direct": 4, "overhead/proxy-tuned": 4,
@@ -63,39 +76,35 @@ func TestExpansion(t *testing.T) {
 		}
 	}
 	// Arms interleave and rotate: trial 1 starts with direct, trial 2 does not.
-	if p.Runs[0].Arm != "direct" || p.Runs[3].Arm == "direct" {
-		t.Errorf("arm order not rotated: %s then %s", p.Runs[0].Arm, p.Runs[3].Arm)
+	if runs[0].Arm != "direct" || runs[3].Arm == "direct" {
+		t.Errorf("arm order not rotated: %s then %s", runs[0].Arm, runs[3].Arm)
 	}
-	for _, r := range p.Runs {
-		if r.Scenario == "stream_anthropic" && r.Arm == "proxy" && !strings.HasSuffix(r.Request.URL, "/anthropic/v1/messages") {
-			t.Errorf("gateway path override ignored: %s", r.Request.URL)
+	for i, r := range runs {
+		if r.Index != i+1 {
+			t.Errorf("run %d has index %d", i+1, r.Index)
 		}
-		if r.Scenario == "open" && (!r.Point.Open || r.Point.Concurrency != 32) {
-			t.Errorf("open-loop point wrong: %+v", r.Point)
+	}
+	for _, s := range p.Scenarios {
+		for _, r := range s.Runs {
+			if s.Name == "stream_anthropic" && r.Arm == "proxy" && !strings.HasSuffix(r.Request.URL, "/anthropic/v1/messages") {
+				t.Errorf("gateway path override ignored: %s", r.Request.URL)
+			}
+			if s.Name == "open" && (r.Point.Mode != Open || r.Point.Concurrency != 32) {
+				t.Errorf("open-loop point wrong: %+v", r.Point)
+			}
+			if r.Arm == "direct" && !strings.HasPrefix(r.Request.URL, "http://127.0.0.1:19000/") {
+				t.Errorf("direct arm must target the mock: %s", r.Request.URL)
+			}
 		}
-		if r.Arm == "direct" && !strings.HasPrefix(r.Request.URL, "http://127.0.0.1:19000/") {
-			t.Errorf("direct arm must target the mock: %s", r.Request.URL)
+		// Each arm carries its placement and its readiness request.
+		for _, a := range s.Arms {
+			if a.Ready == nil || (!a.Direct && !a.Hosted && a.Placement == nil) {
+				t.Errorf("%s/%s: ready %v placement %v", s.Name, a.Name, a.Ready, a.Placement)
+			}
 		}
 	}
 	if len(p.Scenarios[1].Skipped) != 1 || p.Scenarios[1].Skipped[0].Arm != "proxy-tuned" {
 		t.Errorf("skip not recorded: %+v", p.Scenarios[1].Skipped)
-	}
-}
-
-// TestKindsWithoutDriversHaveNoRuns: the plan is what apply will do, so a
-// kind apply cannot run yet is listed with its reason and gets no runs.
-func TestKindsWithoutDriversHaveNoRuns(t *testing.T) {
-	p := build(t, "../../benchmarks.hcl")
-	for _, s := range p.Scenarios {
-		_, special := notYetRun[s.Config.Kind]
-		if special != (s.NotRun != "") {
-			t.Errorf("%s (%s): NotRun = %q", s.Config.Name, s.Config.Kind, s.NotRun)
-		}
-		for _, r := range p.Runs {
-			if special && r.Scenario == s.Config.Name {
-				t.Fatalf("%s has runs", s.Config.Name)
-			}
-		}
 	}
 }
 
@@ -104,8 +113,8 @@ func TestSecretHeader(t *testing.T) {
 		"Authorization": true, "x-api-key": true, "X-Auth-Token": true, "api_key": true, "Cookie": true,
 		"x-portkey-provider": false, "x-portkey-custom-host": false, "anthropic-version": false, "x-keystone": false,
 	} {
-		if got := secretHeader(name); got != want {
-			t.Errorf("secretHeader(%q) = %v, want %v", name, got, want)
+		if got := SecretHeader(name); got != want {
+			t.Errorf("SecretHeader(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -15,10 +16,11 @@ import (
 // scenario's runs in execution order. Its output is covered by golden tests.
 func (p *Plan) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "plan for %s: %d arms, %d scenarios, %d runs, at least %s of load\n\n",
-		p.Source, len(p.Arms), len(p.Scenarios), len(p.Runs), p.Estimate().Round(time.Second))
-	fmt.Fprintf(w, "cpus:   driver=%s mock=%s gateway=%s\n", p.CPUs.Driver.Text, p.CPUs.Mock.Text, p.CPUs.Gateway.Text)
-	fmt.Fprintf(w, "memory: driver=%s mock=%s gateway=%s\n", config.FormatSize(p.Memory.Driver),
-		config.FormatSize(p.Memory.Mock), config.FormatSize(p.Memory.Gateway))
+		p.Source, len(p.Arms), len(p.Scenarios), p.Runs(), p.Estimate().D().Round(time.Second))
+	l := p.Layout
+	fmt.Fprintf(w, "cpus:   driver=%s mock=%s gateway=%s\n", l.Driver.CPUs.Text, l.Mock.CPUs.Text, l.Gateway.CPUs.Text)
+	fmt.Fprintf(w, "memory: driver=%s mock=%s gateway=%s\n", config.FormatSize(l.Driver.Memory),
+		config.FormatSize(l.Mock.Memory), config.FormatSize(l.Gateway.Memory))
 	fmt.Fprintf(w, "cost:   $%g per vCPU-hour, $%g per GB-hour\n\n", p.Cost.USDPerVCPUHour, p.Cost.USDPerGBHour)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -33,7 +35,7 @@ func (p *Plan) WriteText(w io.Writer) {
 			label += ", floor"
 		}
 		if a.Hosted {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t(hosted: no stack)\t-\t%s\n", a.Name, label, a.Gateway.URL, dash(a.Version))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t(hosted: no stack)\t-\t%s\n", a.Name, label, a.URL, dash(a.Version))
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t127.0.0.1:%d\t%s service %s\t%s\t%s\n", a.Name, label, a.Port,
@@ -42,30 +44,34 @@ func (p *Plan) WriteText(w io.Writer) {
 	tw.Flush()
 
 	for _, s := range p.Scenarios {
-		sc := s.Config
-		mode := sc.API + " json"
-		if sc.Stream {
-			mode = sc.API + " sse"
+		mode := s.API + " json"
+		if s.Stream {
+			mode = s.API + " sse"
 		}
-		if sc.Tools {
+		if s.Tools {
 			mode += " +tools"
 		}
 		if s.NotRun != "" {
-			fmt.Fprintf(w, "\nscenario %s (kind %s, %s): not run yet: %s\n", sc.Name, sc.Kind, mode, s.NotRun)
+			fmt.Fprintf(w, "\nscenario %s (kind %s, %s): not run: %s\n", s.Name, s.Kind, mode, s.NotRun)
 			continue
 		}
-		fmt.Fprintf(w, "\nscenario %s (kind %s, %s) -> %s\n", sc.Name, sc.Kind, mode, s.CSV)
+		fmt.Fprintf(w, "\nscenario %s (kind %s, %s) -> %s\n", s.Name, s.Kind, mode, s.CSV)
+		names := make([]string, len(s.Arms))
+		for i, a := range s.Arms {
+			names[i] = a.Name
+		}
+		var first Run
+		if len(s.Runs) > 0 {
+			first = s.Runs[0]
+		}
 		fmt.Fprintf(w, "  arms: %s; %d load points x %d trials; warmup %s, window %s, settle %s\n",
-			strings.Join(s.Arms, ", "), len(s.Points), sc.Trials, sc.Warmup, sc.Duration, sc.Settle)
-		fmt.Fprintf(w, "  mock: %s\n", sc.Knobs)
+			strings.Join(names, ", "), len(s.Points), s.Trials, first.Warmup, first.Duration, s.Settle)
+		fmt.Fprintf(w, "  mock: %s\n", s.Knobs)
 		for _, sk := range s.Skipped {
 			fmt.Fprintf(w, "  skip %s: %s\n", sk.Arm, sk.Reason)
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, r := range p.Runs {
-			if r.Scenario != sc.Name {
-				continue
-			}
+		for _, r := range s.Runs {
 			fmt.Fprintf(tw, "  #%d\t%s\ttrial %d\t%s\tPOST %s%s\n", r.Index, r.Point, r.Trial, r.Arm, r.Request.URL, headers(r.Request))
 		}
 		tw.Flush()
@@ -87,8 +93,8 @@ func headers(r Request) string {
 	sort.Strings(keys)
 	for _, k := range keys {
 		v := r.Headers[k]
-		if secretHeader(k) {
-			v = "(set, not shown)"
+		if SecretHeader(k) {
+			v = Masked
 		}
 		parts = append(parts, k+": "+v)
 	}
@@ -98,22 +104,17 @@ func headers(r Request) string {
 	return "  [" + strings.Join(parts, "; ") + "]"
 }
 
-// secretHeader says whether a header's value is a credential, which the
-// plan names but never prints: a word of its name (split at '-' and '_')
-// says so, as in Authorization, X-Api-Key or X-Auth-Token.
-func secretHeader(name string) bool {
-	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '-' || r == '_' }) {
-		switch w {
-		case "authorization", "auth", "key", "apikey", "token", "secret", "cookie", "password":
-			return true
-		}
-	}
-	return false
-}
-
 func dash(s string) string {
 	if s == "" {
 		return "-"
 	}
 	return s
+}
+
+// WriteJSON prints the plan as JSON, credentials masked: what the executor
+// runs, for tools and for review.
+func (p *Plan) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(p)
 }

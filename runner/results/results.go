@@ -8,6 +8,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
@@ -30,7 +31,8 @@ type Row struct {
 	CPUsDriver, CPUsMock, CPUsGateway       string
 	RigRTTSameUs, RigRTTCrossUs, TopologyUs Optional
 	// outcome
-	Status, Reason string // status: ok, partial, unavailable, failed
+	Status Status
+	Reason string
 	// load
 	WindowS                                                                              float64
 	OK                                                                                   int64
@@ -55,6 +57,19 @@ type Row struct {
 	CostUSDPer1M, RPSPerUSDHour                            Optional
 	Verdict                                                string
 }
+
+// Status is a row's outcome.
+type Status string
+
+const (
+	OK          Status = "ok"          // measured in full
+	Partial     Status = "partial"     // measured, but the window was cut short (interrupted)
+	Unavailable Status = "unavailable" // not measured: its image or stack cannot be had here
+	Failed      Status = "failed"      // measured and failed: it did not start, or too many requests failed
+)
+
+// VerdictOK is the verdict of a row nothing is wrong with.
+const VerdictOK = "ok"
 
 // Percentiles of one histogram, in milliseconds, and how many samples it
 // holds. A percentile too few samples support is absent.
@@ -128,7 +143,7 @@ var columns = func() []column {
 		{"rig_rtt_same_core_us", func(r *Row) string { return r.RigRTTSameUs.String() }},
 		{"rig_rtt_cross_core_us", func(r *Row) string { return r.RigRTTCrossUs.String() }},
 		{"topology_excess_us", func(r *Row) string { return r.TopologyUs.String() }},
-		{"status", func(r *Row) string { return r.Status }},
+		{"status", func(r *Row) string { return string(r.Status) }},
 		{"reason", func(r *Row) string { return r.Reason }},
 		{"window_s", func(r *Row) string { return ftoa(round(r.WindowS)) }},
 		{"requests_ok", func(r *Row) string { return itoa(r.OK) }},
@@ -209,3 +224,16 @@ func Write(path string, rows []Row) error {
 		return nil
 	})
 }
+
+// Round keeps digits decimals (half away from zero for positive values),
+// the precision the CSV holds.
+func Round(v float64, digits int) float64 {
+	p := math.Pow10(digits)
+	return math.Floor(v*p+0.5) / p
+}
+
+// Round3 rounds to the CSV's usual three decimals (µs in ms, KiB in MiB).
+func Round3(v float64) float64 { return Round(v, 3) }
+
+// Round6 rounds to six decimals (cost in USD).
+func Round6(v float64) float64 { return Round(v, 6) }

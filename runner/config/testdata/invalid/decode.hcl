@@ -29,7 +29,7 @@ gateway "direct" { # want: Reserved gateway name
   compose = "x.yaml"
   service = "x"
   port    = 70000 # want: Invalid port
-  api     = ["grpc"] # want: Unknown api
+  api     = ["grpc"] # want: Unknown API
 }
 
 gateway "Bad Name" { # want: Invalid gateway name
@@ -55,7 +55,7 @@ gateway "twice" { # want: Duplicate gateway
 }
 
 scenario "a" {
-  kind        = "latency_party" # want: Unknown kind
+  kind        = "latency_party"
   concurrency = [1, 0] # want: Value out of range
   gateways    = ["nobody"] # want: Unknown gateway
 }

@@ -1,0 +1,92 @@
+package kinds
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
+)
+
+func loadConfig(t *testing.T, path string) *config.Config {
+	t.Helper()
+	cfg, _, diags := config.Load(path)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return cfg
+}
+
+// TestKindsWithoutMeasurementHaveNoRuns: the plan is what apply will do, so
+// a kind whose measurement is not built is listed with its reason and gets
+// no runs; every other kind of benchmarks.hcl gets runs.
+func TestKindsWithoutMeasurementHaveNoRuns(t *testing.T) {
+	cfg := loadConfig(t, "../../benchmarks.hcl")
+	if diags := Check(cfg); diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p := plan.Build(cfg, nil, Planner)
+	for _, s := range p.Scenarios {
+		k, _ := Lookup(s.Kind)
+		_, pending := k.(notYet)
+		if pending != (s.NotRun != "") || pending != (len(s.Runs) == 0) {
+			t.Errorf("%s (%s): NotRun %q, %d runs", s.Name, s.Kind, s.NotRun, len(s.Runs))
+		}
+	}
+}
+
+// TestUnknownKind: an unregistered kind is an HCL diagnostic at the kind
+// attribute, and a plan built anyway runs nothing of it.
+func TestUnknownKind(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "b.hcl")
+	os.WriteFile(path, []byte("scenario \"x\" {\n  kind        = \"latency_party\"\n  concurrency = [1]\n}\n"), 0o644)
+	cfg := loadConfig(t, path)
+	diags := Check(cfg)
+	if len(diags) != 1 || diags[0].Summary != "Unknown kind" || diags[0].Subject.Start.Line != 2 {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	p := plan.Build(cfg, nil, Planner)
+	if p.Scenarios[0].NotRun == "" || len(p.Scenarios[0].Runs) != 0 {
+		t.Errorf("unknown kind planned: %+v", p.Scenarios[0])
+	}
+	if _, err := (notYet("x")).Measure(context.Background(), nil, nil); err == nil || !strings.Contains(err.Error(), "not built") {
+		t.Errorf("a kind that is not built measured: %v", err)
+	}
+}
+
+func TestSaturation(t *testing.T) {
+	set := func(s string) config.CPUSet {
+		c, err := config.ParseCPUSet(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	layout := func(d, m, g string) plan.Layout {
+		return plan.Layout{Driver: plan.Placement{CPUs: set(d)}, Mock: plan.Placement{CPUs: set(m)}, Gateway: plan.Placement{CPUs: set(g)}}
+	}
+	def, old, own := layout("0", "1", "1"), layout("0", "0", "1"), layout("0", "1", "2-3")
+	for _, tc := range []struct {
+		name                  string
+		cpus                  plan.Layout
+		driver, mock, gateway float64
+		gatewayArm            bool
+		want                  string // prefix; "" for none
+	}{
+		{"quiet", def, 0.3, 0.2, 0.3, true, ""},
+		{"driver full", def, 0.95, 0.2, 0.3, true, "rig saturated: driver used 0.95"},
+		{"mock full on the direct arm", def, 0.5, 0.93, 0, false, "rig saturated: mock used 0.93"},
+		{"gateway and mock fill their core", def, 0.5, 0.3, 0.65, true, "contended: gateway and mock share cpus and used 0.95 of 1 (mock 0.30)"},
+		{"old layout: driver and mock share", old, 0.6, 0.35, 0.2, false, "rig saturated: driver and mock share cpus and used 0.95 of 1"},
+		{"old layout: gateway full is the gateway's", old, 0.3, 0.2, 0.99, true, ""},
+		{"own cores: mock full", own, 0.3, 0.95, 1.5, true, "rig saturated: mock used 0.95 of 1"},
+	} {
+		got := Saturation(tc.cpus, tc.driver, tc.mock, tc.gateway, tc.gatewayArm)
+		if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

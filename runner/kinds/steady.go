@@ -1,0 +1,146 @@
+package kinds
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/usage"
+)
+
+// steady is steady load of one request shape at each load point, closed or
+// open loop: the kinds whose differences are in their scenario's settings
+// (API, streaming, tools, prompt sizes, load points, window), not in how a
+// run is driven.
+type steady struct{}
+
+func (steady) Plan(*plan.Scenario) {}
+
+func (steady) Finish(p *plan.Plan, _ *plan.Scenario, rows []results.Row) {
+	markUncontrolled(rows, p.BaselineK)
+}
+
+// sampleEvery is how often memory is sampled inside a window, for its peak
+// and growth.
+const sampleEvery = 100 * time.Millisecond
+
+// memMeasure names what the memory columns hold (docs/method.md, "Memory").
+const memMeasure = "working_set_sampled_100ms"
+
+// Measure drives one run and samples the gateway's and the mock's cgroups
+// over exactly the driver's measured window.
+func (steady) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error) {
+	var mu sync.Mutex
+	var gwS, mockS *usage.Sampler
+	var gwW, mockW usage.Window
+	var gwErr, mockErr error
+	window := func(begin bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if begin {
+			if m.Gateway != nil {
+				gwS, gwErr = usage.Begin(m.Gateway, sampleEvery)
+			}
+			mockS, mockErr = usage.Begin(m.Mock, sampleEvery)
+			return
+		}
+		if gwS != nil {
+			gwW, gwErr = gwS.End()
+		}
+		if mockS != nil {
+			mockW, mockErr = mockS.End()
+		}
+	}
+	cfg := load.Config{
+		URL: run.Request.URL, Shape: Shape(run.Request), Conns: run.Point.Concurrency,
+		Duration: run.Duration.D(), Warmup: run.Warmup.D(), Timeout: run.Timeout.D(),
+		Knobs: m.Scenario.Knobs, Fidelity: true, Window: window, MaxErrorRate: run.MaxErrorRate,
+	}
+	if m.Arm.Hosted {
+		// A real API's answers are not the mock's script, and its key lives
+		// in memory only, for the requests.
+		cfg.Fidelity = false
+		if m.Key != "" {
+			cfg.Shape.Keys = []string{m.Key}
+		}
+	}
+	if run.Point.Mode == plan.Open {
+		cfg.Rate, cfg.Poisson, cfg.Seed = run.Point.Rate, run.Point.Arrival == plan.Poisson, uint64(run.Trial)
+	}
+	res, err := load.Run(ctx, cfg)
+	if err != nil {
+		return results.Row{}, err
+	}
+	row := m.Base
+	fill(&row, res)
+	if res.Partial && row.Status == results.OK {
+		row.Status = results.Partial
+	}
+	verdicts := []string{}
+	if res.Verdict != results.VerdictOK {
+		verdicts = append(verdicts, res.Verdict)
+	}
+	row.DriverCPUCores = results.Some(results.Round3(res.DriverCPU.Cores()))
+	if n := res.OK + res.Errored(); n > 0 {
+		row.DriverCPUUsPerReq = results.Some(results.Round3(float64(res.DriverCPU.Time.Microseconds()) / float64(n)))
+	}
+	if mockErr == nil && mockS != nil {
+		row.MockCPUCores = results.Some(results.Round3(mockW.Cores()))
+	}
+	// One client in a closed loop keeps the rig's CPUs busy without queueing
+	// anything behind them: the guard is for points with more in flight.
+	if v := Saturation(m.Plan.Layout, res.DriverCPU.Cores(), mockW.Cores(), gwW.Cores(), m.Gateway != nil); v != "" && (run.Point.Mode == plan.Open || run.Point.Concurrency > 1) {
+		verdicts = append(verdicts, v)
+	}
+	if m.Gateway != nil {
+		if gwErr != nil {
+			verdicts = append(verdicts, "no gateway usage: "+gwErr.Error())
+		} else if gwS != nil {
+			fillGateway(&row, gwW, res, m.Plan.Cost)
+		}
+	}
+	row.Verdict = results.VerdictOK
+	if len(verdicts) > 0 {
+		row.Verdict = strings.Join(verdicts, "; ")
+	}
+	return row, nil
+}
+
+func fillGateway(row *results.Row, w usage.Window, res *load.Result, c config.Cost) {
+	cores := w.Cores()
+	row.GatewayCPUCores = results.Some(results.Round3(cores))
+	if n := res.OK + res.Errored(); n > 0 {
+		row.GatewayCPUUsPerReq = results.Some(results.Round3(float64(w.CPU.Microseconds()) / float64(n)))
+	}
+	row.GatewayThrottledPeriods = results.Some(float64(w.ThrottledPeriods))
+	row.GatewayThrottledMS = results.Some(results.Round3(float64(w.Throttled.Microseconds()) / 1000))
+	row.GatewayMemPeakMiB = results.Some(results.Round3(MiB(w.Peak)))
+	row.GatewayMemPeakMeasure = memMeasure
+	row.GatewayMemRSSMiB = results.Some(results.Round3(MiB(w.PeakRSS)))
+	row.GatewayMemGrowthMiBPerMin = results.Some(results.Round3(w.GrowthPerSec * 60 / (1 << 20)))
+	// Cost (docs/method.md), from the same window: the gateway's cores and peak working set.
+	hourly := cores*c.USDPerVCPUHour + float64(w.Peak)/(1<<30)*c.USDPerGBHour
+	if res.RPS > 0 && hourly > 0 {
+		row.CostUSDPer1M = results.Some(results.Round6(hourly / (res.RPS * 3600) * 1e6))
+		row.RPSPerUSDHour = results.Some(results.Round3(res.RPS / hourly))
+	}
+}
+
+// Shape is the driver's load shape of a planned request.
+func Shape(req plan.Request) load.Shape {
+	s := load.Shape{API: req.API, Stream: req.Stream, Tools: req.Tools, PromptTokens: req.PromptTokens, Model: req.Model}
+	if req.APIKey != "" {
+		s.Keys = []string{string(req.APIKey)}
+	}
+	for _, k := range slices.Sorted(maps.Keys(req.Headers)) {
+		s.Headers = append(s.Headers, [2]string{k, req.Headers[k]})
+	}
+	return s
+}
