@@ -20,8 +20,6 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ", ") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-var apis = map[string]script.API{"openai": script.Chat, "responses": script.Responses, "anthropic": script.Messages}
-
 func cmdDrive(args []string) int {
 	fs := flag.NewFlagSet("drive", flag.ContinueOnError)
 	fs.Usage = func() {
@@ -30,7 +28,7 @@ func cmdDrive(args []string) int {
 	}
 	cfg := load.Config{Knobs: script.DefaultKnobs()}
 	var headers, keys multiFlag
-	api := fs.String("api", "openai", "request shape: openai, responses or anthropic")
+	api := fs.String("api", script.Chat.String(), "request shape: "+script.APINames())
 	fs.IntVar(&cfg.Conns, "c", 8, "connections (closed loop) or max requests in flight (open loop)")
 	fs.DurationVar(&cfg.Duration, "d", 10*time.Second, "measured window (0: until -n requests)")
 	fs.IntVar(&cfg.Requests, "n", 0, "stop after this many requests, warmup included (0: no limit)")
@@ -62,9 +60,9 @@ func cmdDrive(args []string) int {
 		return exitUsage
 	}
 	cfg.URL = fs.Arg(0)
-	var ok bool
-	if cfg.Shape.API, ok = apis[*api]; !ok {
-		fmt.Fprintf(os.Stderr, "drive: --api %q: use openai, responses or anthropic\n", *api)
+	var err error
+	if cfg.Shape.API, err = script.ParseAPI(*api); err != nil {
+		fmt.Fprintf(os.Stderr, "drive: --api: %v\n", err)
 		return exitUsage
 	}
 	for _, h := range headers {

@@ -130,9 +130,9 @@ func TestOverride(t *testing.T) {
 		name, value string
 		ok          bool
 	}{
-		{HeaderTTFT, "5ms", true}, {"x-mock-itl", "1ms", true}, {HeaderTokens, "7", true},
-		{HeaderErrorRate, "0.5", true}, {HeaderErrorStatus, "200", false}, {HeaderTTFT, "soon", false},
-		{HeaderHangRate, "2", false}, {"X-Other", "1", true},
+		{"X-Mock-TTFT", "5ms", true}, {"x-mock-itl", "1ms", true}, {"X-Mock-Tokens", "7", true},
+		{"X-Mock-Error-Rate", "0.5", true}, {"X-Mock-Error-Status", "200", false}, {"X-Mock-TTFT", "soon", false},
+		{"X-Mock-Hang-Rate", "2", false}, {"X-Other", "1", true}, {"X-Mock-Api-Key", "lifted", true}, {"X-Mock-Tokens", "1e9", false},
 	}
 	for _, c := range cases {
 		err := k.Override([]byte(c.name), []byte(c.value))
@@ -140,7 +140,7 @@ func TestOverride(t *testing.T) {
 			t.Errorf("Override(%s: %s) error = %v", c.name, c.value, err)
 		}
 	}
-	if k.TTFT != 5e6 || k.ITL != 1e6 || k.OutputTokens != 7 || k.ErrorRate != 0.5 {
+	if k.TTFT != 5e6 || k.ITL != 1e6 || k.OutputTokens != 7 || k.ErrorRate != 0.5 || k.APIKey != "" {
 		t.Errorf("overrides not applied: %+v", k)
 	}
 }

@@ -132,3 +132,39 @@ func TestHTTP10StreamIsCloseDelimited(t *testing.T) {
 		t.Errorf("HTTP/1.0 events differ from HTTP/1.1's (chunked %v):\n%q\n%q", resp.TransferEncoding, events, want)
 	}
 }
+
+// TestHeaderNamesInAnyCase: the mock matches header names without regard to
+// case (fasthttp does not normalise them here, for speed), so a gateway that
+// sends lower-case names (as HTTP/2-minded clients do) or upper-case ones is
+// answered alike: length, chunked bodies, key, knob overrides.
+func TestHeaderNamesInAnyCase(t *testing.T) {
+	k := fast()
+	k.APIKey = "k1"
+	base, _ := start(t, k)
+	addr := strings.TrimPrefix(base, "http://")
+	body := `{"model":"m","messages":[{"role":"user","content":"hi"}]}`
+	for name, head := range map[string]string{
+		"lower":   fmt.Sprintf("host: x\r\nauthorization: Bearer k1\r\nx-mock-tokens: 3\r\ncontent-length: %d\r\n", len(body)),
+		"upper":   fmt.Sprintf("HOST: x\r\nAUTHORIZATION: Bearer k1\r\nX-MOCK-TOKENS: 3\r\nCONTENT-LENGTH: %d\r\n", len(body)),
+		"chunked": "host: x\r\nx-api-key: k1\r\nx-mock-tokens: 3\r\ntransfer-encoding: chunked\r\n",
+	} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(30 * time.Second))
+		payload := body
+		if name == "chunked" {
+			payload = fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(body), body)
+		}
+		fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\n%sconnection: close\r\n\r\n%s", head, payload)
+		b, err := io.ReadAll(c)
+		c.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !strings.Contains(string(b), " 200 ") || !strings.Contains(string(b), `"completion_tokens":3,`) {
+			t.Errorf("%s: %q", name, b)
+		}
+	}
+}

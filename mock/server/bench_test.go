@@ -17,14 +17,27 @@ var (
 	chatStreamBody = []byte(`{"model":"mock-model","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"request 42: say something"}]}`)
 	msgToolsBody   = []byte(`{"model":"mock-model","max_tokens":100,"stream":true,"tools":[{"name":"get_weather","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"request 42: weather?"}]}`)
 	respStreamBody = []byte(`{"model":"mock-model","stream":true,"input":"request 42: say something"}`)
+	// What a gateway sends for a client's 100-token prompt (as runner
+	// selfbench mock sends it).
+	gatewayBody = []byte(`{"model":"mock-model","messages":[{"role":"system","content":"You are a helpful assistant."},` +
+		`{"role":"user","content":"selfbench: Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor ` +
+		`incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ` +
+		`ut aliquip ex ea commodo consequat. Duis aute irure dolor in reprehenderit in voluptate velit esse cillum dolore eu ` +
+		`fugiat nulla pariatur. Excepteur sint occaecat cupidatat non proident, sunt in culpa qui officia deserunt mollit."}],` +
+		`"temperature":0.7,"max_tokens":256,"stream":false}`)
 )
 
 func benchHandler(b *testing.B, path string, body []byte) {
-	h := server.New(fast()).Handler()
+	k := fast()
+	k.APIKey = "sk-bench" // checked, as the key-flood scenario has it
+	h := server.New(k).Handler()
 	var ctx fasthttp.RequestCtx
 	ctx.Request.Header.SetMethod("POST")
 	ctx.Request.SetRequestURI(path)
 	ctx.Request.Header.Set("Authorization", "Bearer sk-bench")
+	ctx.Request.Header.Set("User-Agent", "OpenAI/Python 1.52.0")
+	ctx.Request.Header.Set("Accept", "application/json")
+	ctx.Request.Header.SetContentType("application/json")
 	ctx.Request.SetBody(body)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
@@ -42,6 +55,7 @@ func benchHandler(b *testing.B, path string, body []byte) {
 }
 
 func BenchmarkChatJSON(b *testing.B)           { benchHandler(b, "/v1/chat/completions", chatBody) }
+func BenchmarkChatJSONGateway(b *testing.B)    { benchHandler(b, "/v1/chat/completions", gatewayBody) }
 func BenchmarkChatStream(b *testing.B)         { benchHandler(b, "/v1/chat/completions", chatStreamBody) }
 func BenchmarkMessagesToolStream(b *testing.B) { benchHandler(b, "/v1/messages", msgToolsBody) }
 func BenchmarkResponsesStream(b *testing.B)    { benchHandler(b, "/v1/responses", respStreamBody) }

@@ -45,7 +45,9 @@ func New(knobs script.Knobs) *Server {
 		MaxRequestBodySize:            64 << 20, // 100k-token prompts are ~400 KB; leave room
 		ReadBufferSize:                16 << 10,
 		CloseOnShutdown:               true,
-		DisableHeaderNamesNormalizing: false,
+		// Header names are matched without regard to case here, so
+		// fasthttp need not rewrite each one.
+		DisableHeaderNamesNormalizing: true,
 	}
 	return s
 }
@@ -112,7 +114,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	x := s.pool.Get().(*exchange)
-	x.start = time.Now()
+	x.start = ctx.Time() // read by fasthttp as the request arrived: no second clock read
 	x.knobs = s.knobs
 	// One pass over the headers finds the API key and the knob overrides.
 	var key []byte
@@ -199,8 +201,11 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, x *exchange, route int, key []b
 		ctx.SetBodyStream(x, -1) // fasthttp calls x.WriteTo, then x.Close
 		return fasthttp.StatusOK
 	}
-	// A JSON answer is ready when the last token would have been generated.
-	sleepUntil(x.start.Add(x.sc.Total()))
+	// A JSON answer is ready when the last token would have been generated
+	// (without think time, at once: no clock read).
+	if total := x.sc.Total(); total > 0 {
+		sleepUntil(x.start.Add(total))
+	}
 	x.buf = x.renderJSON(x.buf[:0])
 	ctx.SetContentTypeBytes(ctJSON)
 	ctx.SetBody(x.buf)

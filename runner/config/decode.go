@@ -1,8 +1,10 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agext/levenshtein"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -23,24 +26,13 @@ import (
 // scenario can tell "not set" from "set to zero"; Body keeps the block's
 // syntax so validation errors can point at the offending attribute.
 
+// rawKnobs is a mock block: its port, and knobs decoded from the mock's
+// own table (script.Table), which also defines its flags and headers.
 type rawKnobs struct {
-	Port             *int      `hcl:"port,optional"`
-	TTFT             *string   `hcl:"ttft,optional"`
-	ITL              *string   `hcl:"itl,optional"`
-	Jitter           *string   `hcl:"jitter,optional"`
-	Seed             *int64    `hcl:"seed,optional"`
-	OutputTokens     *int      `hcl:"output_tokens,optional"`
-	DeltaChars       *int      `hcl:"delta_chars,optional"`
-	ErrorRate        *float64  `hcl:"error_rate,optional"`
-	ErrorStatus      *int      `hcl:"error_status,optional"`
-	RetryAfter       *string   `hcl:"retry_after,optional"`
-	MidstreamErrorAt *int      `hcl:"midstream_error_at,optional"`
-	HangRate         *float64  `hcl:"hang_rate,optional"`
-	ResetRate        *float64  `hcl:"reset_rate,optional"`
-	APIKey           *string   `hcl:"api_key,optional"`
-	PaddingBytes     *int      `hcl:"padding_bytes,optional"`
-	Body             hcl.Body  `hcl:",body"`
-	DeclRange        hcl.Range `hcl:",def_range"`
+	Port      *int      `hcl:"port,optional"`
+	Knobs     hcl.Body  `hcl:",remain"`
+	Body      hcl.Body  `hcl:",body"`
+	DeclRange hcl.Range `hcl:",def_range"`
 }
 
 type rawDefaults struct {
@@ -264,16 +256,14 @@ func attrRange(body hcl.Body, name string) hcl.Range {
 }
 
 // intRanges and durationMax are the documented ranges of numeric
-// attributes, checked here and nowhere else: beyond them a value is a typo
-// or an attack (a billion trials, a 2^62-byte padding), not a benchmark.
+// attributes, checked here and nowhere else (the mock's knobs have theirs in
+// script.Table): beyond them a value is a typo or an attack (a billion
+// trials, a 1000-hour window), not a benchmark.
 var intRanges = map[string][2]int{
-	"trials": {1, 1000}, "output_tokens": {1, 100_000}, "delta_chars": {1, 100_000},
-	"midstream_error_at": {0, 100_000}, "padding_bytes": {0, 64 << 20}, "max_in_flight": {1, 100_000},
-	"concurrency": {1, 100_000}, "prompt_tokens": {1, 2_000_000},
+	"trials": {1, 1000}, "max_in_flight": {1, 100_000}, "concurrency": {1, 100_000}, "prompt_tokens": {1, 2_000_000},
 }
 
 var durationMax = map[string]time.Duration{
-	"ttft": time.Hour, "itl": time.Minute, "jitter": time.Minute, "retry_after": time.Hour,
 	"warmup": time.Hour, "duration": 24 * time.Hour, "settle": time.Hour,
 }
 
@@ -350,34 +340,72 @@ func (c *checker) mock(r *rawKnobs) Mock {
 	return m
 }
 
-// knobs applies the set fields of r onto k.
+// knobs applies the attributes of r onto k, each parsed and bounded by its
+// entry in script.Table.
 func (c *checker) knobs(r *rawKnobs, k *script.Knobs) {
-	b := r.Body
-	c.duration(b, "ttft", r.TTFT, &k.TTFT)
-	c.duration(b, "itl", r.ITL, &k.ITL)
-	c.duration(b, "jitter", r.Jitter, &k.Jitter)
-	c.duration(b, "retry_after", r.RetryAfter, &k.RetryAfter)
-	if r.Seed != nil {
-		k.Seed = uint64(*r.Seed)
-	}
-	c.intIn(b, "output_tokens", r.OutputTokens, &k.OutputTokens)
-	c.intIn(b, "delta_chars", r.DeltaChars, &k.DeltaChars)
-	c.intIn(b, "midstream_error_at", r.MidstreamErrorAt, &k.MidstreamAt)
-	c.intIn(b, "padding_bytes", r.PaddingBytes, &k.PaddingBytes)
-	c.fraction(b, "error_rate", r.ErrorRate, &k.ErrorRate)
-	c.fraction(b, "hang_rate", r.HangRate, &k.HangRate)
-	c.fraction(b, "reset_rate", r.ResetRate, &k.ResetRate)
-	if r.ErrorStatus != nil {
-		if *r.ErrorStatus < 400 || *r.ErrorStatus > 599 {
-			c.errorf(attrRange(b, "error_status"), "Invalid error status",
-				"error_status must be an HTTP error status (400..599); got %d.", *r.ErrorStatus)
-		} else {
-			k.ErrorStatus = *r.ErrorStatus
+	attrs, diags := r.Knobs.JustAttributes()
+	c.diags = append(c.diags, diags...)
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		attr := attrs[name]
+		kn := script.LookupHCL(name)
+		if kn == nil {
+			c.errorf(attr.NameRange, "Unsupported argument", "An argument named %q is not expected here.%s", name, didYouMean(name))
+			continue
+		}
+		v, diags := attr.Expr.Value(nil)
+		c.diags = append(c.diags, diags...)
+		if diags.HasErrors() {
+			continue
+		}
+		text, ok := knobText(v)
+		if !ok {
+			c.errorf(attr.Expr.Range(), "Unsuitable value type", "%s takes a number or a string; got %s.", name, v.Type().FriendlyName())
+			continue
+		}
+		if kn.Type == script.SecretKnob && !c.requestSafe(r.Body, name, "the mock's "+name, text) {
+			continue
+		}
+		if err := kn.Set(k, text); err != nil {
+			summary := "Invalid value"
+			switch {
+			case errors.As(err, new(*script.RangeError)):
+				summary = "Value out of range"
+			case kn.Type == script.DurationKnob:
+				summary = "Invalid duration"
+			}
+			c.errorf(attr.Expr.Range(), summary, "%s.", err)
 		}
 	}
-	if r.APIKey != nil && c.requestSafe(b, "api_key", "the mock's api_key", *r.APIKey) {
-		k.APIKey = *r.APIKey
+}
+
+// didYouMean suggests the knob (or port) nearest to a misspelt name, as
+// HCL does for the attributes it decodes itself.
+func didYouMean(name string) string {
+	names := []string{"port"}
+	for _, kn := range script.Table {
+		names = append(names, kn.HCL)
 	}
+	for _, n := range names {
+		if levenshtein.Distance(name, n, nil) < 3 {
+			return fmt.Sprintf(" Did you mean %q?", n)
+		}
+	}
+	return ""
+}
+
+// knobText is an HCL value as the knob table reads it: strings as they
+// are, numbers in full (1e9 is "1000000000", which an int knob refuses).
+func knobText(v cty.Value) (string, bool) {
+	if v.IsNull() || !v.IsKnown() {
+		return "", false
+	}
+	switch v.Type() {
+	case cty.String:
+		return v.AsString(), true
+	case cty.Number:
+		return v.AsBigFloat().Text('f', -1), true
+	}
+	return "", false
 }
 
 func (c *checker) defaults(r *rawDefaults) Defaults {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/gatewaybench/gatewaybench/mock/script"
 )
 
 // Options are shared by the self-benchmarks.
@@ -33,6 +35,25 @@ type sample struct {
 }
 
 const chatRequest = `{"model":"mock-model","messages":[{"role":"user","content":"selfbench: say something"}]}`
+
+// gatewayRequest and gatewayHeaders are what a gateway sends the mock for
+// a client's 100-token prompt: an SDK-shaped body (system and user
+// messages, sampling settings) and the upstream key, which the mock then
+// checks. The mock's self-benchmark uses them: a mock that keeps up with a
+// bare request but not with this one would be the bottleneck of a run.
+const gatewayRequest = `{"model":"mock-model","messages":[{"role":"system","content":"You are a helpful assistant."},` +
+	`{"role":"user","content":"selfbench: Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor ` +
+	`incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ` +
+	`ut aliquip ex ea commodo consequat. Duis aute irure dolor in reprehenderit in voluptate velit esse cillum dolore eu ` +
+	`fugiat nulla pariatur. Excepteur sint occaecat cupidatat non proident, sunt in culpa qui officia deserunt mollit."}],` +
+	`"temperature":0.7,"max_tokens":256,"stream":false}`
+
+const gatewayKey = "sk-gatewaybench-selfbench-0123456789"
+
+var gatewayHeaders = [][2]string{
+	{"Authorization", "Bearer " + gatewayKey}, {"User-Agent", "OpenAI/Python 1.52.0"}, {"Accept", "application/json"},
+}
+
 const chatStreamRequest = `{"model":"mock-model","stream":true,"messages":[{"role":"user","content":"selfbench: say something"}]}`
 
 // setupWithMock checks the tools a self-benchmark needs, makes its working
@@ -71,32 +92,33 @@ func Mock(ctx context.Context, o Options) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	mockPort, err := freePort()
-	if err != nil {
-		return err
-	}
-	mockAddr := "127.0.0.1:" + strconv.Itoa(mockPort)
-	mock, err := startPinned("mock", o.ServerCPUs, bin, "--addr", mockAddr, "--ttft", "0", "--itl", "0")
+	mock, mockAddr, err := startMock(ctx, o.ServerCPUs, bin, gatewayKey)
 	if err != nil {
 		return err
 	}
 	defer mock.stop()
-	if err := mock.waitListening(ctx, mockAddr); err != nil {
-		return err
-	}
 	url := "http://" + mockAddr + "/v1/chat/completions"
-	body, err := fetch(url, chatRequest)
+	body, err := fetch(url, gatewayRequest, gatewayHeaders...)
 	if err != nil {
 		return err
 	}
-	nginx, nginxURL, script, err := reference(ctx, dir, o.ServerCPUs, body)
+	nginx, nginxURL, err := startNginx(ctx, dir, o.ServerCPUs, body)
+	if err != nil {
+		return err
+	}
+	script, err := wrkScript([]byte(gatewayRequest), gatewayHeaders...)
+	if err != nil {
+		nginx.stop()
+		return err
+	}
 	if err != nil {
 		return err
 	}
 	defer nginx.stop()
 	defer os.Remove(script)
-	fmt.Fprintf(o.Out, "mock vs nginx: %d rounds x %s, %d connections, wrk on cpus %s, servers on cpus %s, body %d bytes\n",
-		o.Rounds, o.Duration, o.Conns, o.LoadCPUs, o.ServerCPUs, len(body))
+	fmt.Fprintf(o.Out, "mock vs nginx: %d rounds x %s, %d connections, wrk on cpus %s, servers on cpus %s\n"+
+		"  request: POST, %d-byte body, Authorization (checked by the mock), User-Agent, Accept; answer %d bytes\n",
+		o.Rounds, o.Duration, o.Conns, o.LoadCPUs, o.ServerCPUs, len(gatewayRequest), len(body))
 	targets := []struct {
 		name string
 		p    *proc
@@ -126,16 +148,16 @@ func Mock(ctx context.Context, o Options) error {
 	nginxMed := median(results["nginx"], func(s sample) float64 { return s.RPS })
 	ratio := mockMed.RPS / nginxMed.RPS
 	verdict := "meets"
-	if ratio < 0.8 {
+	if ratio < mockTarget {
 		verdict = "MISSES"
 	}
-	fmt.Fprintf(o.Out, "mock/nginx req/s: %.3fx (median of %d; target >= 0.80x: %s)\n", ratio, o.Rounds, verdict)
+	fmt.Fprintf(o.Out, "mock/nginx req/s: %.3fx (median of %d; target >= %.2fx: %s)\n", ratio, o.Rounds, mockTarget, verdict)
 	fmt.Fprintf(o.Out, "mock/nginx CPU per request: %.2fx\n",
 		float64(mockMed.CPUPerReq)/float64(nginxMed.CPUPerReq))
 
 	// Streaming: every response is the role chunk, 32 content events, the
 	// finish chunk and [DONE], each its own flushed write.
-	stream, err := wrkScript([]byte(chatStreamRequest))
+	stream, err := wrkScript([]byte(chatStreamRequest), gatewayHeaders...)
 	if err != nil {
 		return err
 	}
@@ -191,8 +213,16 @@ func rounds(s []sample) string {
 	return strings.Join(parts, " ")
 }
 
-func fetch(url, body string) ([]byte, error) {
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+func fetch(url, body string, headers ...[2]string) ([]byte, error) {
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for _, h := range headers {
+		req.Header.Set(h[0], h[1])
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -225,12 +255,9 @@ func reference(ctx context.Context, dir, cpus string, body []byte) (*proc, strin
 // startNginx serves body for every request, single-process (so its CPU time
 // is one /proc entry) with keep-alive limits raised.
 func startNginx(ctx context.Context, dir, cpus string, body []byte) (*proc, string, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, "", err
-	}
 	esc := strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(string(body))
-	conf := fmt.Sprintf(`daemon off;
+	p, addr, err := runNginx(ctx, dir, cpus, func(port int) string {
+		return fmt.Sprintf(`daemon off;
 master_process off;
 worker_processes 1;
 pid %[1]s/nginx.pid;
@@ -247,28 +274,38 @@ http {
   }
 }
 `, dir, port, esc)
-	p, addr, err := runNginx(ctx, dir, cpus, port, conf)
+	})
 	if err != nil {
 		return nil, "", err
 	}
 	return p, "http://" + addr + "/v1/chat/completions", nil
 }
 
-// runNginx writes conf into dir, starts nginx on it pinned to cpus and waits
-// until it listens on port; it returns the process and its address.
-func runNginx(ctx context.Context, dir, cpus string, port int, conf string) (*proc, string, error) {
+// mockTarget is the least mock/nginx req/s ratio that keeps the mock from
+// being a run's bottleneck: a gateway in front of it adds its own work to
+// every request.
+const mockTarget = 0.9
+
+// startMock runs the mock binary pinned to cpus with no think time,
+// requiring key when one is given.
+func startMock(ctx context.Context, cpus, bin, key string) (*proc, string, error) {
+	var env []string
+	if key != "" {
+		env = []string{script.APIKeyEnv + "=" + key}
+	}
+	return startServer(ctx, "mock", cpus, env, func(port int) ([]string, error) {
+		return []string{bin, "-addr=127.0.0.1:" + strconv.Itoa(port), "-ttft=0s", "-itl=0s"}, nil
+	})
+}
+
+// runNginx starts nginx pinned to cpus on the configuration conf gives for
+// a port (written into dir) and returns the process and its address.
+func runNginx(ctx context.Context, dir, cpus string, conf func(port int) string) (*proc, string, error) {
 	path := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
-		return nil, "", err
-	}
-	p, err := startPinned("nginx", cpus, "nginx", "-c", path, "-p", dir)
-	if err != nil {
-		return nil, "", err
-	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	if err := p.waitListening(ctx, addr); err != nil {
-		p.stop()
-		return nil, "", err
-	}
-	return p, addr, nil
+	return startServer(ctx, "nginx", cpus, nil, func(port int) ([]string, error) {
+		if err := os.WriteFile(path, []byte(conf(port)), 0o644); err != nil {
+			return nil, err
+		}
+		return []string{"nginx", "-c", path, "-p", dir}, nil
+	})
 }

@@ -5,6 +5,7 @@ package selfbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -26,14 +27,16 @@ type proc struct {
 	exited chan struct{} // closed when the process has exited (and been waited for)
 }
 
-// startPinned runs argv under taskset on cpus, logging to a temp file.
-func startPinned(name, cpus string, argv ...string) (*proc, error) {
+// startPinned runs argv under taskset on cpus, with env added to this
+// process's environment, logging to a temp file.
+func startPinned(name, cpus string, env []string, argv ...string) (*proc, error) {
 	log, err := os.CreateTemp("", "gatewaybench-"+name+"-*.log")
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command("taskset", append([]string{"-c", cpus}, argv...)...)
 	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Env = append(os.Environ(), env...)
 	// If the runner dies (killed, or a closed pipe), the server dies with it
 	// instead of staying on its port.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -86,27 +89,98 @@ func cpuTime(pid int) (time.Duration, error) {
 	return time.Duration(ut+st) * time.Second / clockTicks, nil
 }
 
-// waitListening waits until addr accepts connections or the process exits.
-func (p *proc) waitListening(ctx context.Context, addr string) error {
+// startServer starts a server pinned to cpus on a free loopback port and
+// returns it once the process itself listens there. A port is only a
+// candidate until then: another process may take it between the choice and
+// the bind, so the server is started again on another port when its bind
+// fails, and a port someone else answers on is never taken for the server's.
+func startServer(ctx context.Context, name, cpus string, env []string, argv func(port int) ([]string, error)) (*proc, string, error) {
+	var last error
+	for range 5 {
+		port, err := candidatePort()
+		if err != nil {
+			return nil, "", err
+		}
+		args, err := argv(port)
+		if err != nil {
+			return nil, "", err
+		}
+		p, err := startPinned(name, cpus, env, args...)
+		if err != nil {
+			return nil, "", err
+		}
+		if last = p.waitOwnListener(ctx, port); last == nil {
+			return p, "127.0.0.1:" + strconv.Itoa(port), nil
+		}
+		p.stop()
+		if ctx.Err() != nil || !errors.Is(last, errPortTaken) {
+			return nil, "", last
+		}
+	}
+	return nil, "", last
+}
+
+var errPortTaken = errors.New("port taken")
+
+// waitOwnListener waits until this process listens on port (by the
+// socket's inode in /proc, not by a connection, which any listener there
+// would accept), or it exits, or 10 s pass.
+func (p *proc) waitOwnListener(ctx context.Context, port int) error {
 	deadline := time.After(10 * time.Second)
 	for {
-		if c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond); err == nil {
-			c.Close()
+		if listensOn(p.cmd.Process.Pid, port) {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-p.exited:
-			return fmt.Errorf("%s exited before listening on %s:\n%s", p.name, addr, p.tail())
+			if strings.Contains(p.tail(), "in use") {
+				return fmt.Errorf("%s could not bind 127.0.0.1:%d: %w", p.name, port, errPortTaken)
+			}
+			return fmt.Errorf("%s exited before listening on 127.0.0.1:%d:\n%s", p.name, port, p.tail())
 		case <-deadline:
-			return fmt.Errorf("%s did not listen on %s within 10s:\n%s", p.name, addr, p.tail())
-		case <-time.After(50 * time.Millisecond):
+			return fmt.Errorf("%s did not listen on 127.0.0.1:%d within 10s:\n%s", p.name, port, p.tail())
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }
 
-func freePort() (int, error) {
+// listensOn reports whether process pid holds a socket listening on
+// 127.0.0.1:port (from /proc/net/tcp and the process's descriptors).
+func listensOn(pid, port int) bool {
+	b, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return false
+	}
+	want := fmt.Sprintf("0100007F:%04X", port)
+	inodes := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		// local address, remote, state (0A = LISTEN), ..., inode is field 9
+		if len(f) > 9 && f[1] == want && f[3] == "0A" {
+			inodes["socket:["+f[9]+"]"] = true
+		}
+	}
+	if len(inodes) == 0 {
+		return false
+	}
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	fds, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, fd := range fds {
+		if l, err := os.Readlink(dir + "/" + fd.Name()); err == nil && inodes[l] {
+			return true
+		}
+	}
+	return false
+}
+
+// candidatePort is a port free at the moment of asking; startServer does
+// not trust it to stay so.
+func candidatePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

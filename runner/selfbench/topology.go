@@ -83,19 +83,11 @@ type layoutResult struct {
 // measureLayout starts the mock and nginx pinned as l says and alternates
 // one-client rounds against each, the driver pinned to l.driver.
 func measureLayout(ctx context.Context, o Options, self, dir, bin string, l layout) (layoutResult, error) {
-	mockPort, err := freePort()
-	if err != nil {
-		return layoutResult{}, err
-	}
-	mockAddr := "127.0.0.1:" + strconv.Itoa(mockPort)
-	mock, err := startPinned("mock", strconv.Itoa(l.mock), bin, "--addr", mockAddr, "--ttft", "0", "--itl", "0")
+	mock, mockAddr, err := startMock(ctx, strconv.Itoa(l.mock), bin, "")
 	if err != nil {
 		return layoutResult{}, err
 	}
 	defer mock.stop()
-	if err := mock.waitListening(ctx, mockAddr); err != nil {
-		return layoutResult{}, err
-	}
 	nginx, nginxAddr, err := startProxy(ctx, dir, strconv.Itoa(l.gateway), mockAddr)
 	if err != nil {
 		return layoutResult{}, err
@@ -128,15 +120,12 @@ func measureLayout(ctx context.Context, o Options, self, dir, bin string, l layo
 // startProxy runs nginx as the nginx stack configures it (compose/nginx.yaml:
 // keep-alive both ways, nothing buffered) in front of upstream, on cpus.
 func startProxy(ctx context.Context, dir, cpus, upstream string) (*proc, string, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, "", err
-	}
-	sub := filepath.Join(dir, "proxy-"+cpus+"-"+strconv.Itoa(port))
+	sub := filepath.Join(dir, "proxy-"+cpus)
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		return nil, "", err
 	}
-	conf := fmt.Sprintf(`daemon off;
+	return runNginx(ctx, sub, cpus, func(port int) string {
+		return fmt.Sprintf(`daemon off;
 master_process off;
 worker_processes 1;
 pid %[1]s/nginx.pid;
@@ -165,7 +154,7 @@ http {
   }
 }
 `, sub, port, upstream)
-	return runNginx(ctx, sub, cpus, port, conf)
+	})
 }
 
 func us(d time.Duration) string { return fmt.Sprintf("%.1fµs", float64(d.Nanoseconds())/1e3) }

@@ -21,14 +21,19 @@ type wrkResult struct {
 	CPU      time.Duration // the load generator's own CPU time
 }
 
-// wrkScript makes wrk POST body with JSON content type.
-func wrkScript(body []byte) (string, error) {
+// wrkScript makes wrk POST body with JSON content type and the headers
+// given as name, value pairs.
+func wrkScript(body []byte, headers ...[2]string) (string, error) {
 	f, err := os.CreateTemp("", "gatewaybench-wrk-*.lua")
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\nwrk.body = %s\n", luaString(body))
+	fmt.Fprintf(f, "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\n")
+	for _, h := range headers {
+		fmt.Fprintf(f, "wrk.headers[%s] = %s\n", luaString([]byte(h[0])), luaString([]byte(h[1])))
+	}
+	fmt.Fprintf(f, "wrk.body = %s\n", luaString(body))
 	return f.Name(), nil
 }
 

@@ -2,6 +2,7 @@ package selfbench
 
 import (
 	"context"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -48,20 +49,45 @@ func TestMedianKeepsOneRound(t *testing.T) {
 	}
 }
 
-// TestWaitListeningSeesAnExit: a server that dies at start is reported at
+// TestWaitOwnListenerSeesAnExit: a server that dies at start is reported at
 // once with its log, not after the whole wait.
-func TestWaitListeningSeesAnExit(t *testing.T) {
-	p, err := startPinned("false", "0", "sh", "-c", "echo broken config >&2; exit 3")
+func TestWaitOwnListenerSeesAnExit(t *testing.T) {
+	p, err := startPinned("false", "0", nil, "sh", "-c", "echo broken config >&2; exit 3")
 	if err != nil {
 		t.Skipf("cannot start a pinned process here: %v", err)
 	}
 	defer p.stop()
 	start := time.Now()
-	err = p.waitListening(context.Background(), "127.0.0.1:1")
+	err = p.waitOwnListener(context.Background(), 1)
 	if err == nil || !strings.Contains(err.Error(), "exited") || !strings.Contains(err.Error(), "broken config") {
 		t.Fatalf("err = %v", err)
 	}
 	if d := time.Since(start); d > 8*time.Second {
 		t.Errorf("noticed the exit after %s", d)
+	}
+}
+
+// TestSomeoneElsesListenerIsNotTheServers: a port another process listens on
+// accepts connections, but the server started for it is not listening
+// there; a dial-based wait would take the stranger for the server.
+func TestSomeoneElsesListenerIsNotTheServers(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	if !listensOn(os.Getpid(), port) {
+		t.Fatal("this process's own listener is not seen")
+	}
+	p, err := startPinned("sleeper", "0", nil, "sleep", "30")
+	if err != nil {
+		t.Skipf("cannot start a pinned process here: %v", err)
+	}
+	defer p.stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := p.waitOwnListener(ctx, port); err == nil {
+		t.Error("a process that listens nowhere was taken to listen on another's port")
 	}
 }
