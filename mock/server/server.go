@@ -37,14 +37,14 @@ func New(knobs script.Knobs) *Server {
 	s := &Server{knobs: knobs, counters: newCounters(), done: make(chan struct{})}
 	s.pool.New = func() any { return &exchange{srv: s} }
 	s.http = &fasthttp.Server{
-		Handler:                       s.handle,
-		Name:                          "gatewaybench-mock",
-		NoDefaultDate:                 true, // the same request gives the same bytes
-		NoDefaultContentType:          true,
-		DisablePreParseMultipartForm:  true,
-		MaxRequestBodySize:            64 << 20, // 100k-token prompts are ~400 KB; leave room
-		ReadBufferSize:                16 << 10,
-		CloseOnShutdown:               true,
+		Handler:                      s.handle,
+		Name:                         "gatewaybench-mock",
+		NoDefaultDate:                true, // the same request gives the same bytes
+		NoDefaultContentType:         true,
+		DisablePreParseMultipartForm: true,
+		MaxRequestBodySize:           64 << 20, // 100k-token prompts are ~400 KB; leave room
+		ReadBufferSize:               16 << 10,
+		CloseOnShutdown:              true,
 		// Header names are matched without regard to case here, so
 		// fasthttp need not rewrite each one.
 		DisableHeaderNamesNormalizing: true,
