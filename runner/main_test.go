@@ -22,6 +22,8 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{[]string{"validate", "../benchmarks.hcl"}, 0},
 		{[]string{"plan", "../benchmarks.hcl"}, 0},
+		{[]string{"plan", "../benchmarks.hcl", "--json"}, 0},
+		{[]string{"plan", "--json"}, exitUsage},
 		{[]string{"validate", "config/testdata/invalid/decode.hcl"}, exitUsage},
 		{[]string{"validate", "config/testdata/invalid/compose.hcl"}, exitUsage},
 		{[]string{"plan", "config/testdata/invalid/syntax.hcl"}, exitUsage},

@@ -5,9 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
+	"regexp"
 	"testing"
 	"time"
 
@@ -49,9 +49,8 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("cleanup: %v", err)
 		}
 	})
-	addr := freeAddr(t)
 	id, err := e.Create(ctx, stack.ContainerSpec{
-		Name: "gatewaybench-" + run, Image: tag, Cmd: []string{"-addr", addr},
+		Name: "gatewaybench-" + run, Image: tag, Cmd: []string{"-addr", "127.0.0.1:0"},
 		Labels: map[string]string{stack.LabelRun: run, stack.LabelRole: "smoke"},
 		CPUSet: "0", MemoryBytes: 64 << 20, NetworkMode: stack.HostNetwork,
 	})
@@ -61,6 +60,7 @@ func TestSmoke(t *testing.T) {
 	if err := e.Start(ctx, id); err != nil {
 		t.Fatal(err)
 	}
+	addr := boundAddr(t, e, id, 10*time.Second)
 	body := getWithin(t, "http://"+addr+"/", 10*time.Second)
 	if body != "ok" {
 		t.Fatalf("answer = %q, want ok", body)
@@ -91,14 +91,21 @@ func TestSmoke(t *testing.T) {
 	}
 }
 
-func freeAddr(t *testing.T) string {
+// boundAddr is the address the container's server bound, from its log.
+func boundAddr(t *testing.T, e stack.Engine, id string, limit time.Duration) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	re := regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
+	deadline := time.Now().Add(limit)
+	for {
+		logs, err := e.Logs(context.Background(), id, 20)
+		if m := re.FindStringSubmatch(logs); m != nil {
+			return m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not say where it listens within %s: %q %v", limit, logs, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 func getWithin(t *testing.T, url string, limit time.Duration) string {
