@@ -219,3 +219,18 @@ func FuzzParse(f *testing.F) {
 		WriteDiagnostics(&buf, diags, map[string][]byte{"fuzz.hcl": src})
 	})
 }
+
+// TestNothingToMeasure: an empty file, or one without a scenario, is not a
+// valid benchmark (it validated, and measured nothing).
+func TestNothingToMeasure(t *testing.T) {
+	for name, src := range map[string]string{
+		"empty":         "",
+		"comments only": "# nothing here\n",
+		"no scenario":   "mock {\n  port = 18080\n}\n",
+	} {
+		_, diags := Parse("bench.hcl", []byte(src))
+		if !diags.HasErrors() || diags[len(diags)-1].Summary != "No scenarios" {
+			t.Errorf("%s: %v", name, diags)
+		}
+	}
+}

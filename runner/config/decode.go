@@ -209,6 +209,12 @@ func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 			"floor = %q names no gateway block; the floor is a plain proxy declared as a gateway (nginx, say), measured in every scenario so that what the layout adds cancels out.", f)
 	}
 	cfg.Scenarios = c.scenarios(s2.Scenarios, cfg)
+	if len(s2.Scenarios) == 0 {
+		// An empty file (or one of gateways only) would "validate" and then
+		// measure nothing.
+		start := hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos}
+		c.errorf(start, "No scenarios", "%s declares no scenario block, so there is nothing to measure; add one, like scenario \"overhead\" { kind = \"overhead\" concurrency = [1] }.", filename)
+	}
 	diags = append(diags, c.diags...)
 	if diags.HasErrors() {
 		return nil, diags
