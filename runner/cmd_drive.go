@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
@@ -85,8 +86,23 @@ func cmdDrive(args []string) int {
 	cfg.Fidelity = !*noFidelity
 	cfg.Raw = *raw != ""
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	// The first Ctrl-C stops load and lets requests in flight finish (or time
+	// out); a second cuts them off at once.
+	ctx, stopLoad := context.WithCancel(context.Background())
+	abort, cut := context.WithCancel(context.Background())
+	defer stopLoad()
+	defer cut()
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	go func() {
+		<-sig
+		fmt.Fprintln(os.Stderr, "\ninterrupted: stopping load, waiting for requests in flight (again to cut them off)")
+		stopLoad()
+		<-sig
+		cut()
+	}()
+	cfg.Abort = abort
 	res, err := load.Run(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "drive: %v\n", err)

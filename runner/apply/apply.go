@@ -259,7 +259,9 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 		}
 		n++
 		p.Start(fmt.Sprintf("[%d/%d] %s %s trial %d %s", n, total, sc.Name, run.Point, run.Trial, run.Arm), run.Warmup.D()+run.Duration.D())
-		row, err := kind.Measure(loadCtx, r.meter(sc, run, a, mockSrc), run)
+		m := r.meter(sc, run, a, mockSrc)
+		m.Abort = hardCtx
+		row, err := kind.Measure(loadCtx, m, run)
 		if err != nil {
 			return err
 		}

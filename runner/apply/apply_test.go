@@ -187,7 +187,7 @@ func testPlan(t *testing.T, ps *ports, window time.Duration) (*plan.Plan, Option
 		for _, a := range sc.Arms {
 			sc.Runs = append(sc.Runs, plan.Run{Index: len(sc.Runs) + 1, Arm: a.Name, Trial: trial, Point: sc.Points[0],
 				Request: request(a), Warmup: plan.Duration(100 * time.Millisecond), Duration: plan.Duration(window),
-				Timeout: plan.RequestTimeout,
+				Timeout: plan.Duration(30 * time.Second),
 				// These tests check the pipeline, not the in-process stand-in
 				// proxy, which on a starved host now and then drops one
 				// request of a short run (seen once under load: 1 of 38).

@@ -35,11 +35,13 @@ type Roles[T any] struct {
 
 // Defaults apply to every scenario that does not set its own.
 type Defaults struct {
-	Trials    int
-	Warmup    time.Duration
-	Duration  time.Duration
-	Settle    time.Duration
-	BaselineK float64 // controlled-baseline factor k (docs/method.md)
+	Trials   int
+	Warmup   time.Duration
+	Duration time.Duration
+	Settle   time.Duration
+	// RequestTimeout bounds one request; one unanswered by then is a timeout.
+	RequestTimeout time.Duration
+	BaselineK      float64 // controlled-baseline factor k (docs/method.md)
 	// MaxErrorRate is the share of a run's requests that may fail before the
 	// run is "failed" and its percentiles are withheld (docs/method.md).
 	MaxErrorRate float64
@@ -131,23 +133,24 @@ func (g *Gateway) Supports(api script.API) bool {
 
 // Scenario is one scenario block, with defaults applied.
 type Scenario struct {
-	Name         string
-	Kind         string
-	KindRange    hcl.Range
-	API          script.API
-	Stream       bool
-	Tools        bool
-	PromptTokens []int
-	Concurrency  []int     // closed-loop load points
-	Rates        []float64 // open-loop load points, requests per second
-	Arrival      string    // "constant" or "poisson"
-	MaxInFlight  int       // open-loop cap on requests in flight
-	Trials       int
-	Warmup       time.Duration
-	Duration     time.Duration
-	Settle       time.Duration
-	MaxErrorRate float64
-	Gateways     []string // empty = every gateway that speaks API
-	Knobs        script.Knobs
-	DeclRange    hcl.Range
+	Name           string
+	Kind           string
+	KindRange      hcl.Range
+	API            script.API
+	Stream         bool
+	Tools          bool
+	PromptTokens   []int
+	Concurrency    []int     // closed-loop load points
+	Rates          []float64 // open-loop load points, requests per second
+	Arrival        string    // "constant" or "poisson"
+	MaxInFlight    int       // open-loop cap on requests in flight
+	Trials         int
+	Warmup         time.Duration
+	Duration       time.Duration
+	Settle         time.Duration
+	RequestTimeout time.Duration
+	MaxErrorRate   float64
+	Gateways       []string // empty = every gateway that speaks API
+	Knobs          script.Knobs
+	DeclRange      hcl.Range
 }

@@ -234,3 +234,30 @@ func TestNothingToMeasure(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestTimeout: each request's bound is an HCL setting (it was a
+// hard-coded 30 s), above zero and at most an hour.
+func TestRequestTimeout(t *testing.T) {
+	for _, c := range []struct {
+		defaults, scenario string
+		want               time.Duration // 0: an error
+	}{
+		{"", "", 30 * time.Second},
+		{`request_timeout = "5s"`, "", 5 * time.Second},
+		{`request_timeout = "5s"`, `request_timeout = "250ms"`, 250 * time.Millisecond},
+		{`request_timeout = "0s"`, "", 0},
+		{"", `request_timeout = "2h"`, 0},
+		{"", `request_timeout = "soon"`, 0},
+	} {
+		src := fmt.Sprintf("defaults {\n  %s\n}\nscenario \"s\" {\n  kind = \"overhead\"\n  concurrency = [1]\n  %s\n}\n", c.defaults, c.scenario)
+		cfg, diags := Parse("b.hcl", []byte(src))
+		switch {
+		case c.want == 0 && !diags.HasErrors():
+			t.Errorf("%q / %q: accepted", c.defaults, c.scenario)
+		case c.want != 0 && diags.HasErrors():
+			t.Errorf("%q / %q: %v", c.defaults, c.scenario, diags)
+		case c.want != 0 && cfg.Scenarios[0].RequestTimeout != c.want:
+			t.Errorf("%q / %q: %s, want %s", c.defaults, c.scenario, cfg.Scenarios[0].RequestTimeout, c.want)
+		}
+	}
+}

@@ -36,15 +36,16 @@ type rawKnobs struct {
 }
 
 type rawDefaults struct {
-	Trials       *int     `hcl:"trials,optional"`
-	Warmup       *string  `hcl:"warmup,optional"`
-	Duration     *string  `hcl:"duration,optional"`
-	Settle       *string  `hcl:"settle,optional"`
-	BaselineK    *float64 `hcl:"baseline_k,optional"`
-	MaxErrorRate *float64 `hcl:"max_error_rate,optional"`
-	Floor        *string  `hcl:"floor,optional"`
-	ResultsDir   *string  `hcl:"results_dir,optional"`
-	Body         hcl.Body `hcl:",body"`
+	Trials         *int     `hcl:"trials,optional"`
+	Warmup         *string  `hcl:"warmup,optional"`
+	Duration       *string  `hcl:"duration,optional"`
+	Settle         *string  `hcl:"settle,optional"`
+	RequestTimeout *string  `hcl:"request_timeout,optional"`
+	BaselineK      *float64 `hcl:"baseline_k,optional"`
+	MaxErrorRate   *float64 `hcl:"max_error_rate,optional"`
+	Floor          *string  `hcl:"floor,optional"`
+	ResultsDir     *string  `hcl:"results_dir,optional"`
+	Body           hcl.Body `hcl:",body"`
 }
 
 type rawRoles struct {
@@ -97,25 +98,26 @@ type rawHosted struct {
 }
 
 type rawScenario struct {
-	Name         string    `hcl:"name,label"`
-	Kind         string    `hcl:"kind"`
-	API          *string   `hcl:"api,optional"`
-	Stream       *bool     `hcl:"stream,optional"`
-	Tools        *bool     `hcl:"tools,optional"`
-	PromptTokens []int     `hcl:"prompt_tokens,optional"`
-	Concurrency  []int     `hcl:"concurrency,optional"`
-	Rates        []float64 `hcl:"rates,optional"`
-	Arrival      *string   `hcl:"arrival,optional"`
-	MaxInFlight  *int      `hcl:"max_in_flight,optional"`
-	Trials       *int      `hcl:"trials,optional"`
-	Warmup       *string   `hcl:"warmup,optional"`
-	Duration     *string   `hcl:"duration,optional"`
-	Settle       *string   `hcl:"settle,optional"`
-	MaxErrorRate *float64  `hcl:"max_error_rate,optional"`
-	Gateways     []string  `hcl:"gateways,optional"`
-	Mock         *rawKnobs `hcl:"mock,block"`
-	Body         hcl.Body  `hcl:",body"`
-	DeclRange    hcl.Range `hcl:",def_range"`
+	Name           string    `hcl:"name,label"`
+	Kind           string    `hcl:"kind"`
+	API            *string   `hcl:"api,optional"`
+	Stream         *bool     `hcl:"stream,optional"`
+	Tools          *bool     `hcl:"tools,optional"`
+	PromptTokens   []int     `hcl:"prompt_tokens,optional"`
+	Concurrency    []int     `hcl:"concurrency,optional"`
+	Rates          []float64 `hcl:"rates,optional"`
+	Arrival        *string   `hcl:"arrival,optional"`
+	MaxInFlight    *int      `hcl:"max_in_flight,optional"`
+	Trials         *int      `hcl:"trials,optional"`
+	Warmup         *string   `hcl:"warmup,optional"`
+	Duration       *string   `hcl:"duration,optional"`
+	Settle         *string   `hcl:"settle,optional"`
+	RequestTimeout *string   `hcl:"request_timeout,optional"`
+	MaxErrorRate   *float64  `hcl:"max_error_rate,optional"`
+	Gateways       []string  `hcl:"gateways,optional"`
+	Mock           *rawKnobs `hcl:"mock,block"`
+	Body           hcl.Body  `hcl:",body"`
+	DeclRange      hcl.Range `hcl:",def_range"`
 }
 
 // Stage one decodes only the mock block: its port feeds the evaluation
@@ -270,7 +272,7 @@ var intRanges = map[string][2]int{
 }
 
 var durationMax = map[string]time.Duration{
-	"warmup": time.Hour, "duration": 24 * time.Hour, "settle": time.Hour,
+	"warmup": time.Hour, "duration": 24 * time.Hour, "settle": time.Hour, "request_timeout": time.Hour,
 }
 
 // maxRate bounds open-loop rates (requests per second).
@@ -288,6 +290,25 @@ func (c *checker) duration(body hcl.Body, name string, v *string, dst *time.Dura
 	}
 	if limit, ok := durationMax[name]; ok && d > limit {
 		c.errorf(attrRange(body, name), "Value out of range", "%s = %q is longer than the %s allowed.", name, *v, limit)
+		return
+	}
+	*dst = d
+}
+
+// timeout reads request_timeout: a duration above zero (a request is never
+// given no time at all).
+func (c *checker) timeout(body hcl.Body, v *string, dst *time.Duration) {
+	if v == nil {
+		return
+	}
+	var d time.Duration
+	before := len(c.diags)
+	c.duration(body, "request_timeout", v, &d)
+	if len(c.diags) > before {
+		return
+	}
+	if d <= 0 {
+		c.errorf(attrRange(body, "request_timeout"), "Value out of range", "request_timeout bounds each request and must be above zero.")
 		return
 	}
 	*dst = d
@@ -416,7 +437,7 @@ func knobText(v cty.Value) (string, bool) {
 
 func (c *checker) defaults(r *rawDefaults) Defaults {
 	d := Defaults{Trials: 3, Warmup: 2 * time.Second, Duration: 10 * time.Second,
-		Settle: 2 * time.Second, BaselineK: 2, MaxErrorRate: 0.01, ResultsDir: "results"}
+		Settle: 2 * time.Second, RequestTimeout: 30 * time.Second, BaselineK: 2, MaxErrorRate: 0.01, ResultsDir: "results"}
 	if r == nil {
 		return d
 	}
@@ -425,6 +446,7 @@ func (c *checker) defaults(r *rawDefaults) Defaults {
 	c.duration(r.Body, "warmup", r.Warmup, &d.Warmup)
 	c.duration(r.Body, "duration", r.Duration, &d.Duration)
 	c.duration(r.Body, "settle", r.Settle, &d.Settle)
+	c.timeout(r.Body, r.RequestTimeout, &d.RequestTimeout)
 	if r.BaselineK != nil {
 		if *r.BaselineK <= 1 {
 			c.errorf(attrRange(r.Body, "baseline_k"), "Value out of range",
@@ -733,7 +755,7 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 		s := Scenario{
 			Name: r.Name, Kind: r.Kind, KindRange: attrRange(b, "kind"), API: script.Chat, Arrival: "constant", MaxInFlight: 256,
 			PromptTokens: []int{100}, Trials: d.Trials, Warmup: d.Warmup, Duration: d.Duration,
-			Settle: d.Settle, MaxErrorRate: d.MaxErrorRate, Knobs: cfg.Mock.Knobs, DeclRange: r.DeclRange,
+			Settle: d.Settle, RequestTimeout: d.RequestTimeout, MaxErrorRate: d.MaxErrorRate, Knobs: cfg.Mock.Knobs, DeclRange: r.DeclRange,
 		}
 		c.fraction(b, "max_error_rate", r.MaxErrorRate, &s.MaxErrorRate)
 		if r.API != nil {
@@ -770,6 +792,7 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 		c.duration(b, "warmup", r.Warmup, &s.Warmup)
 		c.duration(b, "duration", r.Duration, &s.Duration)
 		c.duration(b, "settle", r.Settle, &s.Settle)
+		c.timeout(b, r.RequestTimeout, &s.RequestTimeout)
 		if r.Duration != nil && s.Duration == 0 {
 			c.errorf(attrRange(b, "duration"), "Value out of range", "duration is the measured window and must be above zero.")
 		}

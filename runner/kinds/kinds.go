@@ -106,6 +106,9 @@ type Meter struct {
 	Gateway  usage.Source // the arm's container; nil for the direct arm and hosted arms
 	Mock     usage.Source
 	Key      string // a hosted arm's key, read from its environment variable
+	// Abort, when done, cuts off requests in flight at once (the second
+	// Ctrl-C); the ctx given to Measure only stops new ones.
+	Abort context.Context
 	// Base is the row with identity and provenance filled by the executor.
 	Base results.Row
 }

@@ -61,7 +61,7 @@ func (steady) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row
 	cfg := load.Config{
 		URL: run.Request.URL, Shape: Shape(run.Request), Conns: run.Point.Concurrency,
 		Duration: run.Duration.D(), Warmup: run.Warmup.D(), Timeout: run.Timeout.D(),
-		Knobs: m.Scenario.Knobs, Fidelity: true, Window: window, MaxErrorRate: run.MaxErrorRate,
+		Knobs: m.Scenario.Knobs, Fidelity: true, Window: window, MaxErrorRate: run.MaxErrorRate, Abort: m.Abort,
 	}
 	if m.Arm.Hosted {
 		// A real API's answers are not the mock's script, and its key lives

@@ -42,6 +42,9 @@ type Config struct {
 	// Window, when set, is called as the measured window begins (true) and
 	// ends (false), so resource sampling lines up with it.
 	Window func(begin bool)
+	// Abort, when done, cuts off the requests in flight at once (Run's ctx
+	// only stops new ones, letting those in flight finish or time out).
+	Abort context.Context
 }
 
 // Error classes (docs/method.md). Errors never enter the latency histograms.
@@ -396,7 +399,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	var issued atomic.Int64
 	more := func() bool {
-		if ctx.Err() != nil || time.Since(base) >= endAt {
+		if ctx.Err() != nil || time.Since(base) >= endAt || (cfg.Abort != nil && cfg.Abort.Err() != nil) {
 			return false
 		}
 		return cfg.Requests <= 0 || issued.Add(1) <= int64(cfg.Requests)
@@ -445,6 +448,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		wb := *b
 		wb.body = nil
 		w.b = &wb
+	}
+	if cfg.Abort != nil {
+		stopAbort := context.AfterFunc(cfg.Abort, func() {
+			for _, w := range workers {
+				w.conn.abort()
+			}
+		})
+		defer stopAbort()
 	}
 
 	var wg sync.WaitGroup

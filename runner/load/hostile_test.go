@@ -6,6 +6,7 @@ import (
 	"net"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,5 +95,51 @@ func TestHostileAnswersAreBounded(t *testing.T) {
 				t.Errorf("the driver allocated %d MiB for two hostile answers", grew)
 			}
 		})
+	}
+}
+
+// TestAbortCutsOffRequestsInFlight: against a server that never answers,
+// stopping load lets the requests in flight wait out their timeout (30 s
+// here), and the abort (a second Ctrl-C) ends them at once.
+func TestAbortCutsOffRequestsInFlight(t *testing.T) {
+	started := make(chan struct{})
+	var once sync.Once
+	url := hostile(t, func(c net.Conn) {
+		once.Do(func() { close(started) }) // a request is in flight
+		time.Sleep(time.Minute)
+	})
+	ctx, stop := context.WithCancel(context.Background())
+	abort, cut := context.WithCancel(context.Background())
+	defer stop()
+	defer cut()
+	cfg := Config{URL: url, Shape: Shape{API: script.Chat, PromptTokens: 10, Model: "m"}, Conns: 4,
+		Duration: time.Minute, Timeout: 30 * time.Second, Abort: abort}
+	done := make(chan *Result, 1)
+	go func() {
+		r, err := Run(ctx, cfg)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	<-started
+	stop()
+	select {
+	case <-done:
+		t.Fatal("stopping load returned before the requests in flight timed out; this test needs them waiting")
+	case <-time.After(200 * time.Millisecond):
+	}
+	at := time.Now()
+	cut()
+	select {
+	case r := <-done:
+		if d := time.Since(at); d > 5*time.Second {
+			t.Errorf("the abort took %s", d)
+		}
+		if !r.Partial || r.OK != 0 {
+			t.Errorf("partial %v, ok %d", r.Partial, r.OK)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the abort did not end the requests in flight")
 	}
 }

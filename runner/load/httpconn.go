@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -38,6 +39,25 @@ type conn struct {
 	// keepHead makes the connection keep each response's header block (for
 	// checks on a few requests; the load path never sets it).
 	keepHead bool
+	// mu guards nc against abort, which another goroutine calls; aborted
+	// makes every later exchange fail at once.
+	mu      sync.Mutex
+	aborted bool
+}
+
+// errAborted is an exchange cut off by abort.
+var errAborted = errors.New("aborted: the run was stopped at once (second interrupt)")
+
+// abort ends the exchange in flight at once (a deadline in the past wakes
+// its read or write) and refuses every later one: the second interrupt does
+// not wait out requests' timeouts.
+func (c *conn) abort() {
+	c.mu.Lock()
+	c.aborted = true
+	if c.nc != nil {
+		c.nc.SetDeadline(time.Unix(1, 0))
+	}
+	c.mu.Unlock()
 }
 
 // Bounds on what one answer may make the driver hold: a hostile or broken
@@ -59,6 +79,8 @@ func newConn(addr string, tlsConf *tls.Config, base time.Time) *conn {
 }
 
 func (c *conn) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.nc != nil {
 		c.nc.Close()
 		c.nc = nil
@@ -97,6 +119,12 @@ func (c *conn) fill() (time.Duration, error) {
 	return at, err
 }
 
+func (c *conn) isAborted() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.aborted
+}
+
 // roundTrip writes req and reads one response into s. It returns the status;
 // err is a transport error (the connection is then closed).
 func (c *conn) roundTrip(req []byte, deadline time.Time, s sink) (int, error) {
@@ -109,6 +137,9 @@ func (c *conn) roundTrip(req []byte, deadline time.Time, s sink) (int, error) {
 // send writes req, dialling first if the connection is closed.
 func (c *conn) send(req []byte, deadline time.Time) error {
 	if c.nc == nil {
+		if c.isAborted() {
+			return errAborted
+		}
 		nc, err := net.DialTimeout("tcp", c.addr, time.Until(deadline))
 		if err != nil {
 			return err
@@ -122,10 +153,19 @@ func (c *conn) send(req []byte, deadline time.Time) error {
 			}
 			nc = tc
 		}
+		c.mu.Lock()
 		c.nc = nc
+		c.mu.Unlock()
 		c.dialed++
 	}
+	c.mu.Lock()
+	if c.aborted {
+		c.mu.Unlock()
+		c.close()
+		return errAborted
+	}
 	c.nc.SetDeadline(deadline)
+	c.mu.Unlock()
 	if _, err := c.nc.Write(req); err != nil {
 		c.close()
 		return err

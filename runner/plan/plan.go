@@ -176,9 +176,6 @@ type Run struct {
 	MaxErrorRate float64 `json:"max_error_rate"`
 }
 
-// RequestTimeout bounds each request of a run.
-const RequestTimeout = Duration(30e9)
-
 // Build expands cfg. projects holds each gateway's loaded compose project
 // (config.LoadCompose); a gateway missing from it is planned without an
 // image. kinds says what runs each scenario kind needs.
@@ -261,7 +258,7 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 				s.Runs = append(s.Runs, Run{
 					Arm: a.Name, Trial: trial, Point: pt, Request: request(cfg, sc, cfg.Gateway(a.Name), pt),
 					Warmup: Duration(sc.Warmup), Duration: Duration(sc.Duration), Settle: Duration(sc.Settle),
-					Timeout: RequestTimeout, MaxErrorRate: sc.MaxErrorRate,
+					Timeout: Duration(sc.RequestTimeout), MaxErrorRate: sc.MaxErrorRate,
 				})
 			}
 		}

@@ -64,8 +64,8 @@ func (p *Plan) WriteText(w io.Writer) {
 		if len(s.Runs) > 0 {
 			first = s.Runs[0]
 		}
-		fmt.Fprintf(w, "  arms: %s; %d load points x %d trials; warmup %s, window %s, settle %s\n",
-			strings.Join(names, ", "), len(s.Points), s.Trials, first.Warmup, first.Duration, s.Settle)
+		fmt.Fprintf(w, "  arms: %s; %d load points x %d trials; warmup %s, window %s, settle %s, request timeout %s\n",
+			strings.Join(names, ", "), len(s.Points), s.Trials, first.Warmup, first.Duration, s.Settle, first.Timeout)
 		fmt.Fprintf(w, "  mock: %s\n", s.Knobs)
 		for _, sk := range s.Skipped {
 			fmt.Fprintf(w, "  skip %s: %s\n", sk.Arm, sk.Reason)
