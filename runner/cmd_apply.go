@@ -217,6 +217,12 @@ func cmdDown(args []string) int {
 		return exitFailure
 	}
 	fmt.Printf("removed %d container(s) labelled %s\n", n, stack.LabelRun)
+	if n, err := stack.SweepTemp(); err != nil {
+		fmt.Fprintf(os.Stderr, "down: temporary directories: %v\n", err)
+		return exitFailure
+	} else if n > 0 {
+		fmt.Printf("removed %d temporary director(ies) of earlier runs\n", n)
+	}
 	return 0
 }
 

@@ -102,13 +102,27 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, host: readHost()}
 	r.out = Outcome{RunID: r.runID, Unavailable: map[string]string{}}
 	p := o.Progress
+	// Where results go is checked before anything starts: a directory that
+	// cannot be written would otherwise cost the first measured run.
+	for i := range o.Plan.Scenarios {
+		if sc := &o.Plan.Scenarios[i]; sc.NotRun == "" {
+			if err := writable(filepath.Dir(r.csvPath(sc))); err != nil {
+				return r.out, fmt.Errorf("results for scenario %s cannot be written: %w", sc.Name, err)
+			}
+		}
+	}
 
 	if n, err := stack.Sweep(hardCtx, o.Engine); err != nil {
 		return r.out, fmt.Errorf("sweep leftover containers: %w", err)
 	} else if n > 0 {
 		p.Logf("removed %d container(s) left by an earlier run", n)
 	}
-	dir, err := os.MkdirTemp("", "gatewaybench-"+r.runID+"-")
+	if n, err := stack.SweepTemp(); err != nil {
+		return r.out, fmt.Errorf("sweep leftover temporary directories: %w", err)
+	} else if n > 0 {
+		p.Logf("removed %d temporary director(ies) left by an earlier run", n)
+	}
+	dir, err := stack.TempDir(r.runID)
 	if err != nil {
 		return r.out, err
 	}
@@ -141,6 +155,19 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 	}
 	r.out.Partial = loadCtx.Err() != nil
 	return r.out, nil
+}
+
+// writable makes dir and proves a file can be written there.
+func writable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".write-check-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 func newRunID() string {

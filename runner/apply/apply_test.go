@@ -147,6 +147,7 @@ func fakeMockImage(context.Context, stack.Engine, map[string]string) (stack.Imag
 // at start ("broken"), on ports the test holds, and one scenario.
 func testPlan(t *testing.T, ps *ports, window time.Duration) (*plan.Plan, Options) {
 	t.Helper()
+	t.Setenv("TMPDIR", t.TempDir()) // apply sweeps runs' temporary directories there
 	dir := t.TempDir()
 	mockPort, proxyPort, brokenPort := ps.hold(t), ps.hold(t), ps.hold(t)
 	set := func(s string) config.CPUSet { c, _ := config.ParseCPUSet(s); return c }
@@ -649,5 +650,24 @@ func TestMockKeyNotOnTheCommandLine(t *testing.T) {
 	}
 	if !slices.Contains(mockSpec.Env, script.APIKeyEnv+"="+key) {
 		t.Errorf("the key is not in the mock's environment: %q", mockSpec.Env)
+	}
+}
+
+// TestUnwritableResultsFailFirst: a results directory that cannot be written
+// stops the run before any container starts (it cost the first measured
+// run). A file where a directory must be fails even as root.
+func TestUnwritableResultsFailFirst(t *testing.T) {
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 200*time.Millisecond)
+	blocker := filepath.Join(p.Dir, "results")
+	os.WriteFile(blocker, []byte("not a directory"), 0o644)
+	e := inProcess(t, ps, p)
+	o.Engine = e
+	_, err := Run(context.Background(), context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "cannot be written") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(e.Created) != 0 {
+		t.Errorf("%d containers were created before the results directory was checked", len(e.Created))
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -68,7 +67,7 @@ func EnsureImage(ctx context.Context, e Engine, s *Service, labels map[string]st
 func build(ctx context.Context, e Engine, s *Service, labels map[string]string) error {
 	b := s.Build
 	if len(b.Prepare) > 0 {
-		cmd := exec.CommandContext(ctx, b.Prepare[0], b.Prepare[1:]...)
+		cmd := hostCommand(ctx, b.Prepare[0], b.Prepare[1:]...)
 		cmd.Dir = b.PrepareDir
 		cmd.Env = append(os.Environ(), b.Env...)
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -135,13 +134,13 @@ func tail(b []byte, n int) []byte {
 // MockImage builds the mock as a static binary and packs it FROM scratch.
 // The tag carries the binary's hash, so a changed mock is a new image.
 func MockImage(ctx context.Context, e Engine, moduleDir string, labels map[string]string) (Image, error) {
-	dir, err := os.MkdirTemp("", "gatewaybench-mock-")
+	dir, err := TempDir("mock")
 	if err != nil {
 		return Image{}, err
 	}
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "mock")
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./mock")
+	cmd := hostCommand(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./mock")
 	cmd.Dir = moduleDir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {

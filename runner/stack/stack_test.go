@@ -3,6 +3,8 @@ package stack_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -94,5 +96,29 @@ func TestSpecCarriesPlacementAndLabels(t *testing.T) {
 	other.Configs = []stack.ConfigFile{{Target: "/etc/x.conf", Content: []byte("listen 2;")}}
 	if s.Hash() == other.Hash() {
 		t.Error("a different config must change the config hash")
+	}
+}
+
+// TestSweepTemp: the temporary directories a killed run left are removed by
+// the next lock holder; nobody else's are touched.
+func TestSweepTemp(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	left, err := stack.TempDir("20261130t000000-abcdef")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(left, "compose.json"), []byte("{}"), 0o644)
+	other := filepath.Join(tmp, "gatewaybench-selfbench-1")
+	os.Mkdir(other, 0o755)
+	n, err := stack.SweepTemp()
+	if err != nil || n != 1 {
+		t.Fatalf("swept %d, %v; want 1", n, err)
+	}
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Errorf("the dead run's directory is still there: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another tool's directory was removed: %v", err)
 	}
 }
