@@ -75,7 +75,7 @@ func fill(row *results.Row, res *load.Result) {
 	row.WindowS, row.OK, row.RPS = res.Window.Seconds(), res.OK, res.RPS
 	row.ErrHTTP, row.ErrTransport, row.ErrTimeout = res.Errors[load.ErrHTTP], res.Errors[load.ErrTransport], res.Errors[load.ErrTimeout]
 	row.ErrFidelity, row.ErrMidstream, row.ErrUnsent = res.Errors[load.ErrFidelity], res.Errors[load.ErrMidstream], res.Errors[load.ErrUnsent]
-	row.ErrOversize = res.Errors[load.ErrOversize]
+	row.ErrOversize, row.ErrMalformed = res.Errors[load.ErrOversize], res.Errors[load.ErrMalformed]
 	row.CapDelayed = res.CapDelayed
 	f := res.Fidelity
 	row.FramesExpected, row.FramesMissing, row.FramesAltered = f.Expected, f.Missing, f.Altered

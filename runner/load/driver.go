@@ -55,7 +55,8 @@ const (
 	ErrFidelity  = "fidelity"
 	ErrMidstream = "midstream"
 	ErrUnsent    = "unsent"   // open loop: due in the window, never sent (every worker busy until it closed)
-	ErrOversize  = "oversize" // an answer passed the driver's bounds (header block, SSE line or event, kept body)
+	ErrOversize  = "oversize"  // an answer passed the driver's bounds (header block, SSE line or event, kept body)
+	ErrMalformed = "malformed" // not HTTP/1.1 as written: a bad status line, chunk or length, a body longer than declared
 )
 
 // lateThreshold is how late an arrival may be sent before it counts as the
@@ -270,6 +271,9 @@ func (w *worker) account(due, start, end time.Duration, status int, err error) {
 		}
 		if errors.Is(err, errOversize) {
 			class = ErrOversize
+		}
+		if errors.Is(err, errMalformed) {
+			class = ErrMalformed
 		}
 	case status != 200:
 		class = ErrHTTP

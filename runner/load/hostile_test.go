@@ -3,6 +3,7 @@ package load
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net"
 	"runtime"
 	"strings"
@@ -141,5 +142,46 @@ func TestAbortCutsOffRequestsInFlight(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the abort did not end the requests in flight")
+	}
+}
+
+// TestMalformedAnswers: answers that are not HTTP/1.1 as written are errors
+// of the class "malformed" with what was wrong (they were all "transport"),
+// and interim answers are skipped, not taken for the final one (a 100
+// Continue desynchronised the connection: each request read the previous
+// one's answer).
+func TestMalformedAnswers(t *testing.T) {
+	const body = `{"ok":true}`
+	ok := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	for _, tc := range []struct {
+		name, answer string
+		class, first string // first: what the first error must say
+	}{
+		{"bad status line", "HTTP/9 okay\r\n\r\n", ErrMalformed, "status line"},
+		{"bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", ErrMalformed, "chunk size"},
+		{"body longer than declared", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}{}{}", ErrMalformed, "past the declared"},
+		{"bad length", "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n", ErrMalformed, "Content-Length"},
+		{"interim answers first", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n" + ok, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := hostile(t, func(c net.Conn) {
+				c.Write([]byte(tc.answer))
+				time.Sleep(100 * time.Millisecond) // let the client read it before the close
+			})
+			r, err := Run(context.Background(), Config{URL: url, Shape: Shape{API: script.Chat, Model: "m"},
+				Conns: 1, Requests: 3, Timeout: 10 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.class == "" {
+				if r.OK != 3 || r.Errored() != 0 {
+					t.Errorf("ok %d, errors %v (%v)", r.OK, r.Errors, r.FirstError)
+				}
+				return
+			}
+			if r.Errors[tc.class] != 3 || !strings.Contains(r.FirstError[tc.class], tc.first) {
+				t.Errorf("errors %v, first %v; want 3 of %s saying %q", r.Errors, r.FirstError, tc.class, tc.first)
+			}
+		})
 	}
 }

@@ -192,28 +192,37 @@ const (
 )
 
 func (c *conn) readResponse(s sink) (int, error) {
-	// Headers.
+	// Headers. Interim answers (100 Continue, 103 Early Hints) come before
+	// the final one and are skipped; reading one as the answer would leave
+	// the real one to be taken for the next request's.
 	var at time.Duration
-	end := -1
+	var h head
 	for {
-		if i := bytes.Index(c.buf[c.r:c.w], crlfcrlf); i >= 0 {
-			end = c.r + i + len(crlfcrlf)
-			break
+		end := -1
+		for {
+			if i := bytes.Index(c.buf[c.r:c.w], crlfcrlf); i >= 0 {
+				end = c.r + i + len(crlfcrlf)
+				break
+			}
+			var err error
+			if at, err = c.fill(); err != nil {
+				return 0, err
+			}
+		}
+		block := c.buf[c.r:end]
+		c.r = end
+		if c.keepHead {
+			c.head = append(c.head[:0], block...)
 		}
 		var err error
-		if at, err = c.fill(); err != nil {
+		if h, err = parseHead(block); err != nil {
 			return 0, err
 		}
+		if h.status >= 200 || h.status == 101 {
+			break
+		}
 	}
-	block := c.buf[c.r:end]
-	c.r = end
-	if c.keepHead {
-		c.head = append(c.head[:0], block...)
-	}
-	h, err := parseHead(block)
-	if err != nil {
-		return 0, err
-	}
+	var err error
 	status, mode, length := h.status, h.mode, h.length
 	s.onHeaders(status, at, h.sse)
 
@@ -230,6 +239,11 @@ func (c *conn) readResponse(s sink) (int, error) {
 			s.onBody(c.buf[c.r:c.r+n], at, c.reads)
 			c.r += n
 			length -= n
+		}
+		// Requests are never pipelined: bytes past the declared length are
+		// the answer's own, not the next one's.
+		if c.r < c.w {
+			return status, fmt.Errorf("%w: %d bytes past the declared Content-Length", errMalformed, c.w-c.r)
 		}
 	case bodyChunked:
 		var d chunkDecoder

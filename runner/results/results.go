@@ -36,7 +36,7 @@ type Row struct {
 	// load
 	WindowS                                                                              float64
 	OK                                                                                   int64
-	ErrHTTP, ErrTransport, ErrTimeout, ErrFidelity, ErrMidstream, ErrUnsent, ErrOversize int64
+	ErrHTTP, ErrTransport, ErrTimeout, ErrFidelity, ErrMidstream, ErrUnsent, ErrOversize, ErrMalformed int64
 	RPS                                                                                  float64
 	Latency, Service, TTFB, TTFT, ITL                                                    Percentiles
 	SendLag                                                                              Percentiles // open loop: due to write
@@ -154,6 +154,7 @@ var columns = func() []column {
 		{"errors_midstream", func(r *Row) string { return itoa(r.ErrMidstream) }},
 		{"errors_unsent", func(r *Row) string { return itoa(r.ErrUnsent) }},
 		{"errors_oversize", func(r *Row) string { return itoa(r.ErrOversize) }},
+		{"errors_malformed", func(r *Row) string { return itoa(r.ErrMalformed) }},
 		{"rps", func(r *Row) string { return ftoa(round(r.RPS)) }},
 	}
 	c = append(c, pct("latency", func(r *Row) *Percentiles { return &r.Latency })...)
