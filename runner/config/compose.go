@@ -35,15 +35,27 @@ func LoadCompose(ctx context.Context, cfg *Config) (map[string]*types.Project, h
 		r := rng
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &r})
 	}
+	roots := hostRoots(cfg)
 	for i := range cfg.Gateways {
 		g := &cfg.Gateways[i]
 		if g.Hosted {
 			continue // no stack
 		}
-		if _, err := ReadBounded(g.ComposePath); err != nil {
+		if !insideTree(absPath(g.ComposePath), roots) {
+			fail(g.ComposeRange, "Compose file outside the benchmark",
+				fmt.Sprintf("gateway %q names %s, outside the directory tree of %s; move it there, or name its directory in defaults.allow_host_paths.",
+					g.Name, g.Compose, cfg.Filename))
+			continue
+		}
+		src, err := ReadBounded(g.ComposePath)
+		if err != nil {
 			fail(g.ComposeRange, "Missing compose file",
 				fmt.Sprintf("gateway %q names %s, which cannot be read (%v). Create it or fix the path; it is relative to the directory of %s.",
 					g.Name, g.Compose, err, cfg.Filename))
+			continue
+		}
+		if refused := rawRefusals(src); len(refused) > 0 {
+			fail(g.ComposeRange, "Compose file refused", fmt.Sprintf("%s: %s.", g.Compose, strings.Join(refused, "; ")))
 			continue
 		}
 		// Relative paths in a compose file are relative to the file, as in
@@ -57,8 +69,12 @@ func LoadCompose(ctx context.Context, cfg *Config) (map[string]*types.Project, h
 			ConfigFiles: []types.ConfigFile{{Filename: g.ComposePath}},
 			Environment: ComposeEnv(cfg, g),
 		}
+		name := "gatewaybench-" + strings.ReplaceAll(g.Name, "_", "-")
+		// First without reading any file the compose file names (env files,
+		// extends): what it would reach is checked before it is read.
 		p, err := loader.LoadWithContext(ctx, details, func(o *loader.Options) {
-			o.SetProjectName("gatewaybench-"+strings.ReplaceAll(g.Name, "_", "-"), true)
+			o.SetProjectName(name, true)
+			o.SkipResolveEnvironment, o.SkipExtends, o.SkipInclude = true, true, true
 		})
 		if err != nil {
 			fail(g.ComposeRange, "Invalid compose file",
@@ -68,6 +84,16 @@ func LoadCompose(ctx context.Context, cfg *Config) (map[string]*types.Project, h
 		if _, ok := p.Services[g.Service]; !ok {
 			fail(g.ServiceRange, "Service not in compose file",
 				fmt.Sprintf("%s has no service %q; it has: %s.", g.Compose, g.Service, strings.Join(serviceNames(p), ", ")))
+			continue
+		}
+		if refused := serviceRefusals(p, g.Service, roots); len(refused) > 0 {
+			fail(g.ServiceRange, "Compose service refused",
+				fmt.Sprintf("service %q of %s may not: %s.", g.Service, g.Compose, strings.Join(refused, "; ")))
+			continue
+		}
+		if p, err = loader.LoadWithContext(ctx, details, func(o *loader.Options) { o.SetProjectName(name, true) }); err != nil {
+			fail(g.ComposeRange, "Invalid compose file",
+				fmt.Sprintf("compose-go rejected %s for gateway %q: %v.", g.Compose, g.Name, err))
 			continue
 		}
 		projects[g.Name] = p

@@ -41,6 +41,9 @@ type Defaults struct {
 	Settle   time.Duration
 	// RequestTimeout bounds one request; one unanswered by then is a timeout.
 	RequestTimeout time.Duration
+	// AllowHostPaths are directories outside the HCL file's tree that compose
+	// files may reach (bind mounts, config and env files).
+	AllowHostPaths []string
 	BaselineK      float64 // controlled-baseline factor k (docs/method.md)
 	// MaxErrorRate is the share of a run's requests that may fail before the
 	// run is "failed" and its percentiles are withheld (docs/method.md).

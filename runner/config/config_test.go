@@ -261,3 +261,24 @@ func TestRequestTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestComposeCannotReachTheHost: a compose file outside the benchmark's
+// tree is not read, a service asking for privileges or host files is
+// refused with each reason, and no byte of a refused file reaches the
+// diagnostics (compose = "/etc/shadow" printed its lines).
+func TestComposeCannotReachTheHost(t *testing.T) {
+	const f = "testdata/invalid/hostile.hcl"
+	_, src, diags := loadAll(t, f)
+	var buf bytes.Buffer
+	WriteDiagnostics(&buf, diags, map[string][]byte{f: src})
+	out := buf.String()
+	for _, want := range []string{"privileged: true", "cap_add: SYS_ADMIN", "pid: host", "ports:", "env_file /etc/passwd",
+		"bind mount / is outside", "engine's socket", "volume /data is of type volume", "config shadow file /etc/shadow"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the refusal does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "root:") || strings.Contains(out, "/bin/") {
+		t.Errorf("a host file's contents reached the diagnostics:\n%s", out)
+	}
+}

@@ -45,6 +45,7 @@ type rawDefaults struct {
 	MaxErrorRate   *float64 `hcl:"max_error_rate,optional"`
 	Floor          *string  `hcl:"floor,optional"`
 	ResultsDir     *string  `hcl:"results_dir,optional"`
+	AllowHostPaths []string `hcl:"allow_host_paths,optional"`
 	Body           hcl.Body `hcl:",body"`
 }
 
@@ -185,6 +186,9 @@ func ReadBounded(path string) ([]byte, error) {
 // Parse decodes HCL source. filename is used in diagnostics and to resolve
 // relative paths; nothing is read from disk. cfg is nil when diags has errors.
 func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
+	if diags := checkShape(filename, src); diags.HasErrors() {
+		return nil, diags
+	}
 	file, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
 	if diags.HasErrors() {
 		return nil, diags
@@ -461,6 +465,7 @@ func (c *checker) defaults(r *rawDefaults) Defaults {
 	if r.Floor != nil {
 		d.Floor, d.FloorRange = *r.Floor, attrRange(r.Body, "floor")
 	}
+	d.AllowHostPaths = r.AllowHostPaths
 	if d.Duration == 0 {
 		c.errorf(attrRange(r.Body, "duration"), "Value out of range", "duration is the measured window and must be above zero.")
 	}

@@ -55,18 +55,21 @@ type Mock struct {
 
 // Arm is one way of reaching the mock: directly, or through a gateway.
 type Arm struct {
-	Name      string            `json:"name"`
-	Label     string            `json:"label"` // "direct", "default" or "tuned"
-	Direct    bool              `json:"direct,omitempty"`
-	Floor     bool              `json:"floor,omitempty"`  // the plain proxy overhead is also reported against
-	Hosted    bool              `json:"hosted,omitempty"` // no stack: a hosted API at URL
-	URL       string            `json:"url,omitempty"`    // hosted: scheme and host
-	Port      int               `json:"port"`
-	Version   string            `json:"version,omitempty"`
-	Compose   string            `json:"compose,omitempty"` // compose file as written in HCL
-	Service   string            `json:"service,omitempty"`
-	Image     string            `json:"image,omitempty"`
-	Prepare   []string          `json:"prepare,omitempty"` // run in Plan.Dir before the image is built
+	Name    string   `json:"name"`
+	Label   string   `json:"label"` // "direct", "default" or "tuned"
+	Direct  bool     `json:"direct,omitempty"`
+	Floor   bool     `json:"floor,omitempty"`  // the plain proxy overhead is also reported against
+	Hosted  bool     `json:"hosted,omitempty"` // no stack: a hosted API at URL
+	URL     string   `json:"url,omitempty"`    // hosted: scheme and host
+	Port    int      `json:"port"`
+	Version string   `json:"version,omitempty"`
+	Compose string   `json:"compose,omitempty"` // compose file as written in HCL
+	Service string   `json:"service,omitempty"`
+	Image   string   `json:"image,omitempty"`
+	Prepare []string `json:"prepare,omitempty"` // run in Plan.Dir before the image is built
+	// Mounts are the host files the container sees: bind mounts
+	// ("source:target[:ro]") and compose configs ("file -> target").
+	Mounts    []string          `json:"mounts,omitempty"`
 	Env       map[string]string `json:"compose_env,omitempty"`
 	Placement *Placement        `json:"placement,omitempty"` // nil: nothing to place (direct, hosted)
 	// Ready is the request that proves the arm works for a scenario (only
@@ -197,7 +200,7 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 			a.Compose, a.Service, a.Prepare, a.Env = g.Compose, g.Service, g.Prepare, config.ComposeEnv(cfg, g)
 			a.Placement = &p.Layout.Gateway
 			if proj := projects[g.Name]; proj != nil {
-				a.Image = proj.Services[g.Service].Image
+				a.Image, a.Mounts = proj.Services[g.Service].Image, mounts(proj, g.Service)
 			}
 		}
 		p.Arms = append(p.Arms, a)
@@ -206,6 +209,31 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 		p.addScenario(cfg, &cfg.Scenarios[i], kinds)
 	}
 	return p
+}
+
+// mounts lists what of the host a compose service sees.
+func mounts(p *types.Project, service string) []string {
+	svc := p.Services[service]
+	var out []string
+	for _, v := range svc.Volumes {
+		m := v.Source + ":" + v.Target
+		if v.ReadOnly {
+			m += ":ro"
+		}
+		out = append(out, m)
+	}
+	for _, c := range svc.Configs {
+		target := c.Target
+		if target == "" {
+			target = "/" + c.Source
+		}
+		if obj, ok := p.Configs[c.Source]; ok && obj.File != "" {
+			out = append(out, obj.File+" -> "+target+" (config, read-only)")
+		} else {
+			out = append(out, "(config written in the compose file) -> "+target)
+		}
+	}
+	return out
 }
 
 // Kinds shapes each scenario's runs by its kind: the generic expansion

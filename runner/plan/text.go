@@ -42,6 +42,19 @@ func (p *Plan) WriteText(w io.Writer) {
 			a.Compose, a.Service, dash(a.Image), dash(a.Version))
 	}
 	tw.Flush()
+	// What each stack runs on the host and what of the host it sees.
+	for _, a := range p.Arms {
+		if len(a.Prepare) == 0 && len(a.Mounts) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s:\n", a.Name)
+		if len(a.Prepare) > 0 {
+			fmt.Fprintf(w, "  prepare (on the host, in %s): %s\n", p.Dir, strings.Join(a.Prepare, " "))
+		}
+		for _, m := range a.Mounts {
+			fmt.Fprintf(w, "  mount: %s\n", m)
+		}
+	}
 
 	for _, s := range p.Scenarios {
 		mode := s.API + " json"

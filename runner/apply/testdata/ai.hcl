@@ -2,6 +2,7 @@
 # recipe (npm, the Go module proxy, Debian) fails CI: Portkey and both
 # one-api arms beside direct, one trial, streaming and not.
 defaults {
+  allow_host_paths = ["../../.."]
   trials   = 1
   warmup   = "300ms"
   duration = "1s"

@@ -1,6 +1,7 @@
 # A small real run: mock, direct, an honest nginx, a buffering and a
 # rewriting nginx that must be flagged, and two gateways that fail at start.
 defaults {
+  allow_host_paths = ["../../.."]
   trials   = 1
   warmup   = "200ms"
   duration = "1s"

@@ -1,5 +1,6 @@
 # A long run to interrupt: mock, direct and nginx.
 defaults {
+  allow_host_paths = ["../../.."]
   trials   = 1
   warmup   = "200ms"
   duration = "30s"

@@ -1,3 +1,7 @@
+defaults {
+  allow_host_paths = ["../compose"]
+}
+
 gateway "missing" {
   compose = "../compose/nope.yaml" # want: Missing compose file
   service = "proxy"

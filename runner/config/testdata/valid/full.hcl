@@ -1,4 +1,5 @@
 defaults {
+  allow_host_paths = ["../compose"]
   trials      = 2
   warmup      = "500ms"
   duration    = "3s"

@@ -1,0 +1,102 @@
+package config
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Bounds on a file's shape, checked on its bytes before HCL parses them:
+// the parser recurses per level of nesting (60,000 levels overflowed its
+// stack, a fatal crash rather than a diagnostic) and some checks are
+// quadratic in a list's length. No benchmark comes near either bound.
+const (
+	maxDepth   = 32   // nested blocks, objects, lists and parentheses
+	maxListLen = 1000 // elements of one list
+)
+
+// checkShape scans src for nesting deeper than maxDepth and lists longer
+// than maxListLen, skipping comments, quoted strings and heredocs. It
+// returns at the first problem.
+func checkShape(filename string, src []byte) hcl.Diagnostics {
+	type open struct {
+		kind  byte
+		elems int
+		at    hcl.Pos
+	}
+	var stack []open
+	pos := hcl.Pos{Line: 1, Column: 1}
+	diag := func(at hcl.Pos, summary, detail string) hcl.Diagnostics {
+		r := hcl.Range{Filename: filename, Start: at, End: hcl.Pos{Line: at.Line, Column: at.Column + 1, Byte: at.Byte + 1}}
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &r}}
+	}
+	advance := func(n int) {
+		for _, c := range src[pos.Byte : pos.Byte+n] {
+			if c == '\n' {
+				pos.Line, pos.Column = pos.Line+1, 1
+			} else if c&0xC0 != 0x80 { // count characters, not UTF-8 continuation bytes
+				pos.Column++
+			}
+		}
+		pos.Byte += n
+	}
+	skipTo := func(end []byte) {
+		i := bytes.Index(src[pos.Byte:], end)
+		if i < 0 {
+			i = len(src) - pos.Byte
+		} else {
+			i += len(end)
+		}
+		advance(i)
+	}
+	for pos.Byte < len(src) {
+		c, rest := src[pos.Byte], src[pos.Byte:]
+		switch {
+		case c == '#' || bytes.HasPrefix(rest, []byte("//")):
+			skipTo([]byte("\n"))
+			continue
+		case bytes.HasPrefix(rest, []byte("/*")):
+			skipTo([]byte("*/"))
+			continue
+		case c == '"':
+			advance(1)
+			for pos.Byte < len(src) && src[pos.Byte] != '"' && src[pos.Byte] != '\n' {
+				if src[pos.Byte] == '\\' && pos.Byte+1 < len(src) {
+					advance(1)
+				}
+				advance(1)
+			}
+		case bytes.HasPrefix(rest, []byte("<<")):
+			line, _, _ := bytes.Cut(rest[2:], []byte("\n"))
+			marker := bytes.TrimSpace(bytes.TrimPrefix(line, []byte("-")))
+			skipTo([]byte("\n"))
+			for pos.Byte < len(src) {
+				line, _, _ := bytes.Cut(src[pos.Byte:], []byte("\n"))
+				skipTo([]byte("\n"))
+				if len(marker) > 0 && bytes.Equal(bytes.TrimSpace(line), marker) {
+					break
+				}
+			}
+			continue
+		case c == '{' || c == '[' || c == '(':
+			if len(stack) == maxDepth {
+				return diag(pos, "Nesting too deep",
+					fmt.Sprintf("blocks, objects and lists nest at most %d deep in a benchmark file; this one goes deeper here.", maxDepth))
+			}
+			stack = append(stack, open{kind: c, at: pos})
+		case c == '}' || c == ']' || c == ')':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		case c == ',' && len(stack) > 0 && stack[len(stack)-1].kind == '[':
+			top := &stack[len(stack)-1]
+			if top.elems++; top.elems >= maxListLen {
+				return diag(top.at, "List too long",
+					fmt.Sprintf("a list holds at most %d elements in a benchmark file; this one has more.", maxListLen))
+			}
+		}
+		advance(1)
+	}
+	return nil
+}
