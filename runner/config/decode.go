@@ -215,6 +215,7 @@ func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 			"floor = %q names no gateway block; the floor is a plain proxy declared as a gateway (nginx, say), measured in every scenario so that what the layout adds cancels out.", f)
 	}
 	cfg.Scenarios = c.scenarios(s2.Scenarios, cfg)
+	c.planSize(cfg)
 	if len(s2.Scenarios) == 0 {
 		// An empty file (or one of gateways only) would "validate" and then
 		// measure nothing.
@@ -297,6 +298,36 @@ func (c *checker) duration(body hcl.Body, name string, v *string, dst *time.Dura
 		return
 	}
 	*dst = d
+}
+
+// maxRuns bounds the runs a file may plan: a hundred thousand runs of the
+// shortest window are days of load; past it a value is a typo (trials =
+// 1e9), and planning it would exhaust memory.
+const maxRuns = 100_000
+
+// planSize refuses a file whose plan would pass maxRuns, at the scenario
+// that passes it.
+func (c *checker) planSize(cfg *Config) {
+	total := 0
+	for _, s := range cfg.Scenarios {
+		arms := 1
+		for i := range cfg.Gateways {
+			g := &cfg.Gateways[i]
+			listed := len(s.Gateways) == 0 || slices.Contains(s.Gateways, g.Name) || g.Name == cfg.Defaults.Floor
+			if listed && g.Supports(s.API) {
+				arms++
+			}
+		}
+		points := len(s.PromptTokens) * (len(s.Concurrency) + len(s.Rates))
+		// Each factor is bounded (lists by maxListLen, trials by 1000), so
+		// the product fits an int.
+		total += points * s.Trials * arms
+		if total > maxRuns {
+			c.errorf(s.DeclRange, "Plan too large",
+				"up to scenario %q the plan has %d runs, more than the %d a file may plan; fewer load points, trials or gateways.", s.Name, total, maxRuns)
+			return
+		}
+	}
 }
 
 // timeout reads request_timeout: a duration above zero (a request is never
