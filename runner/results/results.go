@@ -34,14 +34,14 @@ type Row struct {
 	Status Status
 	Reason string
 	// load
-	WindowS                                                                              float64
-	OK                                                                                   int64
+	WindowS                                                                                            float64
+	OK                                                                                                 int64
 	ErrHTTP, ErrTransport, ErrTimeout, ErrFidelity, ErrMidstream, ErrUnsent, ErrOversize, ErrMalformed int64
-	RPS                                                                                  float64
-	Latency, Service, TTFB, TTFT, ITL                                                    Percentiles
-	SendLag                                                                              Percentiles // open loop: due to write
-	CapDelayed                                                                           int64       // open loop: arrivals that found every worker busy
-	FramesExpected, FramesMissing, FramesAltered, FramesReordered, FramesCoalesced       int64
+	RPS                                                                                                float64
+	Latency, Service, TTFB, TTFT, ITL                                                                  Percentiles
+	SendLag                                                                                            Percentiles // open loop: due to write
+	CapDelayed                                                                                         int64       // open loop: arrivals that found every worker busy
+	FramesExpected, FramesMissing, FramesAltered, FramesReordered, FramesCoalesced                     int64
 	// stream delivery, from the socket reads (with or without the fidelity check)
 	Streams, BurstyStreams, Stalls int64
 	EventsPerRead, SameReadShare   Optional
@@ -52,6 +52,7 @@ type Row struct {
 	GatewayMemIdleMiB, GatewayMemPeakMiB, GatewayMemRSSMiB Optional
 	GatewayMemGrowthMiBPerMin, GatewayMemRecoveredMiB      Optional
 	GatewayMemPeakMeasure                                  string
+	GatewayMemSamples                                      Optional // readings behind peak and growth
 	MockCPUCores, DriverCPUCores, DriverCPUUsPerReq        Optional
 	ColdStartMS                                            Optional
 	CostUSDPer1M, RPSPerUSDHour                            Optional
@@ -183,6 +184,7 @@ var columns = func() []column {
 		{"gateway_mem_idle_mib", func(r *Row) string { return r.GatewayMemIdleMiB.String() }},
 		{"gateway_mem_peak_mib", func(r *Row) string { return r.GatewayMemPeakMiB.String() }},
 		{"gateway_mem_peak_measure", func(r *Row) string { return r.GatewayMemPeakMeasure }},
+		{"gateway_mem_samples", func(r *Row) string { return r.GatewayMemSamples.String() }},
 		{"gateway_mem_rss_mib", func(r *Row) string { return r.GatewayMemRSSMiB.String() }},
 		{"gateway_mem_growth_mib_per_min", func(r *Row) string { return r.GatewayMemGrowthMiBPerMin.String() }},
 		{"gateway_mem_recovered_mib", func(r *Row) string { return r.GatewayMemRecoveredMiB.String() }},

@@ -13,9 +13,8 @@ type Window struct {
 	Throttled        time.Duration
 	Peak             uint64  // bytes: the largest working set sampled in the window
 	PeakRSS          uint64  // bytes: the largest RSS sampled in the window
-	End              uint64  // working set at the end
 	GrowthPerSec     float64 // working set, bytes per second (least squares over the samples)
-	Samples          int
+	Samples          int     // memory readings in the window (the start, every interval, the end)
 }
 
 // Cores is the CPU used per wall second: CPU time delta / window.
@@ -93,8 +92,7 @@ func (s *Sampler) End() (Window, error) {
 	return Window{
 		Wall: wall, CPU: c1.CPU - s.c0.CPU,
 		ThrottledPeriods: c1.ThrottledPeriods - s.c0.ThrottledPeriods, Throttled: c1.Throttled - s.c0.Throttled,
-		Peak: s.max, PeakRSS: s.maxRSS, End: c1.WorkingSet(),
-		GrowthPerSec: slope(s.ts, s.mem),
+		Peak: s.max, PeakRSS: s.maxRSS, GrowthPerSec: slope(s.ts, s.mem), Samples: len(s.mem),
 	}, nil
 }
 
