@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -71,10 +72,16 @@ func cmdApply(args []string) int {
 		return exitFailure
 	}
 	defer engine.Close()
-	// The driver is this process: pin it to its cpuset like the containers.
+	// The driver is this process: pin it to its cpuset like the containers,
+	// and hold its heap to the declared memory (a limit the Go collector
+	// works to keep, not a cgroup's hard one; every buffer an answer can
+	// fill is bounded besides, docs/method.md "Errors").
 	if err := affinity.Pin(p.Layout.Driver.CPUs.CPUs); err != nil {
 		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 		return exitFailure
+	}
+	if m := p.Layout.Driver.Memory; m > 0 {
+		debug.SetMemoryLimit(m)
 	}
 
 	loadCtx, stopLoad := context.WithCancel(context.Background())
