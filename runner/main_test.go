@@ -1,15 +1,18 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gatewaybench/gatewaybench/internal/hostile"
 	"github.com/gatewaybench/gatewaybench/internal/runlock"
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
@@ -125,5 +128,58 @@ func TestCPUsOnHost(t *testing.T) {
 	bad := plan.Layout{Driver: set("0"), Mock: set("1"), Gateway: set("0-999")}
 	if err := cpusOnHost(bad, 2); err == nil || !strings.Contains(err.Error(), "cpus.gateway") {
 		t.Errorf("a 1000-CPU gateway cpuset on a 2-CPU host: %v", err)
+	}
+}
+
+// TestDriveAgainstHostileServers: `runner drive` against servers that never
+// answer, never end their headers, their SSE line or event, send 2 GB, or
+// interim answers for ever, ends within its window plus its request timeout,
+// holds under 256 MiB resident, and exits 1: nothing it measured is a result.
+func TestDriveAgainstHostileServers(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "runner")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	const window, timeout = 2 * time.Second, 3 * time.Second
+	for _, c := range []struct {
+		name   string
+		answer func(net.Conn)
+		stream bool
+	}{
+		{"never answers", func(net.Conn) { time.Sleep(time.Minute) }, false},
+		{"endless header block", func(c net.Conn) { hostile.Endless(c, "HTTP/1.1 200 OK\r\n", "X-Filler: aaaaaaaa\r\n", 20*time.Second) }, false},
+		{"endless SSE line", func(c net.Conn) { hostile.Endless(c, hostile.SSEHead+"data: ", "x", 20*time.Second) }, true},
+		{"endless SSE event", func(c net.Conn) { hostile.Endless(c, hostile.SSEHead, "data: xxxxxxxx\n", 20*time.Second) }, true},
+		{"2 GB body", func(c net.Conn) {
+			hostile.Endless(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2000000000\r\n\r\n", "{", 20*time.Second)
+		}, false},
+		{"endless chunk", func(c net.Conn) {
+			hostile.Endless(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n7fffffff\r\n", "z", 20*time.Second)
+		}, false},
+		{"interim answers for ever", func(c net.Conn) { hostile.Endless(c, "", "HTTP/1.1 103 Early Hints\r\n\r\n", 20*time.Second) }, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := []string{"drive", "-c", "4", "-d", window.String(), "--warmup", "0s", "--timeout", timeout.String(), "--no-fidelity"}
+			if c.stream {
+				args = append(args, "--stream")
+			}
+			cmd := exec.Command(bin, append(args, hostile.Serve(t, c.answer))...)
+			start := time.Now()
+			out, err := cmd.CombinedOutput()
+			took := time.Since(start)
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != exitFailure {
+				t.Errorf("exit %v, want %d:\n%s", err, exitFailure, out)
+			}
+			// Generous: a starved host starts and stops slowly.
+			if limit := window + timeout + 10*time.Second; took > limit {
+				t.Errorf("took %s, more than %s", took, limit)
+			}
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > 256<<10 {
+				t.Errorf("resident memory peaked at %d MiB", ru.Maxrss>>10)
+			} else if ok {
+				t.Logf("%s, peak resident %d MiB", took.Round(time.Millisecond), ru.Maxrss>>10)
+			}
+		})
 	}
 }

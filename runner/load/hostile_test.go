@@ -1,7 +1,6 @@
 package load
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -11,68 +10,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatewaybench/gatewaybench/internal/hostile"
 	"github.com/gatewaybench/gatewaybench/mock/script"
 )
-
-// hostile serves raw bytes: after reading a request's head, it writes what
-// answer writes, forever if it loops.
-func hostile(t *testing.T, answer func(c net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for { // the request's head; the body is small and ignored
-					line, err := br.ReadString('\n')
-					if err != nil || line == "\r\n" {
-						break
-					}
-				}
-				answer(c)
-			}()
-		}
-	}()
-	return "http://" + ln.Addr().String() + "/v1/chat/completions"
-}
-
-// endless writes chunk until the client goes away or d has passed.
-func endless(c net.Conn, head, chunk string, d time.Duration) {
-	c.Write([]byte(head))
-	block := []byte(strings.Repeat(chunk, 64<<10/len(chunk)+1))
-	end := time.Now().Add(d)
-	for time.Now().Before(end) {
-		if _, err := c.Write(block); err != nil {
-			return
-		}
-	}
-}
 
 // TestHostileAnswersAreBounded: answers that never end their header block,
 // their SSE line or their event, or that are far too long, are errors of the
 // class "oversize", and the driver holds a bounded amount of memory meanwhile
 // (an audit grew it to 1.5-11 GB in 30 s).
 func TestHostileAnswersAreBounded(t *testing.T) {
-	const sse = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+	const sse = hostile.SSEHead
 	for _, tc := range []struct {
 		name   string
 		answer func(net.Conn)
 		stream bool
 	}{
-		{"endless header block", func(c net.Conn) { endless(c, "HTTP/1.1 200 OK\r\n", "X-Filler: aaaaaaaaaaaaaaaa\r\n", 2*time.Second) }, false},
-		{"endless SSE line", func(c net.Conn) { endless(c, sse+"data: ", "x", 2*time.Second) }, true},
-		{"endless SSE event", func(c net.Conn) { endless(c, sse, "data: xxxxxxxxxxxxxxxx\n", 2*time.Second) }, true},
+		{"endless header block", func(c net.Conn) {
+			hostile.Endless(c, "HTTP/1.1 200 OK\r\n", "X-Filler: aaaaaaaaaaaaaaaa\r\n", 2*time.Second)
+		}, false},
+		{"endless SSE line", func(c net.Conn) { hostile.Endless(c, sse+"data: ", "x", 2*time.Second) }, true},
+		{"endless SSE event", func(c net.Conn) { hostile.Endless(c, sse, "data: xxxxxxxxxxxxxxxx\n", 2*time.Second) }, true},
 		{"body far too long", func(c net.Conn) {
-			endless(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n", "{", 2*time.Second)
+			hostile.Endless(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n", "{", 2*time.Second)
 		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,7 +39,7 @@ func TestHostileAnswersAreBounded(t *testing.T) {
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			r, err := Run(context.Background(), Config{
-				URL: hostile(t, tc.answer), Shape: Shape{API: script.Chat, Stream: tc.stream, Model: "m"},
+				URL: hostile.Serve(t, tc.answer), Shape: Shape{API: script.Chat, Stream: tc.stream, Model: "m"},
 				Conns: 2, Requests: 2, Timeout: 10 * time.Second, Knobs: script.DefaultKnobs(), Fidelity: true,
 			})
 			if err != nil {
@@ -105,7 +64,7 @@ func TestHostileAnswersAreBounded(t *testing.T) {
 func TestAbortCutsOffRequestsInFlight(t *testing.T) {
 	started := make(chan struct{})
 	var once sync.Once
-	url := hostile(t, func(c net.Conn) {
+	url := hostile.Serve(t, func(c net.Conn) {
 		once.Do(func() { close(started) }) // a request is in flight
 		time.Sleep(time.Minute)
 	})
@@ -164,7 +123,7 @@ func TestMalformedAnswers(t *testing.T) {
 		{"interim answers first", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n" + ok, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			url := hostile(t, func(c net.Conn) {
+			url := hostile.Serve(t, func(c net.Conn) {
 				c.Write([]byte(tc.answer))
 				time.Sleep(100 * time.Millisecond) // let the client read it before the close
 			})
