@@ -144,7 +144,7 @@ func MockImage(ctx context.Context, e Engine, moduleDir string, labels map[strin
 	cmd.Dir = moduleDir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return Image{}, fmt.Errorf("build the mock: %v\n%s", err, out)
+		return Image{}, fmt.Errorf("build the mock from its source in %q (run runner from the gatewaybench repository, or keep the HCL file inside it): %v\n%s", moduleDir, err, out)
 	}
 	data, err := os.ReadFile(bin)
 	if err != nil {
