@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 
@@ -9,14 +10,16 @@ import (
 )
 
 func cmdSummary(args []string) int {
-	dir := "results"
-	switch len(args) {
-	case 0:
-	case 1:
-		dir = args[0]
-	default:
-		fmt.Fprintln(os.Stderr, "usage: runner summary [DIR]")
+	fs := flag.NewFlagSet("summary", flag.ContinueOnError)
+	markdown := fs.Bool("markdown", false, "print the Markdown report (results/SUMMARY.md) instead of the tables")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil || len(pos) > 1 {
+		fmt.Fprintln(os.Stderr, "usage: runner summary [--markdown] [DIR]")
 		return exitUsage
+	}
+	dir := "results"
+	if len(pos) == 1 {
+		dir = pos[0]
 	}
 	recs, err := results.ReadDir(dir)
 	if err != nil {
@@ -26,6 +29,10 @@ func cmdSummary(args []string) int {
 	if len(recs) == 0 {
 		fmt.Fprintf(os.Stderr, "summary: no results CSV in %s (runner apply writes them)\n", dir)
 		return exitFailure
+	}
+	if *markdown {
+		summary.WriteMarkdown(os.Stdout, summary.Build(recs))
+		return 0
 	}
 	summary.Write(os.Stdout, summary.Build(recs))
 	return 0

@@ -21,6 +21,7 @@ import (
 
 	"github.com/compose-spec/compose-go/v2/types"
 
+	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
 	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
@@ -154,7 +155,36 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 		}
 	}
 	r.out.Partial = loadCtx.Err() != nil
+	if !r.out.Partial {
+		// The report is regenerated from every CSV in each results
+		// directory this run wrote to, finished scenarios of earlier runs
+		// included.
+		dirs := map[string]bool{}
+		for _, f := range r.out.Files {
+			dirs[filepath.Dir(f)] = true
+		}
+		for _, d := range slices.Sorted(maps.Keys(dirs)) {
+			path, err := writeSummary(d)
+			if err != nil {
+				return r.out, fmt.Errorf("write the summary of %s: %w", d, err)
+			}
+			r.out.Files = append(r.out.Files, path)
+		}
+	}
 	return r.out, nil
+}
+
+// writeSummary writes dir/SUMMARY.md from the CSVs in dir.
+func writeSummary(dir string) (string, error) {
+	recs, err := results.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "SUMMARY.md")
+	return path, atomicfile.Write(path, func(w io.Writer) error {
+		summary.WriteMarkdown(w, summary.Build(recs))
+		return nil
+	})
 }
 
 // writable makes dir and proves a file can be written there.

@@ -343,6 +343,11 @@ func TestApplyWithFakeEngine(t *testing.T) {
 	if out.Unavailable["broken"] == "" {
 		t.Error("the broken gateway is not reported")
 	}
+	// The report is regenerated from the CSVs once the run completes.
+	md, err := os.ReadFile(filepath.Join(p.Dir, "results", "SUMMARY.md"))
+	if err != nil || !strings.Contains(string(md), "| proxy | 2 |") || !strings.Contains(string(md), "## overhead") {
+		t.Errorf("SUMMARY.md: %v\n%s", err, md)
+	}
 }
 
 // TestApplyInterrupted: cancelling load mid-run keeps the finished rows,

@@ -54,7 +54,7 @@ const (
 	ErrTimeout   = "timeout"
 	ErrFidelity  = "fidelity"
 	ErrMidstream = "midstream"
-	ErrUnsent    = "unsent"   // open loop: due in the window, never sent (every worker busy until it closed)
+	ErrUnsent    = "unsent"    // open loop: due in the window, never sent (every worker busy until it closed)
 	ErrOversize  = "oversize"  // an answer passed the driver's bounds (header block, SSE line or event, kept body)
 	ErrMalformed = "malformed" // not HTTP/1.1 as written: a bad status line, chunk or length, a body longer than declared
 )

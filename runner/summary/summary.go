@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/stats"
 )
 
 // Point is one load point of one scenario.
@@ -41,11 +42,18 @@ type Arm struct {
 	P50, P99 results.Optional // ms, median over trials
 	// Added latency (ms), median over trials of this arm minus the
 	// reference in the same trial.
-	AddedP50, AddedP99      results.Optional // over direct
+	AddedP50, AddedP99 results.Optional // over direct
+	// AddedP50CI is the interval of the per-trial differences' median
+	// (docs/method.md, "Statistics"); PValueP50 tests this arm's trial
+	// p50s against direct's for "no difference".
+	AddedP50CI              stats.Estimate
+	HasCI                   bool
+	PValueP50               results.Optional
 	FloorP50, FloorP99      results.Optional // over the floor arm
 	TopologyMS              results.Optional // what the layout charges this arm (median)
 	NetP50                  results.Optional // AddedP50 less TopologyMS
 	CPUUsPerReq, MemPeakMiB results.Optional // median
+	CostPer1M, ColdStartMS  results.Optional // median
 	// Streams (median over trials, ms): TTFT p50 and what it adds over
 	// direct; ITL p99 (pooled gaps, so supported sooner than latency p99);
 	// content events per socket read.
@@ -107,7 +115,12 @@ func Build(recs []results.Record) []Table {
 			}
 			a := arm(name, rows)
 			if name != "direct" {
-				a.AddedP50, a.AddedP99 = added(rows, direct, "latency_p50_ms"), added(rows, direct, "latency_p99_ms")
+				d := diffs(rows, direct, "latency_p50_ms")
+				a.AddedP50, a.AddedP99 = med(d), added(rows, direct, "latency_p99_ms")
+				a.AddedP50CI, a.HasCI = stats.MedianCI(d)
+				if p, ok := stats.PValue(values(rows, "latency_p50_ms"), values(direct, "latency_p50_ms")); ok {
+					a.PValueP50 = results.Some(p)
+				}
 				a.AddedTTFT = added(rows, direct, "ttft_p50_ms")
 				a.TopologyMS = median(rows, func(r results.Record) results.Optional {
 					if v := r.Num("topology_excess_us"); v.Set {
@@ -166,6 +179,8 @@ func arm(name string, rows []results.Record) Arm {
 	a.ITLP99 = median(rows, col("itl_p99_ms"))
 	a.EventsPerRead = median(rows, col("content_events_per_read"))
 	a.MemPeakMiB = median(rows, col("gateway_mem_peak_mib"))
+	a.CostPer1M = median(rows, col("cost_usd_per_1m"))
+	a.ColdStartMS = median(rows, col("cold_start_ms"))
 	return a
 }
 
@@ -199,6 +214,22 @@ func med(v []float64) results.Optional {
 // added is the median over trials of rows' column minus ref's in the same
 // trial: arms of one trial ran side by side.
 func added(rows, ref []results.Record, column string) results.Optional {
+	return med(diffs(rows, ref, column))
+}
+
+// values are column's values in the ok rows.
+func values(rows []results.Record, column string) []float64 {
+	var v []float64
+	for _, r := range rows {
+		if x := r.Num(column); ok(r) && x.Set {
+			v = append(v, x.V)
+		}
+	}
+	return v
+}
+
+// diffs are rows' column minus ref's, trial by trial.
+func diffs(rows, ref []results.Record, column string) []float64 {
 	byTrial := map[string]float64{}
 	for _, r := range ref {
 		if x := r.Num(column); ok(r) && x.Set {
@@ -212,7 +243,7 @@ func added(rows, ref []results.Record, column string) results.Optional {
 			d = append(d, x.V-base)
 		}
 	}
-	return med(d)
+	return d
 }
 
 func firstLine(s string) string {
@@ -243,16 +274,16 @@ func Write(w io.Writer, tables []Table) {
 		fmt.Fprintln(w)
 		streams := slices.ContainsFunc(arms, func(a Arm) bool { return a.TTFTP50.Set })
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		head := "    arm\ttrials\tp50 ms\tp99 ms\t+p50 vs direct\t+p99 vs direct\ttopology\t+p50 net\t+p50 vs floor\t+p99 vs floor\t"
+		head := "    arm\ttrials\tp50 ms\tp99 ms\t+p50 vs direct\t95% CI\tp\t+p99 vs direct\ttopology\t+p50 net\t+p50 vs floor\t+p99 vs floor\t"
 		if streams {
 			head += "ttft p50\t+ttft\titl p99\tevents/read\t"
 		}
 		fmt.Fprintln(tw, head+"cpu µs/req\tpeak MiB\t")
 		for _, a := range arms {
-			cells := []string{a.Name, a.Status, "-", "-", "-", "-", "-", "-", "-", "-"}
+			cells := []string{a.Name, a.Status, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"}
 			if a.Status == "ok" {
-				cells = []string{a.Name, fmt.Sprint(a.Trials), num(a.P50), num(a.P99), signed(a.AddedP50), signed(a.AddedP99),
-					signed(a.TopologyMS), signed(a.NetP50), signed(a.FloorP50), signed(a.FloorP99)}
+				cells = []string{a.Name, fmt.Sprint(a.Trials), num(a.P50), num(a.P99), signed(a.AddedP50), CI(a), num2(a.PValueP50),
+					signed(a.AddedP99), signed(a.TopologyMS), signed(a.NetP50), signed(a.FloorP50), signed(a.FloorP99)}
 			}
 			if streams {
 				cells = append(cells, num(a.TTFTP50), signed(a.AddedTTFT), num(a.ITLP99), num2(a.EventsPerRead))
@@ -273,6 +304,21 @@ func Write(w io.Writer, tables []Table) {
 			}
 		}
 	}
+}
+
+// CI prints an arm's interval for its added p50: "[lo, hi]" at 95%, or,
+// from too few trials for that, the trials' range with the confidence it
+// has ("[lo, hi] 75%"), so no cell reads as more exact than it is.
+func CI(a Arm) string {
+	if !a.HasCI {
+		return "-"
+	}
+	e := a.AddedP50CI
+	s := fmt.Sprintf("[%+.3f, %+.3f]", e.Lo, e.Hi)
+	if !e.Enough {
+		s += fmt.Sprintf(" %.0f%%", e.Confidence*100)
+	}
+	return s
 }
 
 // groupVerdicts says each kind of verdict once: its first wording and in

@@ -39,3 +39,16 @@ func TestSummary(t *testing.T) {
 func near(o results.Optional, want float64) bool {
 	return o.Set && o.V > want-1e-9 && o.V < want+1e-9
 }
+
+// TestCommittedSummaryIsCurrent: results/SUMMARY.md is what the committed
+// CSVs give; a CSV changed without regenerating it fails here
+// (UPDATE_GOLDEN=1 rewrites it).
+func TestCommittedSummaryIsCurrent(t *testing.T) {
+	recs, err := results.ReadDir("../../results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	WriteMarkdown(&buf, Build(recs))
+	golden.Check(t, "../../results/SUMMARY.md", buf.Bytes())
+}
