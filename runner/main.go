@@ -11,10 +11,13 @@ const usage = `runner: measure what an AI gateway adds on top of the model behin
 
 usage:
   runner validate FILE    check benchmarks.hcl and its compose files; exit 2 on errors
-  runner plan FILE        print every run that apply would make
-  runner apply [--gateway a,b] [--scenario x,y] FILE
-                          bring the stacks up, measure, write results/*.csv
-  runner summary [DIR]    overhead per scenario and load point from the CSVs in DIR (default results)
+  runner plan [--json] FILE  print every run that apply would make
+  runner apply [--gateway a,b] [--scenario x,y] [--results DIR] FILE
+                          bring the stacks up, measure, write results/*.csv and results/SUMMARY.md
+  runner summary [--markdown] [DIR]
+                          overhead per scenario and load point from the CSVs in DIR (default results)
+  runner compare [--max-regression 10%] OLD_DIR NEW_DIR
+                          exit 1 when a gateway's overhead regressed beyond the threshold
   runner down             remove every container carrying the project's labels
   runner drive [flags] URL  an ad-hoc load test (open or closed loop) with a summary table or --json
   runner selfbench mock   the mock's req/s and CPU/request against nginx, same cores, same wrk
@@ -49,6 +52,8 @@ func run(args []string) int {
 		return cmdDown(args[1:])
 	case "summary":
 		return cmdSummary(args[1:])
+	case "compare":
+		return cmdCompare(args[1:])
 	case "drive":
 		return cmdDrive(args[1:])
 	case "selfbench":

@@ -2,6 +2,7 @@ package summary
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/gatewaybench/gatewaybench/internal/golden"
@@ -51,4 +52,41 @@ func TestCommittedSummaryIsCurrent(t *testing.T) {
 	var buf bytes.Buffer
 	WriteMarkdown(&buf, Build(recs))
 	golden.Check(t, "../../results/SUMMARY.md", buf.Bytes())
+}
+
+// TestCompare: an overhead that grew past the threshold with intervals
+// apart is a regression; one that grew within the noise (intervals
+// overlapping) or within the threshold is not; a shrink is an improvement.
+func TestCompare(t *testing.T) {
+	set := func(gw map[string][]float64) []Table {
+		var recs []results.Record
+		for trial := range 6 {
+			recs = append(recs, results.Record{"run_id": "r", "scenario": "overhead", "mode": "closed", "concurrency": "1",
+				"prompt_tokens": "100", "gateway": "direct", "trial": fmt.Sprint(trial + 1), "status": "ok", "latency_p50_ms": "1"})
+			for name, added := range gw {
+				recs = append(recs, results.Record{"run_id": "r", "scenario": "overhead", "mode": "closed", "concurrency": "1",
+					"prompt_tokens": "100", "gateway": name, "trial": fmt.Sprint(trial + 1), "status": "ok",
+					"latency_p50_ms": fmt.Sprint(1 + added[trial])})
+			}
+		}
+		return Build(recs)
+	}
+	old := set(map[string][]float64{
+		"slower": {0.10, 0.11, 0.09, 0.10, 0.11, 0.10}, "noisy": {0.10, 0.11, 0.09, 0.10, 0.11, 0.10},
+		"faster": {0.10, 0.11, 0.09, 0.10, 0.11, 0.10}, "steady": {0.10, 0.11, 0.09, 0.10, 0.11, 0.10},
+	})
+	cur := set(map[string][]float64{
+		"slower": {0.20, 0.21, 0.19, 0.20, 0.21, 0.20}, "noisy": {0.05, 0.30, 0.09, 0.25, 0.11, 0.20},
+		"faster": {0.05, 0.04, 0.05, 0.06, 0.05, 0.05}, "steady": {0.105, 0.10, 0.10, 0.105, 0.10, 0.105},
+	})
+	got := map[string]string{}
+	for _, c := range Compare(old, cur, 0.10) {
+		got[c.Arm] = c.Verdict
+	}
+	want := map[string]string{"slower": "regressed", "noisy": "same", "faster": "improved", "steady": "same"}
+	for arm, v := range want {
+		if got[arm] != v {
+			t.Errorf("%s: %q, want %q", arm, got[arm], v)
+		}
+	}
 }
