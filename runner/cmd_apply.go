@@ -29,9 +29,10 @@ func cmdApply(args []string) int {
 	gateways := fs.String("gateway", "", "only these gateways (comma-separated); the direct arm always runs")
 	scenarios := fs.String("scenario", "", "only these scenarios (comma-separated)")
 	resultsDir := fs.String("results", "", "write CSVs here instead of defaults.results_dir")
+	quick := fs.Bool("quick", false, "a first look: one trial, 1 s windows, no settle")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: runner apply [--gateway a,b] [--scenario x,y] [--results DIR] FILE (flags before or after FILE)")
+		fmt.Fprintln(os.Stderr, "usage: runner apply [--quick] [--gateway a,b] [--scenario x,y] [--results DIR] FILE (flags before or after FILE)")
 		return exitUsage
 	}
 	path := pos[0]
@@ -52,6 +53,9 @@ func cmdApply(args []string) int {
 		cfg.Defaults.ResultsDir = abs
 	}
 	p := plan.Build(cfg, projects, kinds.Planner)
+	if *quick {
+		p.Quick()
+	}
 	if err := cpusOnHost(p.Layout, runtime.NumCPU()); err != nil {
 		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 		return exitUsage

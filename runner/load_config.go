@@ -54,9 +54,10 @@ func cmdValidate(args []string) int {
 func cmdPlan(args []string) int {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the resolved plan as JSON: exactly what apply executes")
+	quick := fs.Bool("quick", false, "the plan of apply --quick")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: runner plan [--json] FILE")
+		fmt.Fprintln(os.Stderr, "usage: runner plan [--json] [--quick] FILE")
 		return exitUsage
 	}
 	cfg, projects, ok := loadConfig(pos[0])
@@ -64,6 +65,9 @@ func cmdPlan(args []string) int {
 		return exitUsage
 	}
 	p := plan.Build(cfg, projects, kinds.Planner)
+	if *quick {
+		p.Quick()
+	}
 	if *asJSON {
 		if err := p.WriteJSON(os.Stdout); err != nil {
 			fmt.Fprintf(os.Stderr, "plan: %v\n", err)

@@ -235,7 +235,11 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 		}
 		return nil
 	}
-	p.Logf("scenario %s (%s): %d runs -> %s", sc.Name, sc.Kind, len(sc.Runs), path)
+	left := "nothing"
+	if len(sc.Runs) > 0 {
+		left = r.loadLeft(sc.Runs[0].Index).Round(time.Second).String()
+	}
+	p.Logf("scenario %s (%s): %d runs -> %s (%s of load left in the plan, stack start-ups aside)", sc.Name, sc.Kind, len(sc.Runs), path, left)
 
 	mockC, err := r.startMock(hardCtx, sc)
 	if err != nil {
@@ -315,7 +319,8 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 			break
 		}
 		n++
-		p.Start(fmt.Sprintf("[%d/%d] %s %s trial %d %s", n, total, sc.Name, run.Point, run.Trial, run.Arm), run.Warmup.D()+run.Duration.D())
+		p.Start(fmt.Sprintf("[%d/%d] %s %s trial %d %s (about %s of load left in the plan)", n, total, sc.Name, run.Point, run.Trial, run.Arm,
+			r.loadLeft(run.Index).Round(time.Second)), run.Warmup.D()+run.Duration.D())
 		m := r.meter(sc, run, a, mockSrc)
 		m.Abort = hardCtx
 		row, err := kind.Measure(loadCtx, m, run)
@@ -368,6 +373,20 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 		}
 	}
 	return nil
+}
+
+// loadLeft is the load of the plan's runs from index on, leaving out arms
+// already found unavailable: an ETA without stack start-ups.
+func (r *runner) loadLeft(index int) time.Duration {
+	var d plan.Duration
+	for _, sc := range r.o.Plan.Scenarios {
+		for _, run := range sc.Runs {
+			if _, gone := r.out.Unavailable[run.Arm]; run.Index >= index && !gone {
+				d += run.Warmup + run.Duration + run.Settle
+			}
+		}
+	}
+	return d.D()
 }
 
 // meter is what a kind is handed for one run of arm a.

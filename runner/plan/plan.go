@@ -343,3 +343,26 @@ func (p *Plan) Estimate() Duration {
 	}
 	return d
 }
+
+// Quick shortens the plan to a first look: one trial of every point, a
+// quarter-second warmup, a one-second window and no settle. Its figures
+// rest on fewer samples and no repetition (no interval can be drawn), and
+// the rows say so by their trial count.
+func (p *Plan) Quick() {
+	n := 0
+	for i := range p.Scenarios {
+		s := &p.Scenarios[i]
+		s.Trials, s.Settle = 1, 0
+		runs := s.Runs[:0]
+		for _, r := range s.Runs {
+			if r.Trial != 1 {
+				continue
+			}
+			r.Warmup, r.Duration, r.Settle = min(r.Warmup, Duration(250e6)), min(r.Duration, Duration(1e9)), 0
+			n++
+			r.Index = n
+			runs = append(runs, r)
+		}
+		s.Runs = runs
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/golden"
 	"github.com/gatewaybench/gatewaybench/runner/config"
@@ -116,5 +117,25 @@ func TestSecretHeader(t *testing.T) {
 		if got := SecretHeader(name); got != want {
 			t.Errorf("SecretHeader(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestQuick: one trial of every point, short windows, no settle, indices
+// in order: a first run that takes minutes.
+func TestQuick(t *testing.T) {
+	p := build(t, "../../benchmarks.hcl")
+	full := p.Runs()
+	p.Quick()
+	n := 0
+	for _, s := range p.Scenarios {
+		for _, r := range s.Runs {
+			n++
+			if r.Trial != 1 || r.Index != n || r.Duration > Duration(time.Second) || r.Warmup > Duration(250*time.Millisecond) || r.Settle != 0 {
+				t.Fatalf("%s run %+v", s.Name, r)
+			}
+		}
+	}
+	if n == 0 || n >= full || p.Estimate().D() > 10*time.Minute {
+		t.Errorf("quick plan: %d of %d runs, %s of load", n, full, p.Estimate())
 	}
 }
