@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/gatewaybench/gatewaybench/internal/affinity"
 	"github.com/gatewaybench/gatewaybench/internal/runlock"
@@ -88,21 +86,9 @@ func cmdApply(args []string) int {
 		debug.SetMemoryLimit(m)
 	}
 
-	loadCtx, stopLoad := context.WithCancel(context.Background())
-	hardCtx, stopHard := context.WithCancel(context.Background())
-	defer stopLoad()
-	defer stopHard()
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sig)
-	go func() {
-		<-sig
-		fmt.Fprintln(os.Stderr, "\ninterrupted: stopping load, keeping finished runs, tearing down (again to tear down at once)")
-		stopLoad()
-		<-sig
-		fmt.Fprintln(os.Stderr, "\ntearing down now")
-		stopHard()
-	}()
+	loadCtx, hardCtx, release := interrupts("interrupted: stopping load, keeping finished runs, tearing down (again to tear down at once)",
+		"tearing down now")
+	defer release()
 
 	st, _ := os.Stdout.Stat()
 	out, err := apply.Run(loadCtx, hardCtx, apply.Options{

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
@@ -88,20 +85,9 @@ func cmdDrive(args []string) int {
 
 	// The first Ctrl-C stops load and lets requests in flight finish (or time
 	// out); a second cuts them off at once.
-	ctx, stopLoad := context.WithCancel(context.Background())
-	abort, cut := context.WithCancel(context.Background())
-	defer stopLoad()
-	defer cut()
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sig)
-	go func() {
-		<-sig
-		fmt.Fprintln(os.Stderr, "\ninterrupted: stopping load, waiting for requests in flight (again to cut them off)")
-		stopLoad()
-		<-sig
-		cut()
-	}()
+	ctx, abort, release := interrupts("interrupted: stopping load, waiting for requests in flight (again to cut them off)",
+		"cutting off the requests in flight")
+	defer release()
 	cfg.Abort = abort
 	res, err := load.Run(ctx, cfg)
 	if err != nil {
