@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/compose-spec/compose-go/v2/types"
 
@@ -345,20 +346,24 @@ func (p *Plan) Estimate() Duration {
 }
 
 // Quick shortens the plan to a first look: one trial of every point, a
-// quarter-second warmup, a one-second window and no settle. Its figures
-// rest on fewer samples and no repetition (no interval can be drawn), and
-// the rows say so by their trial count.
+// quarter-second warmup, no settle, and a window of one second, or long
+// enough for a median at one client (12 of the mock's answers end to end)
+// where answers take longer. Its figures rest on fewer samples and no
+// repetition (no interval can be drawn), and the rows say so by their
+// trial count.
 func (p *Plan) Quick() {
 	n := 0
 	for i := range p.Scenarios {
 		s := &p.Scenarios[i]
 		s.Trials, s.Settle = 1, 0
+		answer := s.Knobs.TTFT + time.Duration(max(s.Knobs.OutputTokens-1, 0))*s.Knobs.ITL
+		window := Duration(max(time.Second, 12*answer))
 		runs := s.Runs[:0]
 		for _, r := range s.Runs {
 			if r.Trial != 1 {
 				continue
 			}
-			r.Warmup, r.Duration, r.Settle = min(r.Warmup, Duration(250e6)), min(r.Duration, Duration(1e9)), 0
+			r.Warmup, r.Duration, r.Settle = min(r.Warmup, Duration(250e6)), min(r.Duration, window), 0
 			n++
 			r.Index = n
 			runs = append(runs, r)
