@@ -12,6 +12,12 @@ defaults {
   max_error_rate = 0.01 # a run with more failed requests than this share is "failed"
   floor          = "nginx" # a plain proxy on the gateway's cpuset: overhead is also reported against it
   results_dir    = "results"
+  # Goodput: the share of requests that succeed within every bound.
+  slo {
+    latency = "2s"
+    ttft    = "250ms"
+    itl     = "50ms" # longest gap between content events; a buffering gateway misses it
+  }
 }
 
 # Docker cpuset syntax. On a 2-core host the driver gets CPU 0 to itself and

@@ -41,6 +41,7 @@ type Defaults struct {
 	Settle   time.Duration
 	// RequestTimeout bounds one request; one unanswered by then is a timeout.
 	RequestTimeout time.Duration
+	SLO            SLO
 	// AllowHostPaths are directories outside the HCL file's tree that compose
 	// files may reach (bind mounts, config and env files).
 	AllowHostPaths []string
@@ -98,6 +99,14 @@ type Gateway struct {
 	ServiceRange hcl.Range
 }
 
+// SLO bounds one request for goodput (zero: no bound): latency, time to
+// first token, the longest gap between content events.
+type SLO struct {
+	Latency time.Duration `json:"latency"`
+	TTFT    time.Duration `json:"ttft"`
+	ITL     time.Duration `json:"itl"`
+}
+
 // Gateway returns the gateway (or hosted arm) of that name, or nil (as for
 // the direct arm).
 func (c *Config) Gateway(name string) *Gateway {
@@ -152,6 +161,7 @@ type Scenario struct {
 	Duration       time.Duration
 	Settle         time.Duration
 	RequestTimeout time.Duration
+	SLO            SLO
 	MaxErrorRate   float64
 	Gateways       []string // empty = every gateway that speaks API
 	Knobs          script.Knobs

@@ -35,6 +35,14 @@ type rawKnobs struct {
 	DeclRange hcl.Range `hcl:",def_range"`
 }
 
+// rawSLO bounds one request for goodput.
+type rawSLO struct {
+	Latency *string  `hcl:"latency,optional"`
+	TTFT    *string  `hcl:"ttft,optional"`
+	ITL     *string  `hcl:"itl,optional"`
+	Body    hcl.Body `hcl:",body"`
+}
+
 type rawDefaults struct {
 	Trials         *int     `hcl:"trials,optional"`
 	Warmup         *string  `hcl:"warmup,optional"`
@@ -46,6 +54,7 @@ type rawDefaults struct {
 	Floor          *string  `hcl:"floor,optional"`
 	ResultsDir     *string  `hcl:"results_dir,optional"`
 	AllowHostPaths []string `hcl:"allow_host_paths,optional"`
+	SLO            *rawSLO  `hcl:"slo,block"`
 	Body           hcl.Body `hcl:",body"`
 }
 
@@ -117,6 +126,7 @@ type rawScenario struct {
 	MaxErrorRate   *float64  `hcl:"max_error_rate,optional"`
 	Gateways       []string  `hcl:"gateways,optional"`
 	Mock           *rawKnobs `hcl:"mock,block"`
+	SLO            *rawSLO   `hcl:"slo,block"`
 	Body           hcl.Body  `hcl:",body"`
 	DeclRange      hcl.Range `hcl:",def_range"`
 }
@@ -278,6 +288,7 @@ var intRanges = map[string][2]int{
 
 var durationMax = map[string]time.Duration{
 	"warmup": time.Hour, "duration": 24 * time.Hour, "settle": time.Hour, "request_timeout": time.Hour,
+	"slo_latency": time.Hour, "slo_ttft": time.Hour, "slo_itl": time.Hour,
 }
 
 // maxRate bounds open-loop rates (requests per second).
@@ -328,6 +339,17 @@ func (c *checker) planSize(cfg *Config) {
 			return
 		}
 	}
+}
+
+// slo applies the bounds r sets onto dst (a scenario's block overrides
+// the defaults' bound by bound).
+func (c *checker) slo(r *rawSLO, dst *SLO) {
+	if r == nil {
+		return
+	}
+	c.duration(r.Body, "slo_latency", r.Latency, &dst.Latency)
+	c.duration(r.Body, "slo_ttft", r.TTFT, &dst.TTFT)
+	c.duration(r.Body, "slo_itl", r.ITL, &dst.ITL)
 }
 
 // timeout reads request_timeout: a duration above zero (a request is never
@@ -497,6 +519,7 @@ func (c *checker) defaults(r *rawDefaults) Defaults {
 		d.Floor, d.FloorRange = *r.Floor, attrRange(r.Body, "floor")
 	}
 	d.AllowHostPaths = r.AllowHostPaths
+	c.slo(r.SLO, &d.SLO)
 	if d.Duration == 0 {
 		c.errorf(attrRange(r.Body, "duration"), "Value out of range", "duration is the measured window and must be above zero.")
 	}
@@ -791,7 +814,7 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 		s := Scenario{
 			Name: r.Name, Kind: r.Kind, KindRange: attrRange(b, "kind"), API: script.Chat, Arrival: "constant", MaxInFlight: 256,
 			PromptTokens: []int{100}, Trials: d.Trials, Warmup: d.Warmup, Duration: d.Duration,
-			Settle: d.Settle, RequestTimeout: d.RequestTimeout, MaxErrorRate: d.MaxErrorRate, Knobs: cfg.Mock.Knobs, DeclRange: r.DeclRange,
+			Settle: d.Settle, RequestTimeout: d.RequestTimeout, SLO: d.SLO, MaxErrorRate: d.MaxErrorRate, Knobs: cfg.Mock.Knobs, DeclRange: r.DeclRange,
 		}
 		c.fraction(b, "max_error_rate", r.MaxErrorRate, &s.MaxErrorRate)
 		if r.API != nil {
@@ -829,6 +852,7 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 		c.duration(b, "duration", r.Duration, &s.Duration)
 		c.duration(b, "settle", r.Settle, &s.Settle)
 		c.timeout(b, r.RequestTimeout, &s.RequestTimeout)
+		c.slo(r.SLO, &s.SLO)
 		if r.Duration != nil && s.Duration == 0 {
 			c.errorf(attrRange(b, "duration"), "Value out of range", "duration is the measured window and must be above zero.")
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -76,6 +77,16 @@ func fill(row *results.Row, res *load.Result) {
 	row.ErrHTTP, row.ErrTransport, row.ErrTimeout = res.Errors[load.ErrHTTP], res.Errors[load.ErrTransport], res.Errors[load.ErrTimeout]
 	row.ErrFidelity, row.ErrMidstream, row.ErrUnsent = res.Errors[load.ErrFidelity], res.Errors[load.ErrMidstream], res.Errors[load.ErrUnsent]
 	row.ErrOversize, row.ErrMalformed = res.Errors[load.ErrOversize], res.Errors[load.ErrMalformed]
+	if g, ok := res.Goodput(); ok {
+		row.Goodput = results.Some(results.Round(g, 4))
+		ms := func(d time.Duration) results.Optional {
+			if d <= 0 {
+				return results.Optional{}
+			}
+			return results.Some(results.Round3(float64(d.Microseconds()) / 1000))
+		}
+		row.SLOLatencyMS, row.SLOTTFTMS, row.SLOITLMS = ms(res.SLO.Latency), ms(res.SLO.TTFT), ms(res.SLO.ITL)
+	}
 	row.CapDelayed = res.CapDelayed
 	f := res.Fidelity
 	row.FramesExpected, row.FramesMissing, row.FramesAltered = f.Expected, f.Missing, f.Altered

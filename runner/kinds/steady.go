@@ -62,6 +62,7 @@ func (steady) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row
 		URL: run.Request.URL, Shape: Shape(run.Request), Conns: run.Point.Concurrency,
 		Duration: run.Duration.D(), Warmup: run.Warmup.D(), Timeout: run.Timeout.D(),
 		Knobs: m.Scenario.Knobs, Fidelity: true, Window: window, MaxErrorRate: run.MaxErrorRate, Abort: m.Abort,
+		SLO: load.SLO{Latency: run.SLO.Latency.D(), TTFT: run.SLO.TTFT.D(), ITL: run.SLO.ITL.D()},
 	}
 	if m.Arm.Hosted {
 		// A real API's answers are not the mock's script, and its key lives

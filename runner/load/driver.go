@@ -45,7 +45,20 @@ type Config struct {
 	// Abort, when done, cuts off the requests in flight at once (Run's ctx
 	// only stops new ones, letting those in flight finish or time out).
 	Abort context.Context
+	// SLO: a measured request is good when it succeeded within every bound
+	// set here; goodput is the good share of the measured requests.
+	SLO SLO
 }
+
+// SLO bounds one request (zero: no bound): its latency, its time to first
+// token (for a JSON answer, its latency: the tokens come together) and its
+// longest gap between content events.
+type SLO struct {
+	Latency, TTFT, ITL time.Duration
+}
+
+// Set says whether any bound is.
+func (s SLO) Set() bool { return s.Latency > 0 || s.TTFT > 0 || s.ITL > 0 }
 
 // Error classes (docs/method.md). Errors never enter the latency histograms.
 const (
@@ -134,6 +147,7 @@ type worker struct {
 	// totals
 	h        *hists
 	ok       int64
+	good     int64 // ok and within the SLO
 	errs     map[string]int64
 	firstErr map[string]string // the first error of each class, to say what went wrong
 	statuses map[int]int64
@@ -254,6 +268,33 @@ func (w *worker) prepare() {
 	w.parse.reset()
 }
 
+// meets says whether a successful request, due at due and done at end,
+// kept within the SLO.
+func (w *worker) meets(due, end time.Duration) bool {
+	slo := &w.cfg.SLO
+	if slo.Latency > 0 && end-due > slo.Latency {
+		return false
+	}
+	streamed := w.sse && w.events > 0
+	if slo.TTFT > 0 {
+		ttft := end - due // a JSON answer's tokens arrive with it
+		if streamed {
+			ttft = w.ttft - due
+		}
+		if ttft > slo.TTFT {
+			return false
+		}
+	}
+	if slo.ITL > 0 && streamed {
+		for _, g := range w.gaps {
+			if g > slo.ITL {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // account classifies a finished request and records it: the record path.
 func (w *worker) account(due, start, end time.Duration, status int, err error) {
 	class := ""
@@ -327,6 +368,9 @@ func (w *worker) account(due, start, end time.Duration, status int, err error) {
 		return
 	}
 	w.ok++
+	if w.cfg.SLO.Set() && w.meets(due, end) {
+		w.good++
+	}
 	h := w.h
 	h.mu.Lock()
 	record(h.latency, end-due)

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -142,5 +143,33 @@ func TestMalformedAnswers(t *testing.T) {
 				t.Errorf("errors %v, first %v; want 3 of %s saying %q", r.Errors, r.FirstError, tc.class, tc.first)
 			}
 		})
+	}
+}
+
+// TestGoodput: requests within every SLO bound are good; a slow one, or an
+// error, is not; without an SLO there is no goodput.
+func TestGoodput(t *testing.T) {
+	var n atomic.Int64
+	url := hostile.Serve(t, func(c net.Conn) {
+		// Every third answer is slow; the others are quick.
+		if n.Add(1)%3 == 0 {
+			time.Sleep(150 * time.Millisecond)
+		}
+		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}"))
+	})
+	run := func(slo SLO) *Result {
+		r, err := Run(context.Background(), Config{URL: url, Shape: Shape{API: script.Chat, Model: "m"}, Conns: 1,
+			Requests: 9, Timeout: 10 * time.Second, SLO: slo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := run(SLO{Latency: 100 * time.Millisecond})
+	if g, ok := r.Goodput(); !ok || r.OK != 9 || r.Good != 6 || g < 0.66 || g > 0.67 {
+		t.Errorf("ok %d, good %d, goodput %v %v; want 6 of 9", r.OK, r.Good, g, ok)
+	}
+	if _, ok := run(SLO{}).Goodput(); ok {
+		t.Error("a goodput without an SLO")
 	}
 }

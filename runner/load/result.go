@@ -31,6 +31,8 @@ func (c CPU) Cores() float64 {
 type Result struct {
 	Window     time.Duration
 	OK         int64
+	Good       int64 // with an SLO: the ok requests within it
+	SLO        SLO
 	Errors     map[string]int64
 	FirstError map[string]string // per class, what the first failed request met
 	Statuses   map[int]int64
@@ -71,6 +73,7 @@ func merge(ws []*worker, shards []*hists, s *schedule, cfg Config) *Result {
 	}
 	for _, w := range ws {
 		r.OK += w.ok
+		r.Good += w.good
 		for k, v := range w.errs {
 			r.Errors[k] += v
 		}
@@ -100,6 +103,7 @@ func merge(ws []*worker, shards []*hists, s *schedule, cfg Config) *Result {
 }
 
 func (r *Result) finish(cfg Config) {
+	r.SLO = cfg.SLO
 	if r.Window > 0 {
 		r.RPS = float64(r.OK) / r.Window.Seconds()
 	}
@@ -128,6 +132,16 @@ func (r *Result) finish(cfg Config) {
 	if len(why) > 0 {
 		r.Verdict = strings.Join(why, "; ")
 	}
+}
+
+// Goodput is the share of measured requests that succeeded within the
+// SLO, errors counting as failures; ok is false without an SLO or requests.
+func (r *Result) Goodput() (float64, bool) {
+	n := r.OK + r.Errored()
+	if !r.SLO.Set() || n == 0 {
+		return 0, false
+	}
+	return float64(r.Good) / float64(n), true
 }
 
 // Errored is the number of measured requests that failed.
@@ -165,6 +179,10 @@ func (r *Result) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "%s, window %s: %d ok, %d errors, %.1f req/s, %d connections opened\n",
 		mode, r.Window.Round(time.Millisecond), r.OK, r.Errored(), r.RPS, r.Connects)
+	if g, ok := r.Goodput(); ok {
+		fmt.Fprintf(w, "goodput %.3f: %d of %d measured requests succeeded within latency %s, TTFT %s, ITL %s (0: no bound)\n",
+			g, r.Good, r.OK+r.Errored(), r.SLO.Latency, r.SLO.TTFT, r.SLO.ITL)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "ms\tp50\tp90\tp99\tp99.9\tmax\tcount\t")
 	for _, h := range []struct {
@@ -246,6 +264,7 @@ type Summary struct {
 	Partial         bool                     `json:"partial"`
 	Verdict         string                   `json:"verdict"`
 	Failed          string                   `json:"failed,omitempty"`
+	Goodput         *float64                 `json:"goodput,omitempty"`
 }
 
 // PercentilesMS are one histogram's percentiles in milliseconds; a
@@ -281,6 +300,9 @@ func (r *Result) Summary() Summary {
 			"latency": percentiles(r.Latency), "service": percentiles(r.Service), "ttfb": percentiles(r.TTFB),
 			"ttft": percentiles(r.TTFT), "itl": percentiles(r.ITL), "ttft_minus_ttfb": percentiles(r.Lead),
 		}}
+	if g, ok := r.Goodput(); ok {
+		s.Goodput = &g
+	}
 	if r.Open {
 		s.Mode = "open"
 		s.Percentiles["pacer_lag"] = percentiles(r.PacerLag)

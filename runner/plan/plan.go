@@ -178,6 +178,15 @@ type Run struct {
 	Timeout Duration `json:"timeout"`
 	// MaxErrorRate: a run whose failed share is above it is "failed".
 	MaxErrorRate float64 `json:"max_error_rate"`
+	// SLO bounds a request for goodput (zero: no bound, no goodput).
+	SLO SLO `json:"slo,omitzero"`
+}
+
+// SLO bounds one request: latency, time to first token, longest gap.
+type SLO struct {
+	Latency Duration `json:"latency"`
+	TTFT    Duration `json:"ttft"`
+	ITL     Duration `json:"itl"`
 }
 
 // Build expands cfg. projects holds each gateway's loaded compose project
@@ -288,6 +297,7 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 					Arm: a.Name, Trial: trial, Point: pt, Request: request(cfg, sc, cfg.Gateway(a.Name), pt),
 					Warmup: Duration(sc.Warmup), Duration: Duration(sc.Duration), Settle: Duration(sc.Settle),
 					Timeout: Duration(sc.RequestTimeout), MaxErrorRate: sc.MaxErrorRate,
+					SLO: SLO{Duration(sc.SLO.Latency), Duration(sc.SLO.TTFT), Duration(sc.SLO.ITL)},
 				})
 			}
 		}

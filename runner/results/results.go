@@ -56,7 +56,10 @@ type Row struct {
 	MockCPUCores, DriverCPUCores, DriverCPUUsPerReq        Optional
 	ColdStartMS                                            Optional
 	CostUSDPer1M, RPSPerUSDHour                            Optional
-	Verdict                                                string
+	// goodput: the share of measured requests that succeeded within the
+	// SLO the row states (empty: no SLO)
+	Goodput, SLOLatencyMS, SLOTTFTMS, SLOITLMS Optional
+	Verdict                                    string
 }
 
 // Status is a row's outcome.
@@ -185,6 +188,10 @@ var columns = func() []column {
 		{"gateway_mem_peak_mib", func(r *Row) string { return r.GatewayMemPeakMiB.String() }},
 		{"gateway_mem_peak_measure", func(r *Row) string { return r.GatewayMemPeakMeasure }},
 		{"gateway_mem_samples", func(r *Row) string { return r.GatewayMemSamples.String() }},
+		{"goodput", func(r *Row) string { return r.Goodput.String() }},
+		{"slo_latency_ms", func(r *Row) string { return r.SLOLatencyMS.String() }},
+		{"slo_ttft_ms", func(r *Row) string { return r.SLOTTFTMS.String() }},
+		{"slo_itl_ms", func(r *Row) string { return r.SLOITLMS.String() }},
 		{"gateway_mem_rss_mib", func(r *Row) string { return r.GatewayMemRSSMiB.String() }},
 		{"gateway_mem_growth_mib_per_min", func(r *Row) string { return r.GatewayMemGrowthMiBPerMin.String() }},
 		{"gateway_mem_recovered_mib", func(r *Row) string { return r.GatewayMemRecoveredMiB.String() }},

@@ -21,7 +21,8 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 	fmt.Fprintln(w, "Added latency is the median over trials of (arm - direct) in the same trial, in ms. The interval")
 	fmt.Fprintln(w, "is distribution-free: at 95% where the trials allow it, otherwise the trials' range with the")
 	fmt.Fprintln(w, "confidence it has. p is the Mann-Whitney U test of the arm's trial p50s against direct's (3 trials")
-	fmt.Fprintln(w, "against 3 cannot go below 0.10). Method: docs/method.md.")
+	fmt.Fprintln(w, "against 3 cannot go below 0.10). Goodput is the share of requests that succeeded within the SLO the")
+	fmt.Fprintln(w, "rows state (slo_*_ms columns); errors count against it. Method: docs/method.md.")
 	last := ""
 	for _, t := range tables {
 		if t.Point.Scenario != last {
@@ -43,8 +44,8 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 		}
 		fmt.Fprintln(w)
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "| arm | trials | p50 ms | p99 ms | +p50 | interval | p | +p99 | +p50 vs floor | +TTFT | ITL p99 | CPU µs/req | peak MiB | USD per 1M | cold start ms | notes |")
-		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Fprintln(w, "| arm | trials | p50 ms | p99 ms | +p50 | interval | p | +p99 | +p50 vs floor | +TTFT | ITL p99 | goodput | CPU µs/req | peak MiB | USD per 1M | cold start ms | notes |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, a := range t.Arms {
 			if a.Status == "unavailable" {
 				continue
@@ -57,9 +58,9 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 			if a.Status != "ok" && a.Reason != "" {
 				notes = append([]string{a.Reason}, notes...)
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				a.Name, trials, num(a.P50), num(a.P99), signed(a.AddedP50), CI(a), num2(a.PValueP50), signed(a.AddedP99),
-				signed(a.FloorP50), signed(a.AddedTTFT), num(a.ITLP99), num1(a.CPUUsPerReq), num1(a.MemPeakMiB),
+				signed(a.FloorP50), signed(a.AddedTTFT), num(a.ITLP99), num(a.Goodput), num1(a.CPUUsPerReq), num1(a.MemPeakMiB),
 				fixed(a.CostPer1M, 6), num1(a.ColdStartMS), cell(strings.Join(notes, "; ")))
 		}
 	}

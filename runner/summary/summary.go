@@ -54,6 +54,7 @@ type Arm struct {
 	NetP50                  results.Optional // AddedP50 less TopologyMS
 	CPUUsPerReq, MemPeakMiB results.Optional // median
 	CostPer1M, ColdStartMS  results.Optional // median
+	Goodput                 results.Optional // median share of requests within the SLO
 	// Streams (median over trials, ms): TTFT p50 and what it adds over
 	// direct; ITL p99 (pooled gaps, so supported sooner than latency p99);
 	// content events per socket read.
@@ -181,6 +182,7 @@ func arm(name string, rows []results.Record) Arm {
 	a.MemPeakMiB = median(rows, col("gateway_mem_peak_mib"))
 	a.CostPer1M = median(rows, col("cost_usd_per_1m"))
 	a.ColdStartMS = median(rows, col("cold_start_ms"))
+	a.Goodput = median(rows, col("goodput"))
 	return a
 }
 
