@@ -123,12 +123,12 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 	} else if n > 0 {
 		p.Logf("removed %d temporary director(ies) left by an earlier run", n)
 	}
-	dir, err := stack.TempDir(r.runID)
+	tmp, err := stack.TempDir(r.runID)
 	if err != nil {
 		return r.out, err
 	}
-	defer os.RemoveAll(dir)
-	r.mgr = &stack.Manager{Engine: o.Engine, Run: r.runID, Dir: dir}
+	defer tmp.Remove()
+	r.mgr = &stack.Manager{Engine: o.Engine, Run: r.runID, Dir: tmp.Dir}
 	defer func() {
 		if n, err := r.mgr.Down(); err != nil {
 			p.Logf("teardown: %v (run `runner down`)", err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/dockertest"
+	"github.com/gatewaybench/gatewaybench/internal/runlock"
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
@@ -91,6 +92,13 @@ func (w *timedLog) when(prefix string) (time.Time, bool) {
 
 func loadPlan(t *testing.T, path, results string) (*config.Config, Options) {
 	t.Helper()
+	// Run sweeps every labelled container: the host's run lock keeps this
+	// test from sweeping a real run's (and a real run from sweeping ours).
+	lock, err := runlock.Acquire(runlock.Path(), "go test "+t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(lock.Release)
 	cfg, _, diags := config.Load(path)
 	if diags.HasErrors() {
 		t.Fatal(diags)

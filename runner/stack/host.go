@@ -7,20 +7,53 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // TempPrefix starts every temporary directory a run makes on the host, so
-// the next run (holding the run lock, so no other run is alive) can remove
-// what a killed one left.
+// a later run can remove what a killed one left.
 const TempPrefix = "gatewaybench-run-"
 
-// TempDir makes a run's temporary directory.
-func TempDir(name string) (string, error) {
-	return os.MkdirTemp("", TempPrefix+name+"-")
+// ownerFile in each such directory is flocked by the process that made it
+// for as long as it lives: the kernel drops the lock when that process
+// dies, even by SIGKILL, so a held lock means the directory is in use.
+const ownerFile = ".owner"
+
+// Temp is a run's temporary directory, held by this process.
+type Temp struct {
+	Dir   string
+	owner *os.File
 }
 
-// SweepTemp removes the temporary directories of runs that are gone. Only
-// the holder of the run lock may call it.
+// TempDir makes a run's temporary directory and holds it.
+func TempDir(name string) (*Temp, error) {
+	dir, err := os.MkdirTemp("", TempPrefix+name+"-")
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Create(filepath.Join(dir, ownerFile))
+	if err == nil {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	}
+	if err != nil {
+		if f != nil {
+			f.Close()
+		}
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &Temp{Dir: dir, owner: f}, nil
+}
+
+// Remove lets the directory go, with what is in it.
+func (t *Temp) Remove() {
+	t.owner.Close()
+	os.RemoveAll(t.Dir)
+}
+
+// SweepTemp removes the temporary directories whose owner is gone; one in
+// use by a live process (another run, a test) is left alone.
 func SweepTemp() (int, error) {
 	entries, err := os.ReadDir(os.TempDir())
 	if err != nil {
@@ -28,12 +61,21 @@ func SweepTemp() (int, error) {
 	}
 	n := 0
 	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), TempPrefix) {
-			if err := os.RemoveAll(filepath.Join(os.TempDir(), e.Name())); err != nil {
-				return n, err
-			}
-			n++
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), TempPrefix) {
+			continue
 		}
+		dir := filepath.Join(os.TempDir(), e.Name())
+		if f, err := os.Open(filepath.Join(dir, ownerFile)); err == nil {
+			held := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil
+			f.Close()
+			if held {
+				continue
+			}
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return n, err
+		}
+		n++
 	}
 	return n, nil
 }

@@ -134,12 +134,12 @@ func tail(b []byte, n int) []byte {
 // MockImage builds the mock as a static binary and packs it FROM scratch.
 // The tag carries the binary's hash, so a changed mock is a new image.
 func MockImage(ctx context.Context, e Engine, moduleDir string, labels map[string]string) (Image, error) {
-	dir, err := TempDir("mock")
+	tmp, err := TempDir("mock")
 	if err != nil {
 		return Image{}, err
 	}
-	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "mock")
+	defer tmp.Remove()
+	bin := filepath.Join(tmp.Dir, "mock")
 	cmd := hostCommand(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./mock")
 	cmd.Dir = moduleDir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")

@@ -99,26 +99,34 @@ func TestSpecCarriesPlacementAndLabels(t *testing.T) {
 	}
 }
 
-// TestSweepTemp: the temporary directories a killed run left are removed by
-// the next lock holder; nobody else's are touched.
+// TestSweepTemp: the temporary directory of a run that is gone is removed;
+// one whose owner is alive (another run, a test) is not, and neither is
+// another tool's.
 func TestSweepTemp(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	left, err := stack.TempDir("20261130t000000-abcdef")
+	live, err := stack.TempDir("20261130t000000-aaaaaa")
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(left, "compose.json"), []byte("{}"), 0o644)
+	defer live.Remove()
+	// A dead run's directory: its owner's lock went with it.
+	dead := filepath.Join(tmp, stack.TempPrefix+"20261130t000000-bbbbbb-1")
+	os.Mkdir(dead, 0o755)
+	os.WriteFile(filepath.Join(dead, ".owner"), nil, 0o644)
+	os.WriteFile(filepath.Join(dead, "compose.json"), []byte("{}"), 0o644)
 	other := filepath.Join(tmp, "gatewaybench-selfbench-1")
 	os.Mkdir(other, 0o755)
 	n, err := stack.SweepTemp()
 	if err != nil || n != 1 {
 		t.Fatalf("swept %d, %v; want 1", n, err)
 	}
-	if _, err := os.Stat(left); !os.IsNotExist(err) {
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
 		t.Errorf("the dead run's directory is still there: %v", err)
 	}
-	if _, err := os.Stat(other); err != nil {
-		t.Errorf("another tool's directory was removed: %v", err)
+	for _, keep := range []string{live.Dir, other} {
+		if _, err := os.Stat(keep); err != nil {
+			t.Errorf("%s was removed: %v", keep, err)
+		}
 	}
 }
