@@ -276,7 +276,9 @@ scenario "key_flood" {
   api         = "openai"
   concurrency = [16]
   mock {
-    api_key = "sk-upstream-only"
+    # The upstream key: one-api's channel holds it (gateways/one-api/channel.json);
+    # a proxy that passes the client's key on is readied with it.
+    api_key = "sk-mock"
   }
 }
 

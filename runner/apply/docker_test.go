@@ -92,13 +92,6 @@ func (w *timedLog) when(prefix string) (time.Time, bool) {
 
 func loadPlan(t *testing.T, path, results string) (*config.Config, Options) {
 	t.Helper()
-	// Run sweeps every labelled container: the host's run lock keeps this
-	// test from sweeping a real run's (and a real run from sweeping ours).
-	lock, err := runlock.Acquire(runlock.Path(), "go test "+t.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(lock.Release)
 	cfg, _, diags := config.Load(path)
 	if diags.HasErrors() {
 		t.Fatal(diags)
@@ -112,11 +105,25 @@ func loadPlan(t *testing.T, path, results string) (*config.Config, Options) {
 	return cfg, Options{Plan: plan.Build(cfg, projects, kinds.Planner), Projects: projects, ModuleDir: mod, ReadyTimeout: 30 * time.Second}
 }
 
+// holdHost takes the host's run lock for a test that runs on the real
+// engine: Run sweeps every labelled container, and the lock keeps this test
+// from sweeping a real run's (and a real run from sweeping the test's).
+func holdHost(t *testing.T) {
+	lock, err := runlock.Acquire(runlock.Path(), "go test "+t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(lock.Release)
+}
+
 // TestApplyDocker: the real pipeline on the real engine: mock, direct,
 // nginx, and two gateways that fail at start (exit, OOM kill), which are
-// reported within seconds with their logs while the others still run.
+// reported within seconds with their logs while the others still run,
+// and a key flood that tells a proxy passing invalid keys on from one
+// that checks them.
 func TestApplyDocker(t *testing.T) {
 	real := dockertest.Engine(t)
+	holdHost(t)
 	results := t.TempDir()
 	cfg, o := loadPlan(t, "testdata/docker.hcl", results)
 	e := &inspecting{Engine: real, started: map[string]time.Time{}, state: map[string]stack.ContainerState{}, labels: map[string]map[string]string{}}
@@ -187,8 +194,28 @@ func TestApplyDocker(t *testing.T) {
 		}
 	}
 	if count["direct/ok"] != 2 || count["nginx/ok"] != 2 || count["nginx-buffering/ok"] != 2 || count["nginx-rewrite/failed"] != 2 ||
-		count["crash/failed"] != 1 || count["oom/failed"] != 1 {
+		count["crash/failed"] != 1 || count["oom/failed"] != 1 || count["nginx-keycheck/ok"] != 2 {
 		t.Errorf("rows by gateway/status = %v", count)
+	}
+	// The key flood: refusals timed for every arm; the proxy that passes
+	// invalid keys on is failed with the mock's count, the one that checks
+	// them is not, and no invalid key was ever served.
+	for _, r := range readCSV(t, filepath.Join(results, "key_flood.csv")) {
+		t.Logf("key_flood %s: %s, %s refusals, p50 %sms, upstream hits %s, accepted %s; %s", r["gateway"], r["status"],
+			r["requests_ok"], r["latency_p50_ms"], r["upstream_hits"], r["errors_accepted"], r["reason"])
+		if r["errors_accepted"] != "0" || r["requests_ok"] == "0" {
+			t.Errorf("%s: %s refusals, %s invalid keys served", r["gateway"], r["requests_ok"], r["errors_accepted"])
+		}
+		switch r["gateway"] {
+		case "nginx":
+			if r["status"] != "failed" || !strings.Contains(r["reason"], "cannot check keys") || r["upstream_hits"] == "0" {
+				t.Errorf("the nginx that passes keys on: status %s, hits %s, reason %q", r["status"], r["upstream_hits"], r["reason"])
+			}
+		case "nginx-keycheck":
+			if r["status"] != "ok" || r["upstream_hits"] != "0" {
+				t.Errorf("the nginx that checks keys: status %s, hits %s, reason %q", r["status"], r["upstream_hits"], r["reason"])
+			}
+		}
 	}
 }
 
@@ -309,6 +336,7 @@ func TestApplySignals(t *testing.T) {
 // pass the mock's streams through unchanged. A broken recipe fails here.
 func TestAIGatewaysDocker(t *testing.T) {
 	real := dockertest.Engine(t)
+	holdHost(t)
 	results := t.TempDir()
 	_, o := loadPlan(t, "testdata/ai.hcl", results)
 	o.Engine, o.Progress = real, &Progress{W: &timedLog{t: t}}

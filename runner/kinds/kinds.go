@@ -45,7 +45,7 @@ var registry = []struct {
 	{"throughput", steady{}, "closed-loop ceiling and open-loop rates"},
 	{"memory", steady{}, "a long window for peak, growth and recovered memory"},
 	{"cold_start", steady{}, "container start to first good answer"},
-	{"key_flood", notYet("needs rotating invalid keys and the mock's counters to prove upstream hits = 0"), "invalid keys; rejected without reaching upstream"},
+	{"key_flood", keyFlood{}, "rotating invalid keys: refusal latency and rate; none may reach the upstream"},
 	{"failover", notYet("needs a second mock and retry/fallback accounting"), "upstream errors and a fallback upstream"},
 	{"head_of_line", notYet("needs a long stream overlapping the small turns"), "small turns beside one huge stream"},
 	{"session", notYet("needs multi-turn session profiles"), "multi-turn agent sessions"},

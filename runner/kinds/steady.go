@@ -34,9 +34,16 @@ const sampleEvery = 100 * time.Millisecond
 // memMeasure names what the memory columns hold (docs/method.md, "Memory").
 const memMeasure = "working_set_sampled_100ms"
 
-// Measure drives one run and samples the gateway's and the mock's cgroups
-// over exactly the driver's measured window.
+// Measure drives one run of steady load.
 func (steady) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error) {
+	row, _, err := drive(ctx, m, run, nil)
+	return row, err
+}
+
+// drive runs the load of one run, with what a kind changes in its
+// configuration, and samples the gateway's and the mock's cgroups over
+// exactly the driver's measured window: every kind's row starts here.
+func drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config)) (results.Row, *load.Result, error) {
 	var mu sync.Mutex
 	var gwS, mockS *usage.Sampler
 	var gwW, mockW usage.Window
@@ -75,9 +82,12 @@ func (steady) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row
 	if run.Point.Mode == plan.Open {
 		cfg.Rate, cfg.Poisson, cfg.Seed = run.Point.Rate, run.Point.Arrival == plan.Poisson, uint64(run.Trial)
 	}
+	if tweak != nil {
+		tweak(&cfg)
+	}
 	res, err := load.Run(ctx, cfg)
 	if err != nil {
-		return results.Row{}, err
+		return results.Row{}, nil, err
 	}
 	row := m.Base
 	fill(&row, res)
@@ -111,7 +121,7 @@ func (steady) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row
 	if len(verdicts) > 0 {
 		row.Verdict = strings.Join(verdicts, "; ")
 	}
-	return row, nil
+	return row, res, nil
 }
 
 func fillGateway(row *results.Row, w usage.Window, res *load.Result, c config.Cost) {

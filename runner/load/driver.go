@@ -48,6 +48,10 @@ type Config struct {
 	// SLO: a measured request is good when it succeeded within every bound
 	// set here; goodput is the good share of the measured requests.
 	SLO SLO
+	// Reject: every request carries a key that must be refused, so a 401
+	// or 403 is the answer counted (and timed), and a 200 is an error of
+	// class "accepted".
+	Reject bool
 }
 
 // SLO bounds one request (zero: no bound): its latency, its time to first
@@ -70,6 +74,7 @@ const (
 	ErrUnsent    = "unsent"    // open loop: due in the window, never sent (every worker busy until it closed)
 	ErrOversize  = "oversize"  // an answer passed the driver's bounds (header block, SSE line or event, kept body)
 	ErrMalformed = "malformed" // not HTTP/1.1 as written: a bad status line, chunk or length, a body longer than declared
+	ErrAccepted  = "accepted"  // Reject: a request with an invalid key was served
 )
 
 // lateThreshold is how late an arrival may be sent before it counts as the
@@ -315,6 +320,14 @@ func (w *worker) account(due, start, end time.Duration, status int, err error) {
 		}
 		if errors.Is(err, errMalformed) {
 			class = ErrMalformed
+		}
+	case w.cfg.Reject:
+		switch {
+		case status == 401 || status == 403:
+		case status == 200:
+			class = ErrAccepted
+		default:
+			class = ErrHTTP
 		}
 	case status != 200:
 		class = ErrHTTP

@@ -173,3 +173,24 @@ func TestGoodput(t *testing.T) {
 		t.Error("a goodput without an SLO")
 	}
 }
+
+// TestReject: with keys that must be refused, a 401 or 403 is the answer
+// counted and timed, and a 200 is the error "accepted".
+func TestReject(t *testing.T) {
+	var n atomic.Int64
+	url := hostile.Serve(t, func(c net.Conn) {
+		status := "401 Unauthorized"
+		if n.Add(1)%4 == 0 {
+			status = "200 OK" // every fourth invalid key served
+		}
+		c.Write([]byte("HTTP/1.1 " + status + "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}"))
+	})
+	r, err := Run(context.Background(), Config{URL: url, Shape: Shape{API: script.Chat, Model: "m", Keys: []string{"sk-bad-1", "sk-bad-2"}},
+		Conns: 1, Requests: 8, Timeout: 10 * time.Second, Reject: true, MaxErrorRate: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.OK != 6 || r.Errors[ErrAccepted] != 2 || r.Latency.TotalCount() != 6 {
+		t.Errorf("ok %d, errors %v, latencies %d; want 6 refusals timed and 2 accepted", r.OK, r.Errors, r.Latency.TotalCount())
+	}
+}

@@ -59,7 +59,11 @@ type Row struct {
 	// goodput: the share of measured requests that succeeded within the
 	// SLO the row states (empty: no SLO)
 	Goodput, SLOLatencyMS, SLOTTFTMS, SLOITLMS Optional
-	Verdict                                    string
+	// key_flood: requests with invalid keys the mock saw (must be 0 behind
+	// a gateway); errors_accepted: invalid keys the arm served
+	UpstreamHits Optional
+	ErrAccepted  int64
+	Verdict      string
 }
 
 // Status is a row's outcome.
@@ -159,6 +163,7 @@ var columns = func() []column {
 		{"errors_unsent", func(r *Row) string { return itoa(r.ErrUnsent) }},
 		{"errors_oversize", func(r *Row) string { return itoa(r.ErrOversize) }},
 		{"errors_malformed", func(r *Row) string { return itoa(r.ErrMalformed) }},
+		{"errors_accepted", func(r *Row) string { return itoa(r.ErrAccepted) }},
 		{"rps", func(r *Row) string { return ftoa(round(r.RPS)) }},
 	}
 	c = append(c, pct("latency", func(r *Row) *Percentiles { return &r.Latency })...)
@@ -192,6 +197,7 @@ var columns = func() []column {
 		{"slo_latency_ms", func(r *Row) string { return r.SLOLatencyMS.String() }},
 		{"slo_ttft_ms", func(r *Row) string { return r.SLOTTFTMS.String() }},
 		{"slo_itl_ms", func(r *Row) string { return r.SLOITLMS.String() }},
+		{"upstream_hits", func(r *Row) string { return r.UpstreamHits.String() }},
 		{"gateway_mem_rss_mib", func(r *Row) string { return r.GatewayMemRSSMiB.String() }},
 		{"gateway_mem_growth_mib_per_min", func(r *Row) string { return r.GatewayMemGrowthMiBPerMin.String() }},
 		{"gateway_mem_recovered_mib", func(r *Row) string { return r.GatewayMemRecoveredMiB.String() }},

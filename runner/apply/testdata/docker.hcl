@@ -1,5 +1,7 @@
 # A small real run: mock, direct, an honest nginx, a buffering and a
-# rewriting nginx that must be flagged, and two gateways that fail at start.
+# rewriting nginx that must be flagged, two gateways that fail at start, and
+# a key flood that must flag the nginx that passes invalid keys on and pass
+# the one that checks them.
 defaults {
   allow_host_paths = ["../../.."]
   trials   = 1
@@ -64,6 +66,24 @@ gateway "nginx-rewrite" {
   port    = 28185
   api     = ["openai"]
   prepare = ["../../../gateways/nginx/prepare.sh"]
+}
+
+gateway "nginx-keycheck" {
+  compose = "compose/nginx-keycheck.yaml"
+  service = "nginx"
+  port    = 28186
+  api     = ["openai"]
+  api_key = "sk-client-test"
+  prepare = ["../../../gateways/nginx/prepare.sh"]
+}
+
+scenario "key_flood" {
+  kind        = "key_flood"
+  concurrency = [4]
+  gateways    = ["nginx", "nginx-keycheck"]
+  mock {
+    api_key = "sk-upstream-test"
+  }
 }
 
 scenario "overhead" {

@@ -1,0 +1,102 @@
+package kinds
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/results"
+)
+
+// keyFlood sends requests with rotating invalid keys. The mock requires
+// the upstream key, which a gateway holds; a gateway must refuse the
+// client's invalid keys itself. What is measured: how fast and how often
+// refusals come (latency columns hold the refusal's latency), and, from the
+// mock's counters, how many flood requests reached the upstream at all: a
+// gateway arm with any is failed, labelled as one that cannot check keys.
+type keyFlood struct{}
+
+// floodKeys is how many distinct invalid keys rotate: enough that no
+// cache of recent keys could hold them all.
+const floodKeys = 1000
+
+func (keyFlood) Plan(s *plan.Scenario) {
+	if s.Knobs.APIKey == "" {
+		s.NotRun = "key_flood needs the mock's api_key: the upstream key the gateways hold and the flood's keys are not"
+		return
+	}
+	// An arm is ready when a valid key goes through: the gateway's own
+	// client key, or for a proxy that holds none (it passes the client's
+	// key on), the upstream key itself.
+	for i := range s.Arms {
+		if r := s.Arms[i].Ready; r != nil && r.APIKey == "" && r.APIKeyEnv == "" {
+			ready := *r
+			ready.APIKey = plan.Secret(s.Knobs.APIKey)
+			s.Arms[i].Ready = &ready
+		}
+	}
+}
+
+func (keyFlood) Finish(*plan.Plan, *plan.Scenario, []results.Row) {}
+
+func (keyFlood) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error) {
+	if err := mockCounters(ctx, m.Plan.Mock.URL, http.MethodPost, "/mock/counters/reset", nil); err != nil {
+		return results.Row{}, fmt.Errorf("reset the mock's counters: %w", err)
+	}
+	keys := make([]string, floodKeys)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("sk-flood-%d-%06d", run.Trial, i)
+	}
+	row, res, err := drive(ctx, m, run, func(c *load.Config) {
+		c.Shape.Keys, c.Reject, c.Fidelity, c.SLO = keys, true, false, load.SLO{}
+	})
+	if err != nil {
+		return row, err
+	}
+	var snap struct {
+		Routes map[string]map[string]uint64 `json:"routes"`
+	}
+	if err := mockCounters(ctx, m.Plan.Mock.URL, http.MethodGet, "/mock/counters", &snap); err != nil {
+		return row, fmt.Errorf("read the mock's counters: %w", err)
+	}
+	var hits uint64
+	for _, route := range []string{"chat", "responses", "messages"} {
+		for _, n := range snap.Routes[route] {
+			hits += n
+		}
+	}
+	row.UpstreamHits = results.Some(float64(hits))
+	sent := res.OK + res.Errored()
+	if !m.Arm.Direct && hits > 0 && row.Status != results.Failed {
+		row.Status = results.Failed
+		row.Reason = fmt.Sprintf("cannot check keys: the upstream saw %d requests with invalid keys (warmup and requests in flight included; the measured window held %d)", hits, sent)
+	}
+	return row, nil
+}
+
+// mockCounters calls the mock's counters endpoint; into, when set, takes
+// the JSON answer.
+func mockCounters(ctx context.Context, base, method, path string, into any) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, base+path, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s %s: status %d", method, path, resp.StatusCode)
+	}
+	if into == nil {
+		return nil
+	}
+	return json.NewDecoder(resp.Body).Decode(into)
+}
