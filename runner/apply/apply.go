@@ -319,7 +319,7 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 			break
 		}
 		n++
-		p.Start(fmt.Sprintf("[%d/%d] %s %s trial %d %s (about %s of load left in the plan)", n, total, sc.Name, run.Point, run.Trial, run.Arm,
+		p.Start(fmt.Sprintf("[%d/%d] %s %s%s trial %d %s (about %s of load left in the plan)", n, total, sc.Name, run.Point, variant(run), run.Trial, run.Arm,
 			r.loadLeft(run.Index).Round(time.Second)), run.Warmup.D()+run.Duration.D())
 		m := r.meter(sc, run, a, mockSrc)
 		m.Abort = hardCtx
@@ -332,7 +332,7 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 			return err
 		}
 		r.out.Rows++
-		p.Done(fmt.Sprintf("[%d/%d] %s %s trial %d %-14s %s", n, total, sc.Name, run.Point, run.Trial, run.Arm, rowSummary(&row)))
+		p.Done(fmt.Sprintf("[%d/%d] %s %s%s trial %d %-14s %s", n, total, sc.Name, run.Point, variant(run), run.Trial, run.Arm, rowSummary(&row)))
 		if !sleepCtx(loadCtx, run.Settle.D()) {
 			break
 		}
@@ -375,6 +375,14 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	return nil
 }
 
+// variant names a run's variant for progress lines, or nothing.
+func variant(run *plan.Run) string {
+	if run.Variant == "" {
+		return ""
+	}
+	return " (" + run.Variant + ")"
+}
+
 // loadLeft is the load of the plan's runs from index on, leaving out arms
 // already found unavailable: an ETA without stack start-ups.
 func (r *runner) loadLeft(index int) time.Duration {
@@ -393,6 +401,7 @@ func (r *runner) loadLeft(index int) time.Duration {
 func (r *runner) meter(sc *plan.Scenario, run *plan.Run, a *arm, mockSrc usage.Source) *kinds.Meter {
 	m := &kinds.Meter{Plan: r.o.Plan, Scenario: sc, Arm: a.plan, Mock: mockSrc, Key: a.key,
 		Base: r.baseRow(sc, a.plan, run.Trial, run.Point)}
+	m.Base.Variant = run.Variant
 	switch {
 	case a.container != nil:
 		m.Gateway = a.source

@@ -197,6 +197,19 @@ func TestApplyDocker(t *testing.T) {
 		count["crash/failed"] != 1 || count["oom/failed"] != 1 || count["nginx-keycheck/ok"] != 2 {
 		t.Errorf("rows by gateway/status = %v", count)
 	}
+	// Head of line: each arm's small turns alone and beside a long stream
+	// that overlapped the whole window.
+	variants := map[string]int{}
+	for _, r := range readCSV(t, filepath.Join(results, "head_of_line.csv")) {
+		t.Logf("head_of_line %s %s: %s, ttft p99 %sms; %s", r["gateway"], r["variant"], r["status"], r["ttft_p99_ms"], r["reason"])
+		if r["status"] != "ok" || r["prompt_tokens"] != "100" {
+			t.Errorf("head_of_line %s %s: status %s, prompt %s, %s", r["gateway"], r["variant"], r["status"], r["prompt_tokens"], r["reason"])
+		}
+		variants[r["variant"]]++
+	}
+	if variants["alone"] != 2 || variants["beside a 100000-token stream"] != 2 {
+		t.Errorf("head_of_line rows by variant: %v", variants)
+	}
 	// The key flood: refusals timed for every arm; the proxy that passes
 	// invalid keys on is failed with the mock's count, the one that checks
 	// them is not, and no invalid key was ever served.

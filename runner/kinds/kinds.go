@@ -47,7 +47,7 @@ var registry = []struct {
 	{"cold_start", steady{}, "container start to first good answer"},
 	{"key_flood", keyFlood{}, "rotating invalid keys: refusal latency and rate; none may reach the upstream"},
 	{"failover", notYet("needs a second mock and retry/fallback accounting"), "upstream errors and a fallback upstream"},
-	{"head_of_line", notYet("needs a long stream overlapping the small turns"), "small turns beside one huge stream"},
+	{"head_of_line", headOfLine{}, "small streaming turns alone and beside one long stream of a huge prompt"},
 	{"session", notYet("needs multi-turn session profiles"), "multi-turn agent sessions"},
 }
 

@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
@@ -88,5 +90,42 @@ func TestSaturation(t *testing.T) {
 		if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestHeadOfLinePlan: each run becomes two of small turns, alone and
+// beside one long stream of the scenario's prompt size that outlasts the
+// window; a scenario that cannot hold a long stream is not run.
+func TestHeadOfLinePlan(t *testing.T) {
+	cfg := loadConfig(t, "../../benchmarks.hcl")
+	p := plan.Build(cfg, nil, Planner)
+	for _, s := range p.Scenarios {
+		if s.Kind != "head_of_line" {
+			continue
+		}
+		if s.NotRun != "" || len(s.Runs) == 0 || len(s.Runs)%2 != 0 {
+			t.Fatalf("%s: not run %q, %d runs", s.Name, s.NotRun, len(s.Runs))
+		}
+		for i, r := range s.Runs {
+			if r.Request.PromptTokens != smallPrompt || r.Point.PromptTokens != smallPrompt {
+				t.Errorf("run %d: small turns of %d tokens", r.Index, r.Request.PromptTokens)
+			}
+			if (i%2 == 0) != (r.Background == nil) {
+				t.Errorf("run %d (%s): background %v", r.Index, r.Variant, r.Background)
+				continue
+			}
+			if b := r.Background; b != nil {
+				tokens, _ := strconv.Atoi(b.Headers["X-Mock-Tokens"])
+				lasts := s.Knobs.TTFT + time.Duration(tokens)*s.Knobs.ITL
+				if b.PromptTokens != 100000 || !b.Stream || lasts < r.Warmup.D()+r.Duration.D()+tailMargin {
+					t.Errorf("run %d: long stream of %d tokens lasting %s", r.Index, b.PromptTokens, lasts)
+				}
+			}
+		}
+	}
+	sc := plan.Scenario{Kind: "head_of_line", Stream: false}
+	headOfLine{}.Plan(&sc)
+	if sc.NotRun == "" {
+		t.Error("a head_of_line scenario without streams was planned")
 	}
 }

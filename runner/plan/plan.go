@@ -166,14 +166,20 @@ type Request struct {
 
 // Run is one measured run: one arm at one load point in one trial.
 type Run struct {
-	Index    int       `json:"index"`
-	Arm      string    `json:"arm"`
-	Trial    int       `json:"trial"`
-	Point    LoadPoint `json:"point"`
-	Request  Request   `json:"request"`
-	Warmup   Duration  `json:"warmup"`
-	Duration Duration  `json:"duration"`
-	Settle   Duration  `json:"settle"`
+	Index int       `json:"index"`
+	Arm   string    `json:"arm"`
+	Trial int       `json:"trial"`
+	Point LoadPoint `json:"point"`
+	// Variant tells apart runs of one point that a kind measures under
+	// different conditions (head_of_line: alone, or beside a long stream).
+	Variant string  `json:"variant,omitempty"`
+	Request Request `json:"request"`
+	// Background is a request held in flight through the whole run, beside
+	// the measured ones (head_of_line's long stream).
+	Background *Request `json:"background,omitempty"`
+	Warmup     Duration `json:"warmup"`
+	Duration   Duration `json:"duration"`
+	Settle     Duration `json:"settle"`
 	// Timeout bounds one request; one still unanswered then is a timeout.
 	Timeout Duration `json:"timeout"`
 	// MaxErrorRate: a run whose failed share is above it is "failed".

@@ -20,6 +20,7 @@ type Row struct {
 	RunID, Scenario, Kind, Gateway, ArmLabel string
 	Trial                                    int
 	Mode                                     string // closed or open
+	Variant                                  string // what else ran beside the measured requests (head_of_line)
 	Concurrency                              int
 	RateRPS                                  float64
 	PromptTokens                             int
@@ -134,6 +135,7 @@ var columns = func() []column {
 		{"arm_label", func(r *Row) string { return r.ArmLabel }},
 		{"trial", func(r *Row) string { return itoa(int64(r.Trial)) }},
 		{"mode", func(r *Row) string { return r.Mode }},
+		{"variant", func(r *Row) string { return r.Variant }},
 		{"concurrency", func(r *Row) string { return itoa(int64(r.Concurrency)) }},
 		{"rate_rps", func(r *Row) string { return ftoa(r.RateRPS) }},
 		{"prompt_tokens", func(r *Row) string { return itoa(int64(r.PromptTokens)) }},

@@ -24,13 +24,18 @@ type Point struct {
 	RunID, Scenario, Mode string
 	Concurrency, Prompt   int
 	Rate                  float64
+	Variant               string // what ran beside it, when a kind varies that
 }
 
 func (p Point) String() string {
+	s := fmt.Sprintf("c=%d prompt=%d", p.Concurrency, p.Prompt)
 	if p.Mode == "open" {
-		return fmt.Sprintf("rate=%g/s prompt=%d", p.Rate, p.Prompt)
+		s = fmt.Sprintf("rate=%g/s prompt=%d", p.Rate, p.Prompt)
 	}
-	return fmt.Sprintf("c=%d prompt=%d", p.Concurrency, p.Prompt)
+	if p.Variant != "" {
+		s += " " + p.Variant
+	}
+	return s
 }
 
 // Arm is one arm at one point, over its trials.
@@ -82,12 +87,12 @@ func Build(recs []results.Record) []Table {
 	floors := map[Point]string{}
 	for _, r := range recs {
 		p := Point{RunID: r["run_id"], Scenario: r["scenario"], Mode: r["mode"], Rate: r.Num("rate_rps").V,
-			Concurrency: int(r.Num("concurrency").V), Prompt: int(r.Num("prompt_tokens").V)}
+			Concurrency: int(r.Num("concurrency").V), Prompt: int(r.Num("prompt_tokens").V), Variant: r["variant"]}
 		arm := r["gateway"]
 		if r["status"] == "unavailable" || r["status"] == "failed" && r["trial"] == "0" {
 			// A stack that never came up has one row without a load point:
 			// it belongs to every point of its scenario and run.
-			p.Mode, p.Rate, p.Concurrency, p.Prompt = "", 0, 0, 0
+			p.Mode, p.Rate, p.Concurrency, p.Prompt, p.Variant = "", 0, 0, 0, ""
 		}
 		k := key{p, arm}
 		if _, seen := byArm[k]; !seen && p.Mode != "" && !slices.Contains(points, p) {

@@ -1,7 +1,7 @@
 # A small real run: mock, direct, an honest nginx, a buffering and a
 # rewriting nginx that must be flagged, two gateways that fail at start, and
 # a key flood that must flag the nginx that passes invalid keys on and pass
-# the one that checks them.
+# the one that checks them, and small turns beside a 100k-token stream.
 defaults {
   allow_host_paths = ["../../.."]
   trials   = 1
@@ -84,6 +84,14 @@ scenario "key_flood" {
   mock {
     api_key = "sk-upstream-test"
   }
+}
+
+scenario "head_of_line" {
+  kind          = "head_of_line"
+  stream        = true
+  prompt_tokens = [100000]
+  concurrency   = [2]
+  gateways      = ["nginx"]
 }
 
 scenario "overhead" {

@@ -1,0 +1,107 @@
+package kinds
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/results"
+)
+
+// headOfLine measures small streaming turns twice at each point: alone,
+// and beside one long stream (a prompt of the scenario's prompt_tokens)
+// held in flight through the whole run. What a gateway does to the small
+// turns' TTFT while one huge request is in progress is the difference
+// between the two rows (their variant column tells them apart).
+type headOfLine struct{}
+
+// smallPrompt is the small turns' prompt, in tokens.
+const smallPrompt = 100
+
+// tailMargin keeps the long stream going past the window's end, so it
+// overlaps the whole of it on a slow host.
+const tailMargin = 2 * time.Second
+
+func (headOfLine) Plan(s *plan.Scenario) {
+	if !s.Stream {
+		s.NotRun = "head_of_line measures streams: set stream = true"
+		return
+	}
+	if s.Knobs.ITL <= 0 {
+		s.NotRun = "head_of_line needs the mock's itl above zero, so the long stream lasts through the window"
+		return
+	}
+	var runs []plan.Run
+	for _, r := range s.Runs {
+		long := r.Request
+		long.PromptTokens = r.Point.PromptTokens
+		// Enough content events to outlast warmup, window and a margin.
+		tokens := int((r.Warmup.D()+r.Duration.D()+tailMargin-s.Knobs.TTFT)/s.Knobs.ITL) + 2
+		long.Headers = maps.Clone(long.Headers)
+		if long.Headers == nil {
+			long.Headers = plan.Headers{}
+		}
+		long.Headers["X-Mock-Tokens"] = strconv.Itoa(min(tokens, 100_000))
+		small := r
+		small.Point.PromptTokens, small.Request.PromptTokens = smallPrompt, smallPrompt
+		alone, beside := small, small
+		alone.Variant = "alone"
+		beside.Variant = fmt.Sprintf("beside a %d-token stream", long.PromptTokens)
+		beside.Background = &long
+		runs = append(runs, alone, beside)
+	}
+	s.Runs = runs
+}
+
+func (headOfLine) Finish(p *plan.Plan, _ *plan.Scenario, rows []results.Row) {
+	markUncontrolled(rows, p.BaselineK)
+}
+
+func (headOfLine) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error) {
+	if run.Background == nil {
+		row, _, err := drive(ctx, m, run, nil)
+		return row, err
+	}
+	// The long stream starts first and must still be streaming when the
+	// window closes: the small turns' warmup covers its first token.
+	long := Shape(*run.Background)
+	if m.Key != "" {
+		long.Keys = []string{m.Key}
+	}
+	bgCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	var bg *load.Result
+	var bgErr error
+	var bgEnd time.Time
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		bg, bgErr = load.Run(bgCtx, load.Config{URL: run.Background.URL, Shape: long, Conns: 1, Requests: 1,
+			Timeout: run.Warmup.D() + run.Duration.D() + tailMargin + run.Timeout.D(), Abort: m.Abort})
+		bgEnd = time.Now()
+	}()
+	row, _, err := drive(ctx, m, run, nil)
+	windowEnd := time.Now()
+	wg.Wait()
+	if err != nil {
+		return row, err
+	}
+	switch {
+	case bgErr != nil:
+		row.Status, row.Reason = results.Failed, "the long stream could not be sent: "+bgErr.Error()
+	case bg.OK != 1:
+		row.Status, row.Reason = results.Failed, fmt.Sprintf("the long stream failed: %v", bg.FirstError)
+	case bgEnd.Before(windowEnd):
+		row.Status, row.Reason = results.Failed, fmt.Sprintf("the long stream ended %s before the window did: it did not overlap it", windowEnd.Sub(bgEnd).Round(time.Millisecond))
+	}
+	if row.Status == results.Failed {
+		row.Latency, row.Service, row.TTFB, row.TTFT, row.ITL = results.Percentiles{}, results.Percentiles{}, results.Percentiles{}, results.Percentiles{}, results.Percentiles{}
+	}
+	return row, nil
+}
