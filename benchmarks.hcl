@@ -311,6 +311,14 @@ scenario "session" {
   trials      = 2
 }
 
+scenario "cancellation" {
+  kind         = "cancellation"
+  api          = "openai"
+  stream       = true
+  concurrency  = [8]
+  cancel_after = [4] # content events a client reads before it leaves
+}
+
 scenario "memory" {
   kind        = "memory"
   api         = "openai"

@@ -168,3 +168,52 @@ func TestHeaderNamesInAnyCase(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamsCounted: a stream read to its end is counted completed; one
+// whose reader leaves is counted aborted at the next write that fails, with
+// the content events written to it: what a cancellation scenario reads to
+// see whether a gateway stopped the upstream when its client left.
+func TestStreamsCounted(t *testing.T) {
+	base, _ := start(t, timed(0, 20*time.Millisecond, 40))
+	addr := strings.TrimPrefix(base, "http://")
+	body := `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	// One read to the end.
+	resp, err := http.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	// One left after a few events.
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	br := bufio.NewReader(c)
+	for seen := 0; seen < 4; {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(line, `"content":"`) && !strings.Contains(line, `"content":""`) {
+			seen++
+		}
+	}
+	c.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := snapshot(t, base).Streams
+		if s.Completed == 1 && s.Aborted == 1 {
+			if s.ContentEvents < 40+4 || s.ContentEvents >= 80 {
+				t.Errorf("content events written: %d; want the 40 of the whole stream and a few of the one left", s.ContentEvents)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("streams %+v; want 1 completed and 1 aborted", s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

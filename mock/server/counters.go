@@ -33,6 +33,9 @@ type Counters struct {
 	total  uint64
 	status [len(routeNames)]map[int]*uint64
 	keys   map[string]*uint64
+	// streams that ran to their end, and that stopped because the reader
+	// went away; the content events written to either
+	completed, aborted, events uint64
 }
 
 func newCounters() *Counters {
@@ -42,7 +45,7 @@ func newCounters() *Counters {
 }
 
 func (c *Counters) reset() {
-	c.total = 0
+	c.total, c.completed, c.aborted, c.events = 0, 0, 0, 0
 	for i := range c.status {
 		c.status[i] = map[int]*uint64{}
 	}
@@ -83,18 +86,41 @@ func (c *Counters) add(route, status int, key []byte) {
 	c.mu.Unlock()
 }
 
+// stream counts one finished stream and the content events written to it.
+func (c *Counters) stream(aborted bool, events int) {
+	c.mu.Lock()
+	if aborted {
+		c.aborted++
+	} else {
+		c.completed++
+	}
+	c.events += uint64(events)
+	c.mu.Unlock()
+}
+
 // Snapshot is the counters' JSON form.
 type Snapshot struct {
-	Total  uint64                       `json:"total"`
-	Routes map[string]map[string]uint64 `json:"routes"`
-	Keys   map[string]uint64            `json:"keys"`
+	Total   uint64                       `json:"total"`
+	Routes  map[string]map[string]uint64 `json:"routes"`
+	Keys    map[string]uint64            `json:"keys"`
+	Streams StreamCounts                 `json:"streams"`
+}
+
+// StreamCounts say how streams ended: a stream whose reader went away
+// (the client, or the gateway that stopped reading for it) is aborted at
+// the first write that fails.
+type StreamCounts struct {
+	Completed     uint64 `json:"completed"`
+	Aborted       uint64 `json:"aborted"`
+	ContentEvents uint64 `json:"content_events"`
 }
 
 // Snapshot copies the counters.
 func (c *Counters) Snapshot() Snapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := Snapshot{Total: c.total, Routes: map[string]map[string]uint64{}, Keys: map[string]uint64{}}
+	s := Snapshot{Total: c.total, Routes: map[string]map[string]uint64{}, Keys: map[string]uint64{},
+		Streams: StreamCounts{Completed: c.completed, Aborted: c.aborted, ContentEvents: c.events}}
 	for r, m := range c.status {
 		for st, n := range m {
 			if s.Routes[routeNames[r]] == nil {

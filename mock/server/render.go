@@ -177,6 +177,7 @@ func (x *exchange) send(w io.Writer) error {
 
 func (x *exchange) writeStream(w io.Writer) (int64, error) {
 	var err error
+	x.events = 0
 	switch x.req.API {
 	case script.Chat:
 		err = x.chatStream(w)
@@ -185,6 +186,7 @@ func (x *exchange) writeStream(w io.Writer) (int64, error) {
 	default:
 		err = x.messagesStream(w)
 	}
+	x.srv.counters.stream(err != nil, x.events)
 	return 0, err
 }
 
@@ -197,6 +199,7 @@ func (x *exchange) contentEvents(w io.Writer, render func(x *exchange, i int)) (
 		if err := x.send(w); err != nil {
 			return false, err
 		}
+		x.events++
 		if x.sc.MidstreamAt == i+1 {
 			return true, nil
 		}

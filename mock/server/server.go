@@ -78,6 +78,7 @@ type exchange struct {
 	buf    []byte
 	start  time.Time
 	seq    int // responses API sequence_number
+	events int // content events written to this stream
 }
 
 var (

@@ -210,6 +210,16 @@ func TestApplyDocker(t *testing.T) {
 	if variants["alone"] != 2 || variants["beside a 100000-token stream"] != 2 {
 		t.Errorf("head_of_line rows by variant: %v", variants)
 	}
+	// Cancellation: clients leave after 4 of 40 events; the honest nginx
+	// stops the mock's stream, the one ignoring client aborts does not.
+	for _, r := range readCSV(t, filepath.Join(results, "cancellation.csv")) {
+		t.Logf("cancellation %s: %s; upstream streams completed %s, aborted %s, events after leaving %s; verdict %s", r["gateway"],
+			r["status"], r["upstream_streams_completed"], r["upstream_streams_aborted"], r["upstream_events_after_leave"], r["verdict"])
+		stops := !strings.Contains(r["verdict"], "does not stop the upstream")
+		if r["status"] != "ok" || stops != (r["gateway"] != "nginx-ignore-abort") {
+			t.Errorf("cancellation %s: status %s, verdict %q", r["gateway"], r["status"], r["verdict"])
+		}
+	}
 	// The key flood: refusals timed for every arm; the proxy that passes
 	// invalid keys on is failed with the mock's count, the one that checks
 	// them is not, and no invalid key was ever served.

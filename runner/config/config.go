@@ -164,6 +164,7 @@ type Scenario struct {
 	SLO            SLO
 	MaxErrorRate   float64
 	Gateways       []string // empty = every gateway that speaks API
+	CancelAfter    []int    // cancellation: content events read before the client leaves
 	Knobs          script.Knobs
 	DeclRange      hcl.Range
 }

@@ -125,6 +125,7 @@ type rawScenario struct {
 	RequestTimeout *string   `hcl:"request_timeout,optional"`
 	MaxErrorRate   *float64  `hcl:"max_error_rate,optional"`
 	Gateways       []string  `hcl:"gateways,optional"`
+	CancelAfter    []int     `hcl:"cancel_after,optional"`
 	Mock           *rawKnobs `hcl:"mock,block"`
 	SLO            *rawSLO   `hcl:"slo,block"`
 	Body           hcl.Body  `hcl:",body"`
@@ -284,6 +285,7 @@ func attrRange(body hcl.Body, name string) hcl.Range {
 // trials, a 1000-hour window), not a benchmark.
 var intRanges = map[string][2]int{
 	"trials": {1, 1000}, "max_in_flight": {1, 100_000}, "concurrency": {1, 100_000}, "prompt_tokens": {1, 2_000_000},
+	"cancel_after": {1, 100_000},
 }
 
 var durationMax = map[string]time.Duration{
@@ -832,6 +834,7 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 			s.PromptTokens = c.ints(b, "prompt_tokens", r.PromptTokens)
 		}
 		s.Concurrency = c.ints(b, "concurrency", r.Concurrency)
+		s.CancelAfter = c.ints(b, "cancel_after", r.CancelAfter)
 		for _, v := range r.Rates {
 			if !(v > 0 && v <= maxRate) { // NaN fails both
 				c.errorf(attrRange(b, "rates"), "Value out of range", "rates are requests per second, above zero and at most %g; got %g.", maxRate, v)

@@ -49,6 +49,7 @@ var registry = []struct {
 	{"failover", notYet("needs a second mock and retry/fallback accounting"), "upstream errors and a fallback upstream"},
 	{"head_of_line", headOfLine{}, "small streaming turns alone and beside one long stream of a huge prompt"},
 	{"session", notYet("needs multi-turn session profiles"), "multi-turn agent sessions"},
+	{"cancellation", cancellation{}, "clients leave streams early: does the gateway stop the upstream?"},
 }
 
 // Lookup returns the kind of that name.

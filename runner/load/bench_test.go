@@ -70,6 +70,7 @@ func (c *captureSink) onHeaders(status int, _ time.Duration, _ bool) { c.status 
 func (c *captureSink) onBody(p []byte, _ time.Duration, _ int) {
 	c.body = append(c.body, p...)
 }
+func (c *captureSink) leave() bool { return false }
 
 // BenchmarkRecordPath is the driver's own per-request work on a stream it
 // has already read: build the request and its expected frames, parse the

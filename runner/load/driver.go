@@ -52,6 +52,10 @@ type Config struct {
 	// or 403 is the answer counted (and timed), and a 200 is an error of
 	// class "accepted".
 	Reject bool
+	// LeaveAfter > 0: the client closes the connection once it has read
+	// this many content events of a stream (a cancellation); such a
+	// request is counted ok, its latency being the time to leave.
+	LeaveAfter int
 }
 
 // SLO bounds one request (zero: no bound): its latency, its time to first
@@ -145,6 +149,7 @@ type worker struct {
 	curRead                 int
 	midstream, done         bool
 	oversize                bool // the kept body passed maxBodyKept
+	left                    bool // LeaveAfter reached: the client goes away
 	body                    []byte
 	gaps                    []time.Duration
 	stream                  Delivery // this stream's delivery
@@ -205,6 +210,8 @@ func (w *worker) onBody(p []byte, at time.Duration, read int) {
 	w.parse.feed(p, w)
 }
 
+func (w *worker) leave() bool { return w.left }
+
 func (w *worker) onEvent(name, data []byte) {
 	kind, text := classify(w.b.shape.API, name, data, &w.parser)
 	switch kind {
@@ -227,6 +234,9 @@ func (w *worker) onEvent(name, data []byte) {
 		}
 		w.lastContent, w.lastRead = at, w.curRead
 		w.events++
+		if w.cfg.LeaveAfter > 0 && w.events >= w.cfg.LeaveAfter {
+			w.left = true
+		}
 		if w.cfg.Fidelity {
 			w.fc.content(text)
 		}
@@ -269,7 +279,7 @@ func (w *worker) prepare() {
 		w.fc.reset(&w.sc)
 	}
 	w.ttfb, w.ttft, w.status, w.sse, w.events, w.lastRead = 0, 0, 0, false, 0, -1
-	w.midstream, w.done, w.oversize, w.body, w.gaps, w.stream = false, false, false, w.body[:0], w.gaps[:0], Delivery{}
+	w.midstream, w.done, w.oversize, w.left, w.body, w.gaps, w.stream = false, false, false, false, w.body[:0], w.gaps[:0], Delivery{}
 	w.parse.reset()
 }
 
@@ -304,6 +314,8 @@ func (w *worker) meets(due, end time.Duration) bool {
 func (w *worker) account(due, start, end time.Duration, status int, err error) {
 	class := ""
 	switch {
+	case w.left && errors.Is(err, errLeft) && status == 200:
+		// Left on purpose, as planned: a success of a cancellation run.
 	case w.oversize || w.parse.overflow:
 		class = ErrOversize // whatever followed (a timeout, say), the bound is what the answer broke
 		if err == nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/internal/hostile"
 	"github.com/gatewaybench/gatewaybench/mock/script"
+	"github.com/gatewaybench/gatewaybench/mock/server"
 )
 
 // TestHostileAnswersAreBounded: answers that never end their header block,
@@ -192,5 +193,40 @@ func TestReject(t *testing.T) {
 	}
 	if r.OK != 6 || r.Errors[ErrAccepted] != 2 || r.Latency.TotalCount() != 6 {
 		t.Errorf("ok %d, errors %v, latencies %d; want 6 refusals timed and 2 accepted", r.OK, r.Errors, r.Latency.TotalCount())
+	}
+}
+
+// TestLeaveAfter: with LeaveAfter the client reads that many content
+// events of each stream and closes the connection: counted ok, timed to
+// its leaving, and the server sees its writes fail.
+func TestLeaveAfter(t *testing.T) {
+	k := script.DefaultKnobs()
+	k.TTFT, k.ITL, k.OutputTokens = 0, 20*time.Millisecond, 40
+	s := server.New(k)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(ln)
+	defer s.Shutdown()
+	r, err := Run(context.Background(), Config{URL: "http://" + ln.Addr().String() + "/v1/chat/completions",
+		Shape: Shape{API: script.Chat, Stream: true, PromptTokens: 10, Model: "m"}, Conns: 2, Requests: 6,
+		Timeout: 10 * time.Second, LeaveAfter: 3, Knobs: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.OK != 6 || r.Errored() != 0 {
+		t.Fatalf("ok %d, errors %v (%v)", r.OK, r.Errors, r.FirstError)
+	}
+	// Leaving after 3 of 40 events 20 ms apart takes about 40 ms, not 800.
+	if max := r.Latency.Max(); max > 400_000 {
+		t.Errorf("a request that left after 3 events took %d µs", max)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for s.Counters().Snapshot().Streams.Aborted < 6 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server saw %+v", s.Counters().Snapshot().Streams)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

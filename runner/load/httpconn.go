@@ -24,7 +24,13 @@ import (
 type sink interface {
 	onHeaders(status int, at time.Duration, sse bool)
 	onBody(p []byte, at time.Duration, read int)
+	// leave says the reader has read what it wanted and goes away
+	// mid-answer (a cancellation): the connection is closed.
+	leave() bool
 }
+
+// errLeft is an answer the reader left on purpose.
+var errLeft = errors.New("the client left mid-answer")
 
 type conn struct {
 	addr   string
@@ -239,6 +245,9 @@ func (c *conn) readResponse(s sink) (int, error) {
 			s.onBody(c.buf[c.r:c.r+n], at, c.reads)
 			c.r += n
 			length -= n
+			if s.leave() {
+				return status, errLeft
+			}
 		}
 		// Requests are never pipelined: bytes past the declared length are
 		// the answer's own, not the next one's.
@@ -261,12 +270,18 @@ func (c *conn) readResponse(s sink) (int, error) {
 			if done {
 				break
 			}
+			if s.leave() {
+				return status, errLeft
+			}
 		}
 	case bodyUntilClose:
 		for {
 			if c.r < c.w {
 				s.onBody(c.buf[c.r:c.w], at, c.reads)
 				c.r = c.w
+			}
+			if s.leave() {
+				return status, errLeft
 			}
 			if at, err = c.fill(); err != nil {
 				c.close()

@@ -18,6 +18,7 @@ func (d *discard) onHeaders(status int, _ time.Duration, _ bool) {
 	d.status, d.at = status, time.Now()
 }
 func (d *discard) onBody(_ []byte, _ time.Duration, _ int) {}
+func (d *discard) leave() bool                             { return false }
 
 // Probe sends one request of shape to target on a fresh connection and
 // succeeds on a 200 read to its end: readiness means the real request works.

@@ -94,10 +94,13 @@ type Scenario struct {
 	MockCmd []string     `json:"mock_cmd"`
 	MockEnv Headers      `json:"mock_env,omitempty"` // credentials masked in output
 	Knobs   script.Knobs `json:"-"`                  // what MockCmd sets, for the driver's fidelity check
-	Arms    []Arm        `json:"arms"`
-	Skipped []Skip       `json:"skipped,omitempty"`
-	Points  []LoadPoint  `json:"points"`
-	Runs    []Run        `json:"runs"`
+	// CancelAfter: cancellation scenarios, the content events a client
+	// reads before it leaves, one variant each.
+	CancelAfter []int       `json:"cancel_after,omitempty"`
+	Arms        []Arm       `json:"arms"`
+	Skipped     []Skip      `json:"skipped,omitempty"`
+	Points      []LoadPoint `json:"points"`
+	Runs        []Run       `json:"runs"`
 }
 
 // Arm returns the scenario's arm of that name, or nil.
@@ -177,6 +180,9 @@ type Run struct {
 	// Background is a request held in flight through the whole run, beside
 	// the measured ones (head_of_line's long stream).
 	Background *Request `json:"background,omitempty"`
+	// LeaveAfter > 0: each client closes its connection after reading this
+	// many content events (cancellation).
+	LeaveAfter int      `json:"leave_after,omitempty"`
 	Warmup     Duration `json:"warmup"`
 	Duration   Duration `json:"duration"`
 	Settle     Duration `json:"settle"`
@@ -264,7 +270,7 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 		Name: sc.Name, Kind: sc.Kind, API: sc.API.String(), Stream: sc.Stream, Tools: sc.Tools, Trials: sc.Trials,
 		CSV: filepath.Join(cfg.Defaults.ResultsDir, sc.Name+".csv"), Settle: Duration(sc.Settle),
 		MockCmd: append([]string{"-addr=127.0.0.1:" + strconv.Itoa(cfg.Mock.Port)}, sc.Knobs.Args()...),
-		MockEnv: sc.Knobs.Env(), Knobs: sc.Knobs,
+		MockEnv: sc.Knobs.Env(), Knobs: sc.Knobs, CancelAfter: sc.CancelAfter,
 	}
 	for _, a := range p.Arms {
 		g := cfg.Gateway(a.Name)

@@ -64,7 +64,10 @@ type Row struct {
 	// a gateway); errors_accepted: invalid keys the arm served
 	UpstreamHits Optional
 	ErrAccepted  int64
-	Verdict      string
+	// cancellation: how the mock's streams ended, and the content events it
+	// wrote per stream after the client had left
+	UpstreamStreamsCompleted, UpstreamStreamsAborted, UpstreamEventsAfterLeave Optional
+	Verdict                                                                    string
 }
 
 // Status is a row's outcome.
@@ -200,6 +203,9 @@ var columns = func() []column {
 		{"slo_ttft_ms", func(r *Row) string { return r.SLOTTFTMS.String() }},
 		{"slo_itl_ms", func(r *Row) string { return r.SLOITLMS.String() }},
 		{"upstream_hits", func(r *Row) string { return r.UpstreamHits.String() }},
+		{"upstream_streams_completed", func(r *Row) string { return r.UpstreamStreamsCompleted.String() }},
+		{"upstream_streams_aborted", func(r *Row) string { return r.UpstreamStreamsAborted.String() }},
+		{"upstream_events_after_leave", func(r *Row) string { return r.UpstreamEventsAfterLeave.String() }},
 		{"gateway_mem_rss_mib", func(r *Row) string { return r.GatewayMemRSSMiB.String() }},
 		{"gateway_mem_growth_mib_per_min", func(r *Row) string { return r.GatewayMemGrowthMiBPerMin.String() }},
 		{"gateway_mem_recovered_mib", func(r *Row) string { return r.GatewayMemRecoveredMiB.String() }},

@@ -1,7 +1,9 @@
 # A small real run: mock, direct, an honest nginx, a buffering and a
 # rewriting nginx that must be flagged, two gateways that fail at start, and
 # a key flood that must flag the nginx that passes invalid keys on and pass
-# the one that checks them, and small turns beside a 100k-token stream.
+# the one that checks them, small turns beside a 100k-token stream, and
+# clients that leave streams early, which an nginx that ignores their
+# leaving must be flagged for.
 defaults {
   allow_host_paths = ["../../.."]
   trials   = 1
@@ -77,6 +79,26 @@ gateway "nginx-keycheck" {
   prepare = ["../../../gateways/nginx/prepare.sh"]
 }
 
+gateway "nginx-ignore-abort" {
+  compose = "compose/nginx-ignore-abort.yaml"
+  service = "nginx"
+  port    = 28187
+  api     = ["openai"]
+  prepare = ["../../../gateways/nginx/prepare.sh"]
+}
+
+scenario "cancellation" {
+  kind         = "cancellation"
+  stream       = true
+  concurrency  = [2]
+  cancel_after = [4]
+  gateways     = ["nginx", "nginx-ignore-abort"]
+  mock {
+    output_tokens = 40
+    itl           = "10ms"
+  }
+}
+
 scenario "key_flood" {
   kind        = "key_flood"
   concurrency = [4]
@@ -98,4 +120,5 @@ scenario "overhead" {
   kind        = "overhead"
   stream      = true
   concurrency = [1, 4]
+  gateways    = ["nginx", "crash", "oom", "nginx-buffering", "nginx-rewrite", "nginx-keycheck"]
 }
