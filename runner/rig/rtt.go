@@ -42,8 +42,12 @@ func RoundTrip(from, to, n int) (RTT, error) {
 	go func() { serverErr <- echo(lfd, to, n) }()
 
 	samples, err := ping(port, from, n)
-	if serr := <-serverErr; err == nil && serr != nil {
-		err = serr
+	if serr := <-serverErr; serr != nil {
+		if err == nil {
+			err = serr
+		} else {
+			err = fmt.Errorf("%w; %v", err, serr)
+		}
 	}
 	if err != nil {
 		return RTT{}, err
@@ -103,6 +107,19 @@ func online(cpu int) bool {
 // the other side waiting for ever.
 const ioTimeout = 10 * time.Second
 
+// again repeats a system call the kernel interrupted: on a socket with a
+// timeout, a signal (the Go runtime's preemption, say) makes a blocking
+// call fail with EINTR even under SA_RESTART (signal(7)), which a busy host
+// does now and then.
+func again(call func() (int, error)) (int, error) {
+	for {
+		n, err := call()
+		if err != syscall.EINTR {
+			return n, err
+		}
+	}
+}
+
 func setup(fd int) error {
 	tv := syscall.NsecToTimeval(int64(ioTimeout))
 	if err := syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv); err != nil {
@@ -118,7 +135,12 @@ func echo(lfd, cpu, n int) error {
 	if err := pin(cpu); err != nil {
 		return err
 	}
-	fd, _, err := syscall.Accept(lfd)
+	var fd int
+	_, err := again(func() (int, error) {
+		var err error
+		fd, _, err = syscall.Accept(lfd)
+		return 0, err
+	})
 	if err != nil {
 		return fmt.Errorf("rig: accept: %w", err)
 	}
@@ -128,10 +150,10 @@ func echo(lfd, cpu, n int) error {
 	}
 	var b [1]byte
 	for range n {
-		if k, err := syscall.Read(fd, b[:]); err != nil || k == 0 {
+		if k, err := again(func() (int, error) { return syscall.Read(fd, b[:]) }); err != nil || k == 0 {
 			return fmt.Errorf("rig: echo read: %d bytes, %v", k, err)
 		}
-		if _, err := syscall.Write(fd, b[:]); err != nil {
+		if _, err := again(func() (int, error) { return syscall.Write(fd, b[:]) }); err != nil {
 			return fmt.Errorf("rig: echo write: %w", err)
 		}
 	}
@@ -161,6 +183,8 @@ func pingPinned(port, cpu, n int) ([]time.Duration, error) {
 		return nil, err
 	}
 	defer syscall.Close(fd) // closing also ends the echo's wait if this side fails
+	// A loopback connect completes in the kernel without sleeping, so no
+	// signal interrupts it.
 	if err := syscall.Connect(fd, &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
 		return nil, fmt.Errorf("rig: connect: %w", err)
 	}
@@ -171,10 +195,10 @@ func pingPinned(port, cpu, n int) ([]time.Duration, error) {
 	b := [1]byte{'x'}
 	for range n {
 		t0 := time.Now()
-		if _, err := syscall.Write(fd, b[:]); err != nil {
+		if _, err := again(func() (int, error) { return syscall.Write(fd, b[:]) }); err != nil {
 			return nil, fmt.Errorf("rig: ping write: %w", err)
 		}
-		if k, err := syscall.Read(fd, b[:]); err != nil || k == 0 {
+		if k, err := again(func() (int, error) { return syscall.Read(fd, b[:]) }); err != nil || k == 0 {
 			return nil, fmt.Errorf("rig: ping read: %d bytes, %v (the echo side failed)", k, err)
 		}
 		samples = append(samples, time.Since(t0))
