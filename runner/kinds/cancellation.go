@@ -3,7 +3,6 @@ package kinds
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/runner/load"
@@ -51,8 +50,8 @@ func (cancellation) Plan(s *plan.Scenario) {
 func (cancellation) Finish(*plan.Plan, *plan.Scenario, []results.Row) {}
 
 func (cancellation) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error) {
-	if err := mockCounters(ctx, m.Plan.Mock.URL, http.MethodPost, "/mock/counters/reset", nil); err != nil {
-		return results.Row{}, fmt.Errorf("reset the mock's counters: %w", err)
+	if err := resetCounters(ctx, m.Plan.Mock.URL); err != nil {
+		return results.Row{}, err
 	}
 	row, _, err := drive(ctx, m, run, func(c *load.Config) { c.LeaveAfter, c.Fidelity = run.LeaveAfter, false })
 	if err != nil {
@@ -61,25 +60,14 @@ func (cancellation) Measure(ctx context.Context, m *Meter, run *plan.Run) (resul
 	// Streams a gateway left running upstream end on the mock's own
 	// schedule: the counters are read once every stream the mock started
 	// has ended, or when the longest could have.
-	var snap struct {
-		Routes  map[string]map[string]uint64 `json:"routes"`
-		Streams struct {
-			Completed     uint64 `json:"completed"`
-			Aborted       uint64 `json:"aborted"`
-			ContentEvents uint64 `json:"content_events"`
-		} `json:"streams"`
-	}
 	k := m.Scenario.Knobs
 	deadline := time.Now().Add(k.TTFT + time.Duration(k.OutputTokens)*(k.ITL+k.Jitter) + 5*time.Second)
+	var snap counters
 	for {
-		if err := mockCounters(ctx, m.Plan.Mock.URL, http.MethodGet, "/mock/counters", &snap); err != nil {
-			return row, fmt.Errorf("read the mock's counters: %w", err)
+		if snap, err = readCounters(ctx, m.Plan.Mock.URL); err != nil {
+			return row, err
 		}
-		var started uint64
-		for _, route := range []string{"chat", "responses", "messages"} {
-			started += snap.Routes[route]["200"]
-		}
-		if snap.Streams.Completed+snap.Streams.Aborted >= started || time.Now().After(deadline) || ctx.Err() != nil {
+		if snap.Streams.Completed+snap.Streams.Aborted >= snap.apiRequests("200") || time.Now().After(deadline) || ctx.Err() != nil {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)

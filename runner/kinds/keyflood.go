@@ -2,10 +2,7 @@ package kinds
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"time"
 
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
@@ -44,8 +41,8 @@ func (keyFlood) Plan(s *plan.Scenario) {
 func (keyFlood) Finish(*plan.Plan, *plan.Scenario, []results.Row) {}
 
 func (keyFlood) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error) {
-	if err := mockCounters(ctx, m.Plan.Mock.URL, http.MethodPost, "/mock/counters/reset", nil); err != nil {
-		return results.Row{}, fmt.Errorf("reset the mock's counters: %w", err)
+	if err := resetCounters(ctx, m.Plan.Mock.URL); err != nil {
+		return results.Row{}, err
 	}
 	keys := make([]string, floodKeys)
 	for i := range keys {
@@ -57,18 +54,11 @@ func (keyFlood) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.R
 	if err != nil {
 		return row, err
 	}
-	var snap struct {
-		Routes map[string]map[string]uint64 `json:"routes"`
+	snap, err := readCounters(ctx, m.Plan.Mock.URL)
+	if err != nil {
+		return row, err
 	}
-	if err := mockCounters(ctx, m.Plan.Mock.URL, http.MethodGet, "/mock/counters", &snap); err != nil {
-		return row, fmt.Errorf("read the mock's counters: %w", err)
-	}
-	var hits uint64
-	for _, route := range []string{"chat", "responses", "messages"} {
-		for _, n := range snap.Routes[route] {
-			hits += n
-		}
-	}
+	hits := snap.apiRequests("")
 	row.UpstreamHits = results.Some(float64(hits))
 	sent := res.OK + res.Errored()
 	if !m.Arm.Direct && hits > 0 && row.Status != results.Failed {
@@ -76,27 +66,4 @@ func (keyFlood) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.R
 		row.Reason = fmt.Sprintf("cannot check keys: the upstream saw %d requests with invalid keys (warmup and requests in flight included; the measured window held %d)", hits, sent)
 	}
 	return row, nil
-}
-
-// mockCounters calls the mock's counters endpoint; into, when set, takes
-// the JSON answer.
-func mockCounters(ctx context.Context, base, method, path string, into any) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, base+path, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s %s: status %d", method, path, resp.StatusCode)
-	}
-	if into == nil {
-		return nil
-	}
-	return json.NewDecoder(resp.Body).Decode(into)
 }
