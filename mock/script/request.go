@@ -1,12 +1,12 @@
 package script
 
 import (
-	"encoding/binary"
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/valyala/fastjson"
+	"github.com/cespare/xxhash/v2"
 )
 
 // API is the protocol of a request. Its name (as HCL, flags and CSVs write
@@ -80,161 +80,261 @@ type Request struct {
 	Model        []byte
 	ToolName     []byte // first tool's name; empty when the request has no tools
 	Key          uint64 // HashText of the last user message: what varies per request
-	PromptChars  int    // characters of all message text, for usage
+	PromptChars  int    // bytes of all message text, decoded, for usage
+	scratch      []byte // decoded text of escaped strings
 }
 
 var errNoMessages = errors.New("request has no messages or input")
 
-// Parse fills r from a request body of the given API. p is reused by the
-// caller. Each object is visited once, key by key (a lookup per field
-// would scan the keys again for each), so a gateway's SDK-shaped body costs
-// one pass.
-func (r *Request) Parse(api API, body []byte, p *fastjson.Parser) error {
-	v, err := p.ParseBytes(body)
-	if err != nil {
-		return err
-	}
-	o, err := v.Object()
-	if err != nil {
-		return err
-	}
+// Parse fills r from a request body of the given API, reading the body once
+// (see scanner). A field given twice counts as its last value, as
+// encoding/json has it.
+func (r *Request) Parse(api API, body []byte) error {
 	r.API, r.Stream, r.IncludeUsage, r.PromptChars = api, false, false, 0
 	r.Model, r.ToolName = r.Model[:0], r.ToolName[:0]
-	var input, messages, tools *fastjson.Value
-	o.Visit(func(key []byte, f *fastjson.Value) {
-		switch string(key) {
-		case "stream":
-			r.Stream = f.Type() == fastjson.TypeTrue
-		case "stream_options":
-			r.IncludeUsage = f.GetBool("include_usage")
-		case "model":
-			r.Model = append(r.Model, f.GetStringBytes()...)
-		case "tools":
-			tools = f
-		case "system", "instructions":
-			r.PromptChars += len(f.GetStringBytes())
-		case "messages":
-			messages = f
-		case "input":
-			input = f
+	s := scanner{b: body}
+	if !s.open('{') {
+		if s.err == nil {
+			s.err = errNotObject
 		}
-	})
-	if ts := tools.GetArray(); len(ts) > 0 {
-		name := ts[0].GetStringBytes("function", "name") // chat completions
-		if len(name) == 0 {
-			name = ts[0].GetStringBytes("name") // responses, messages
-		}
-		if len(name) == 0 {
-			r.ToolName = append(r.ToolName, defaultToolName...)
-		} else {
-			r.ToolName = append(r.ToolName, name...)
-		}
+		return s.err
 	}
-	var last *fastjson.Value
+	list := "messages"
 	if api == Responses {
-		if input == nil {
-			return errNoMessages
-		}
-		if input.Type() == fastjson.TypeString {
-			b, _ := input.StringBytes()
-			r.PromptChars += len(b)
-			r.Key = HashText(b)
-			return nil
-		}
-		last = r.scanMessages(input.GetArray())
-	} else {
-		last = r.scanMessages(messages.GetArray())
+		list = "input"
 	}
-	if last == nil {
+	var last content
+	var system, instructions, chars int
+	for first := true; s.next('}', &first); {
+		switch string(s.member()) {
+		case "stream":
+			r.Stream = s.isTrue()
+		case "stream_options":
+			r.IncludeUsage = s.includeUsage()
+		case "model":
+			r.Model = s.str(r.Model)
+		case "tools":
+			r.toolName(&s)
+		case "system":
+			system = r.textLen(&s)
+		case "instructions":
+			instructions = r.textLen(&s)
+		case list:
+			chars, last = r.messages(&s, api == Responses)
+		default:
+			s.skip()
+		}
+	}
+	if err := s.end(); err != nil {
+		return err
+	}
+	if !last.ok {
 		return errNoMessages
 	}
-	r.Key = hashContent(last)
+	r.PromptChars = system + instructions + chars
+	r.Key = r.hash(last)
 	return nil
 }
 
-// scanMessages counts prompt characters and returns the last user
-// message's content.
-func (r *Request) scanMessages(msgs []*fastjson.Value) *fastjson.Value {
-	var last *fastjson.Value
-	for _, m := range msgs {
-		mo, err := m.Object()
-		if err != nil {
-			continue
-		}
-		var content *fastjson.Value
-		user := false
-		mo.Visit(func(key []byte, f *fastjson.Value) {
-			switch string(key) {
-			case "content":
-				content = f
-			case "role":
-				user = string(f.GetStringBytes()) == "user"
-			}
-		})
-		r.PromptChars += contentLen(content)
-		if user {
-			last = content
-			if last == nil {
-				last = emptyContent
-			}
-		}
-	}
-	return last
+// content is where a message's text is: a string (raw, as written) or an
+// array of parts; ok when there is such a message.
+type content struct {
+	raw, parts []byte
+	escaped    bool
+	ok         bool
 }
 
-// emptyContent stands for a user message without content: it is still the
-// last user message (hashed as empty).
-var emptyContent = fastjson.MustParse(`""`)
+// text returns a raw string's decoded text, in r.scratch when it has escapes.
+func (r *Request) text(raw []byte, escaped bool) []byte {
+	if !escaped {
+		return raw
+	}
+	r.scratch = unescape(r.scratch[:0], raw)
+	return r.scratch
+}
 
-// content is a string or an array of parts with "text".
-func contentLen(c *fastjson.Value) int {
-	if c == nil {
+// textLen reads a value and returns the decoded length of a string, 0 for
+// anything else.
+func (r *Request) textLen(s *scanner) int {
+	if s.peek() != '"' {
+		s.skip()
 		return 0
 	}
-	if c.Type() == fastjson.TypeString {
-		b, _ := c.StringBytes()
-		return len(b)
-	}
-	n := 0
-	for _, part := range c.GetArray() {
-		n += len(part.GetStringBytes("text"))
-	}
-	return n
+	return len(r.text(s.rawString()))
 }
 
-func hashContent(c *fastjson.Value) uint64 {
-	h := uint64(hashSeed)
-	if c == nil {
-		return h
+// includeUsage reads stream_options and reports include_usage.
+func (s *scanner) includeUsage() bool {
+	if !s.open('{') {
+		s.skip()
+		return false
 	}
-	if c.Type() == fastjson.TypeString {
-		b, _ := c.StringBytes()
-		return hashAdd(h, b)
+	on := false
+	for first := true; s.next('}', &first); {
+		if string(s.member()) == "include_usage" {
+			on = s.isTrue()
+		} else {
+			s.skip()
+		}
 	}
-	for _, part := range c.GetArray() {
-		h = hashAdd(h, part.GetStringBytes("text"))
-	}
-	return h
+	return on
 }
 
-const (
-	hashSeed  = 14695981039346656037
-	hashPrime = 0x9e3779b97f4a7c15 // odd: multiplying by it is a bijection
-)
-
-// HashText hashes a user message's text, eight bytes a step: the driver
-// computes it for the text it sends, the mock for the text it receives, so
-// both derive the same answer. (A byte-wise hash cost the mock half a
-// microsecond per 500-byte prompt, 400 µs per 100k-token one.)
-func HashText(b []byte) uint64 { return hashAdd(hashSeed, b) }
-
-func hashAdd(h uint64, b []byte) uint64 {
-	for ; len(b) >= 8; b = b[8:] {
-		h = (h ^ binary.LittleEndian.Uint64(b)) * hashPrime
-		h ^= h >> 32
+// toolName reads the tools and sets the first one's name: function.name
+// (chat completions) or name (responses, messages), a default when it has
+// neither.
+func (r *Request) toolName(s *scanner) {
+	r.ToolName = r.ToolName[:0]
+	if !s.open('[') {
+		s.skip()
+		return
 	}
-	for _, c := range b {
-		h = (h ^ uint64(c)) * hashPrime
+	for first := true; s.next(']', &first); {
+		if len(r.ToolName) > 0 || !s.open('{') {
+			s.skip()
+			continue
+		}
+		var name, fn []byte
+		for f := true; s.next('}', &f); {
+			switch string(s.member()) {
+			case "function":
+				fn = nil
+				if !s.open('{') {
+					s.skip()
+					continue
+				}
+				for g := true; s.next('}', &g); {
+					if string(s.member()) == "name" {
+						fn = s.raw()
+					} else {
+						s.skip()
+					}
+				}
+			case "name":
+				name = s.raw()
+			default:
+				s.skip()
+			}
+		}
+		switch {
+		case len(fn) > 0:
+			name = fn
+		case len(name) == 0:
+			name = []byte(defaultToolName)
+		}
+		// a name with escapes is decoded: rare, so read again
+		r.ToolName = append(r.ToolName, r.text(name, bytes.IndexByte(name, '\\') >= 0)...)
 	}
-	return h ^ h>>29
 }
+
+// raw reads a value and returns a string's raw bytes, nil for anything else.
+func (s *scanner) raw() []byte {
+	if s.peek() != '"' {
+		s.skip()
+		return nil
+	}
+	raw, _ := s.rawString()
+	return raw
+}
+
+// messages reads a list of messages (or, for responses, the input string)
+// and returns the characters of its text and the last user message's
+// content.
+func (r *Request) messages(s *scanner, textOK bool) (chars int, last content) {
+	if textOK && s.peek() == '"' {
+		raw, esc := s.rawString()
+		return len(r.text(raw, esc)), content{raw: raw, escaped: esc, ok: true}
+	}
+	if !s.open('[') {
+		s.skip()
+		return 0, content{}
+	}
+	for first := true; s.next(']', &first); {
+		if !s.open('{') {
+			s.skip()
+			continue
+		}
+		var c content
+		n := 0
+		user := false
+		for f := true; s.next('}', &f); {
+			switch string(s.member()) {
+			case "content":
+				n, c = r.content(s)
+			case "role":
+				if raw := s.raw(); raw != nil {
+					user = string(r.text(raw, bytes.IndexByte(raw, '\\') >= 0)) == "user"
+				} else {
+					user = false
+				}
+			default:
+				s.skip()
+			}
+		}
+		chars += n
+		if user {
+			last, last.ok = c, true
+		}
+	}
+	return chars, last
+}
+
+// content reads a message's content: a string or an array of parts with
+// "text" (anything else has no text).
+func (r *Request) content(s *scanner) (int, content) {
+	switch s.peek() {
+	case '"':
+		raw, esc := s.rawString()
+		return len(r.text(raw, esc)), content{raw: raw, escaped: esc}
+	case '[':
+		start := s.i
+		n := 0
+		r.eachPart(s, func(t []byte) { n += len(t) })
+		return n, content{parts: s.b[start:s.i]}
+	}
+	s.skip()
+	return 0, content{}
+}
+
+// eachPart reads an array of parts and calls fn with each part's text.
+func (r *Request) eachPart(s *scanner, fn func([]byte)) {
+	s.open('[')
+	for first := true; s.next(']', &first); {
+		if !s.open('{') {
+			s.skip()
+			continue
+		}
+		var text []byte
+		esc, ok := false, false
+		for f := true; s.next('}', &f); {
+			if string(s.member()) != "text" {
+				s.skip()
+			} else if ok = s.peek() == '"'; ok {
+				text, esc = s.rawString()
+			} else {
+				s.skip()
+			}
+		}
+		if ok {
+			fn(r.text(text, esc))
+		}
+	}
+}
+
+// hash is HashText of the content's text, its parts joined.
+func (r *Request) hash(c content) uint64 {
+	if c.parts == nil {
+		return HashText(r.text(c.raw, c.escaped))
+	}
+	var d xxhash.Digest
+	d.Reset()
+	s := scanner{b: c.parts}
+	r.eachPart(&s, func(t []byte) { d.Write(t) })
+	return d.Sum64()
+}
+
+// HashText hashes a user message's text: the driver computes it for the
+// text it sends, the mock for the text it receives, so both derive the same
+// answer. xxHash reads 32 bytes a step (a byte-wise FNV cost the mock half a
+// microsecond per 500-byte prompt, 400 µs per 100k-token one).
+func HashText(b []byte) uint64 { return xxhash.Sum64(b) }

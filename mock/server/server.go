@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
-	"github.com/valyala/fastjson"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
 )
@@ -71,7 +70,6 @@ func (s *Server) Shutdown() error {
 // reused. For a stream it lives until fasthttp closes the body stream.
 type exchange struct {
 	srv    *Server
-	parser fastjson.Parser
 	req    script.Request
 	sc     script.Script
 	knobs  script.Knobs
@@ -126,9 +124,9 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			if err := x.knobs.Override(name, value); err != nil && badKnob == nil {
 				badKnob = err
 			}
-		case bytes.EqualFold(name, hdrAuth):
+		case sameName(name, hdrAuth):
 			key = bytes.TrimPrefix(value, bearer)
-		case key == nil && (bytes.EqualFold(name, hdrXKey) || bytes.EqualFold(name, hdrAKey)):
+		case key == nil && (sameName(name, hdrXKey) || sameName(name, hdrAKey)):
 			key = value
 		}
 	}
@@ -136,6 +134,10 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	status := s.serve(ctx, x, route, key, badKnob)
 	s.counters.add(route, status, key)
 }
+
+// sameName compares header names without regard to case; the length
+// check first spares the byte loop for most headers.
+func sameName(a, b []byte) bool { return len(a) == len(b) && bytes.EqualFold(a, b) }
 
 // serve answers one request and returns the status it sent (0 for a reset).
 // It owns x: it returns it to the pool, or hands it to fasthttp as the body
@@ -169,7 +171,7 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, x *exchange, route int, key []b
 		s.pool.Put(x)
 		return s.fail(ctx, api, fasthttp.StatusUnauthorized, "authentication_error", "invalid API key")
 	}
-	if err := x.req.Parse(api, ctx.Request.Body(), &x.parser); err != nil {
+	if err := x.req.Parse(api, ctx.Request.Body()); err != nil {
 		s.pool.Put(x)
 		return s.fail(ctx, api, fasthttp.StatusBadRequest, "invalid_request_error", "mock: "+err.Error())
 	}
@@ -207,9 +209,10 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, x *exchange, route int, key []b
 	if total := x.sc.Total(); total > 0 {
 		sleepUntil(x.start.Add(total))
 	}
-	x.buf = x.renderJSON(x.buf[:0])
+	// The rendered body becomes the response's (no copy); its old buffer
+	// is this exchange's next one.
 	ctx.SetContentTypeBytes(ctJSON)
-	ctx.SetBody(x.buf)
+	x.buf = ctx.Response.SwapBody(x.renderJSON(x.buf[:0]))
 	s.pool.Put(x)
 	return fasthttp.StatusOK
 }
