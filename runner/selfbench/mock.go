@@ -111,9 +111,6 @@ func Mock(ctx context.Context, o Options) error {
 		nginx.stop()
 		return err
 	}
-	if err != nil {
-		return err
-	}
 	defer nginx.stop()
 	defer os.Remove(script)
 	fmt.Fprintf(o.Out, "mock vs nginx: %d rounds x %s, %d connections, wrk on cpus %s, servers on cpus %s\n"+
