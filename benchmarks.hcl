@@ -58,6 +58,7 @@ mock {
 gateway "nginx" {
   compose = "compose/nginx.yaml"
   service = "nginx"
+  class   = "proxy"
   port    = 18081
   api     = ["openai", "responses", "anthropic"]
   version = "Debian nginx-light 1.22"
@@ -67,6 +68,7 @@ gateway "nginx" {
 gateway "haproxy" {
   compose = "compose/haproxy.yaml"
   service = "haproxy"
+  class   = "proxy"
   port    = 18082
   api     = ["openai", "responses", "anthropic"]
   version = "Debian haproxy 2.6.12"
@@ -76,6 +78,7 @@ gateway "haproxy" {
 gateway "caddy" {
   compose = "compose/caddy.yaml"
   service = "caddy"
+  class   = "proxy"
   port    = 18083
   api     = ["openai", "responses", "anthropic"]
   version = "Debian caddy 2.6.2"

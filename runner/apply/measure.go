@@ -20,7 +20,7 @@ import (
 func (r *runner) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.LoadPoint) results.Row {
 	l := r.o.Plan.Layout
 	row := results.Row{
-		RunID: r.runID, Scenario: sc.Name, Kind: sc.Kind, Gateway: a.Name, ArmLabel: a.Label, GatewayVersion: a.Version,
+		RunID: r.runID, Scenario: sc.Name, Kind: sc.Kind, Gateway: a.Name, ArmLabel: a.Label, GatewayClass: a.Class, GatewayVersion: a.Version,
 		Trial: trial, Mode: string(pt.Mode), Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
 		HostCPU: r.host.cpu, Kernel: r.host.kernel, Status: results.OK, Floor: r.o.Plan.Floor,
 		CPUsDriver: l.Driver.CPUs.Text, CPUsMock: l.Mock.CPUs.Text, CPUsGateway: l.Gateway.CPUs.Text,

@@ -74,6 +74,7 @@ type Mock struct {
 type Gateway struct {
 	Name        string
 	Arm         string // "default" or "tuned": a label for charts
+	Class       string // "proxy" (a plain L7 proxy) or "ai" (an AI gateway): charts colour by it
 	Version     string
 	Compose     string // path as written in HCL
 	ComposePath string // resolved against Config.Dir

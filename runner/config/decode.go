@@ -78,6 +78,7 @@ type rawGateway struct {
 	Port    int               `hcl:"port"`
 	API     []string          `hcl:"api"`
 	Arm     *string           `hcl:"arm,optional"`
+	Class   *string           `hcl:"class,optional"`
 	Version *string           `hcl:"version,optional"`
 	Paths   map[string]string `hcl:"paths,optional"`
 	Headers map[string]string `hcl:"headers,optional"`
@@ -639,13 +640,14 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		}
 		seen[r.Name] = r.DeclRange
 		g := Gateway{
-			Name: r.Name, Arm: "default", Compose: r.Compose, Service: r.Service, Port: r.Port,
+			Name: r.Name, Arm: "default", Class: "ai", Compose: r.Compose, Service: r.Service, Port: r.Port,
 			ComposePath: resolve(cfg.Dir, r.Compose), Headers: r.Headers, Model: "mock-model",
 			Prepare: r.Prepare, Paths: map[script.API]string{}, APIHeaders: map[script.API]map[string]string{},
 			ExpectHeaders: r.ExpectHeaders,
 			DeclRange:     r.DeclRange, ComposeRange: attrRange(b, "compose"), ServiceRange: attrRange(b, "service"),
 		}
 		setIf(&g.Arm, r.Arm)
+		setIf(&g.Class, r.Class)
 		setIf(&g.Version, r.Version)
 		setIf(&g.Model, r.Model)
 		setIf(&g.APIKey, r.APIKey)
@@ -657,6 +659,7 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		c.requestSafe(b, "api_key", "api_key", g.APIKey)
 		c.requestSafe(b, "model", "model", g.Model)
 		c.oneOf(b, "arm", g.Arm, []string{"default", "tuned"})
+		c.oneOf(b, "class", g.Class, []string{"proxy", "ai"})
 		if r.Port < 1 || r.Port > 65535 {
 			c.errorf(attrRange(b, "port"), "Invalid port", "port must be 1..65535; got %d.", r.Port)
 		} else if other, taken := ports[r.Port]; taken {
@@ -769,7 +772,7 @@ func (c *checker) hosted(raws []rawHosted, cfg *Config) []Gateway {
 			continue
 		}
 		g := Gateway{
-			Name: r.Name, Arm: "hosted", Hosted: true, URL: u.Scheme + "://" + u.Host, Headers: r.Headers,
+			Name: r.Name, Arm: "hosted", Class: "hosted", Hosted: true, URL: u.Scheme + "://" + u.Host, Headers: r.Headers,
 			Model: "mock-model", Paths: map[script.API]string{}, APIHeaders: map[script.API]map[string]string{},
 			DeclRange: r.DeclRange,
 		}

@@ -58,6 +58,7 @@ type Mock struct {
 type Arm struct {
 	Name    string   `json:"name"`
 	Label   string   `json:"label"` // "direct", "default" or "tuned"
+	Class   string   `json:"class"` // "direct", "proxy", "ai" or "hosted"
 	Direct  bool     `json:"direct,omitempty"`
 	Floor   bool     `json:"floor,omitempty"`  // the plain proxy overhead is also reported against
 	Hosted  bool     `json:"hosted,omitempty"` // no stack: a hosted API at URL
@@ -212,10 +213,10 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 			Placement{cfg.CPUs.Gateway, cfg.Memory.Gateway}},
 		Mock: Mock{Port: cfg.Mock.Port, URL: mockURL, Health: mockURL + "/health"},
 	}
-	p.Arms = append(p.Arms, Arm{Name: config.DirectArm, Label: "direct", Direct: true, Port: cfg.Mock.Port})
+	p.Arms = append(p.Arms, Arm{Name: config.DirectArm, Label: "direct", Class: "direct", Direct: true, Port: cfg.Mock.Port})
 	for i := range cfg.Gateways {
 		g := &cfg.Gateways[i]
-		a := Arm{Name: g.Name, Label: g.Arm, Port: g.Port, Version: g.Version, Floor: g.Name == cfg.Defaults.Floor}
+		a := Arm{Name: g.Name, Label: g.Arm, Class: g.Class, Port: g.Port, Version: g.Version, Floor: g.Name == cfg.Defaults.Floor}
 		if g.Hosted {
 			a.Hosted, a.URL = true, g.URL
 		} else {

@@ -18,6 +18,7 @@ import (
 type Row struct {
 	// identity
 	RunID, Scenario, Kind, Gateway, ArmLabel string
+	GatewayClass                             string // direct, proxy, ai or hosted
 	Trial                                    int
 	Mode                                     string // closed or open
 	Variant                                  string // what else ran beside the measured requests (head_of_line)
@@ -136,6 +137,7 @@ var columns = func() []column {
 		{"kind", func(r *Row) string { return r.Kind }},
 		{"gateway", func(r *Row) string { return r.Gateway }},
 		{"arm_label", func(r *Row) string { return r.ArmLabel }},
+		{"gateway_class", func(r *Row) string { return r.GatewayClass }},
 		{"trial", func(r *Row) string { return itoa(int64(r.Trial)) }},
 		{"mode", func(r *Row) string { return r.Mode }},
 		{"variant", func(r *Row) string { return r.Variant }},

@@ -13,8 +13,8 @@ import (
 // units in every measured column's name.
 func TestHeaderOrder(t *testing.T) {
 	h := Header()
-	if !slices.Equal(h[:6], []string{"run_id", "scenario", "kind", "gateway", "arm_label", "trial"}) {
-		t.Errorf("identity columns first, got %v", h[:6])
+	if !slices.Equal(h[:7], []string{"run_id", "scenario", "kind", "gateway", "arm_label", "gateway_class", "trial"}) {
+		t.Errorf("identity columns first, got %v", h[:7])
 	}
 	seen := map[string]bool{}
 	for _, c := range h {

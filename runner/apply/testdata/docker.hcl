@@ -31,6 +31,7 @@ mock {
 }
 
 gateway "nginx" {
+  class   = "proxy"
   compose = "../../../compose/nginx.yaml"
   service = "nginx"
   port    = 28181
@@ -55,6 +56,7 @@ gateway "oom" {
 }
 
 gateway "nginx-buffering" {
+  class   = "proxy"
   compose = "compose/nginx-buffering.yaml"
   service = "nginx"
   port    = 28184
@@ -63,6 +65,7 @@ gateway "nginx-buffering" {
 }
 
 gateway "nginx-rewrite" {
+  class   = "proxy"
   compose = "compose/nginx-rewrite.yaml"
   service = "nginx"
   port    = 28185
@@ -71,6 +74,7 @@ gateway "nginx-rewrite" {
 }
 
 gateway "nginx-keycheck" {
+  class   = "proxy"
   compose = "compose/nginx-keycheck.yaml"
   service = "nginx"
   port    = 28186
@@ -80,6 +84,7 @@ gateway "nginx-keycheck" {
 }
 
 gateway "nginx-ignore-abort" {
+  class   = "proxy"
   compose = "compose/nginx-ignore-abort.yaml"
   service = "nginx"
   port    = 28187

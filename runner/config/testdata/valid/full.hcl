@@ -35,6 +35,7 @@ mock {
 }
 
 gateway "proxy" {
+  class   = "proxy"
   compose = "../compose/ok.yaml"
   service = "proxy"
   port    = 19001
