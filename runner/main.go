@@ -16,6 +16,8 @@ usage:
                           bring the stacks up, measure, write results/*.csv and results/SUMMARY.md
   runner summary [--markdown] [DIR]
                           overhead per scenario and load point from the CSVs in DIR (default results)
+  runner charts [--results DIR] [--out DIR]
+                          PNG figures from the CSVs alone (default results -> charts)
   runner compare [--max-regression 10%] OLD_DIR NEW_DIR
                           exit 1 when a gateway's overhead regressed beyond the threshold
   runner down             remove every container carrying the project's labels
@@ -52,6 +54,8 @@ func run(args []string) int {
 		return cmdDown(args[1:])
 	case "summary":
 		return cmdSummary(args[1:])
+	case "charts":
+		return cmdCharts(args[1:])
 	case "compare":
 		return cmdCompare(args[1:])
 	case "drive":

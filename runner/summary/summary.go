@@ -41,6 +41,9 @@ func (p Point) String() string {
 // Arm is one arm at one point, over its trials.
 type Arm struct {
 	Name     string
+	Class    string // gateway_class: direct, proxy, ai, hosted ("" in CSVs older than the column)
+	Rows     []results.Record
+	Requests int64 // requests_ok over the ok rows
 	Trials   int    // trials with status ok
 	Status   string // "ok", or the status of the rows that were not (failed, unavailable, ...)
 	Reason   string
@@ -164,10 +167,14 @@ func armOrder(order []string, floor string) []string {
 func ok(r results.Record) bool { return r["status"] == "ok" }
 
 func arm(name string, rows []results.Record) Arm {
-	a := Arm{Name: name, Status: "ok"}
+	a := Arm{Name: name, Status: "ok", Rows: rows}
 	for _, r := range rows {
+		if c := r["gateway_class"]; c != "" {
+			a.Class = c
+		}
 		if ok(r) {
 			a.Trials++
+			a.Requests += int64(r.Num("requests_ok").V)
 		} else if a.Status == "ok" {
 			a.Status, a.Reason = r["status"], firstLine(r["reason"])
 		}
@@ -190,6 +197,12 @@ func arm(name string, rows []results.Record) Arm {
 	a.Goodput = median(rows, col("goodput"))
 	return a
 }
+
+// Median is the median over the arm's ok rows of any column.
+func (a Arm) Median(column string) results.Optional { return median(a.Rows, col(column)) }
+
+// MedianOf is the median over the arm's ok rows of a value derived from each.
+func (a Arm) MedianOf(f func(results.Record) results.Optional) results.Optional { return median(a.Rows, f) }
 
 func col(name string) func(results.Record) results.Optional {
 	return func(r results.Record) results.Optional { return r.Num(name) }

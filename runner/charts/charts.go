@@ -1,0 +1,493 @@
+// Package charts renders the PNG figures from the results CSVs alone. It
+// reads records (runner/results) grouped by runner/summary and imports
+// nothing that measures; every number drawn comes from a CSV cell, and a
+// figure's footnote says which rows it drew (n, trials, method, CPU layout,
+// host, date). Arms without a figure appear with their reason, never as 0.
+package charts
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/summary"
+)
+
+// Chart is one figure: its file and title, or why it was not drawn.
+type Chart struct {
+	File, Title string
+	Skipped     string
+}
+
+// builder makes one figure from the tables, or says why it cannot.
+type builder struct {
+	file, title string
+	build       func(d *data) (*figure, string)
+}
+
+// The figures, in the order RESULTS.md shows them; the first is the hero
+// chart of the README.
+var builders = []builder{
+	{"overhead.png", "What a gateway adds to each request (one client)", overheadFigure},
+	{"ttft.png", "Added time to first token, streamed chat (one client)", ttftFigure},
+	{"itl_concurrency.png", "Inter-token latency p99 as concurrent streams grow", itlFigure},
+	{"prompt_size.png", "Added latency by prompt size (one client)", promptFigure},
+	{"throughput.png", "Closed-loop throughput ceiling", throughputFigure},
+	{"cost.png", "Cost at the throughput ceiling", costFigure},
+	{"session.png", "Added seconds per agent session", sessionFigure},
+	{"memory.png", "Gateway memory under a long streaming window", memoryFigure},
+	{"cold_start.png", "Cold start and image size", coldStartFigure},
+	{"fidelity.png", "Stream fidelity: does the gateway pass events as they come?", fidelityFigure},
+	{"goodput.png", "Goodput: requests within the SLO, streamed chat", goodputFigure},
+}
+
+// data is what every builder reads: the tables of each kind and the
+// palette, both from the same records.
+type data struct {
+	tables  []summary.Table
+	kinds   map[string]string // scenario -> kind
+	colours palette
+}
+
+// Render draws every figure it can from recs into dir and returns what it
+// drew and what it skipped. Files are written only when drawn.
+func Render(recs []results.Record, dir string) ([]Chart, error) {
+	figs, out := Figures(recs)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	for _, f := range figs {
+		png, err := draw(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.File, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.File), png, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Figures builds every figure the records allow.
+func Figures(recs []results.Record) ([]*figure, []Chart) {
+	d := &data{tables: summary.Build(recs), kinds: map[string]string{}, colours: newPalette(recs)}
+	for _, r := range recs {
+		d.kinds[r["scenario"]] = r["kind"]
+	}
+	var figs []*figure
+	var out []Chart
+	for _, b := range builders {
+		f, why := b.build(d)
+		if f == nil {
+			out = append(out, Chart{File: b.file, Title: b.title, Skipped: why})
+			continue
+		}
+		f.File, f.Title, f.colours = b.file, b.title, d.colours
+		figs = append(figs, f)
+		out = append(out, Chart{File: b.file, Title: b.title})
+	}
+	return figs, out
+}
+
+// of returns the tables of scenarios of that kind (and, when scenario is
+// not "", of that scenario only), in the order the records had them.
+func (d *data) of(kind, scenario string) []summary.Table {
+	var out []summary.Table
+	for _, t := range d.tables {
+		if d.kinds[t.Point.Scenario] == kind && (scenario == "" || t.Point.Scenario == scenario) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// lowest is the closed-loop table with the fewest clients (then the
+// smallest prompt).
+func lowest(ts []summary.Table) (summary.Table, bool) {
+	var best summary.Table
+	found := false
+	for _, t := range ts {
+		if t.Point.Mode != "closed" || t.Point.Variant != "" {
+			continue
+		}
+		if !found || t.Point.Concurrency < best.Point.Concurrency ||
+			t.Point.Concurrency == best.Point.Concurrency && t.Point.Prompt < best.Point.Prompt {
+			best, found = t, true
+		}
+	}
+	return best, found
+}
+
+// missing is why an arm has no figure: its status and the first clause of
+// the reason (the CSV keeps the whole of it).
+func missing(a summary.Arm) string {
+	if a.Trials > 0 {
+		return ""
+	}
+	reason, _, _ := strings.Cut(a.Reason, ";")
+	if reason == "" {
+		return a.Status
+	}
+	return a.Status + ": " + reason
+}
+
+// barsOf makes a bar figure's rows and one panel per spec from a table's
+// arms (the direct arm left out when skipDirect: figures of what is added).
+func barsOf(t summary.Table, skipDirect bool, panels ...panelSpec) *figure {
+	f := &figure{}
+	var arms []summary.Arm
+	for _, a := range t.Arms {
+		switch {
+		case skipDirect && a.Name == "direct":
+		case missing(a) != "":
+			f.Missing = append(f.Missing, row{Name: a.Name, Class: armClass(a), Missing: missing(a)})
+		default:
+			arms = append(arms, a)
+			f.Rows = append(f.Rows, row{Name: a.Name, Class: armClass(a)})
+		}
+	}
+	for _, ps := range panels {
+		pn := panel{Title: ps.title, Axis: ps.axis}
+		for _, s := range ps.series {
+			se := series{Name: s.name}
+			for _, a := range arms {
+				se.Values = append(se.Values, s.get(a))
+			}
+			pn.Series = append(pn.Series, se)
+		}
+		f.Panels = append(f.Panels, pn)
+	}
+	f.Foot = footnote("", arms)
+	return f
+}
+
+type panelSpec struct {
+	title, axis string
+	series      []seriesSpec
+}
+
+type seriesSpec struct {
+	name string
+	get  func(summary.Arm) value
+}
+
+func col(column string) func(summary.Arm) value {
+	return func(a summary.Arm) value { return some(a.Median(column)) }
+}
+
+const methodAdded = "Added = median over trials of (arm - direct) measured in the same trial; whiskers: distribution-free interval of that median (95% where the trials allow, else their range)."
+
+func overheadFigure(d *data) (*figure, string) {
+	t, ok := lowest(d.of("overhead", ""))
+	if !ok {
+		return nil, "no overhead rows in the results"
+	}
+	f := barsOf(t, true,
+		panelSpec{"Added latency", "ms over direct (lower is better)", []seriesSpec{
+			{"p50", func(a summary.Arm) value {
+				v := some(a.AddedP50)
+				if a.HasCI {
+					v.Lo, v.Hi, v.CI = a.AddedP50CI.Lo, a.AddedP50CI.Hi, true
+				}
+				return v
+			}},
+			{"p99", func(a summary.Arm) value { return some(a.AddedP99) }},
+		}},
+		panelSpec{"Peak memory", "MiB, gateway container", []seriesSpec{{"peak", col("gateway_mem_peak_mib")}}})
+	f.Note = fmt.Sprintf("Scenario %s, %s: non-streamed chat completions, each arm against the same mock on the same CPUs.", t.Point.Scenario, t.Point)
+	f.Foot = footnote(methodAdded, t.Arms)
+	return f, ""
+}
+
+func ttftFigure(d *data) (*figure, string) {
+	t, ok := lowest(d.of("streaming_turn", "streaming_turn"))
+	if !ok {
+		if t, ok = lowest(d.of("streaming_turn", "")); !ok {
+			return nil, "no streaming_turn rows in the results"
+		}
+	}
+	f := barsOf(t, true,
+		panelSpec{"Added TTFT (p50)", "ms over direct", []seriesSpec{{"TTFT", func(a summary.Arm) value { return some(a.AddedTTFT) }}}},
+		panelSpec{"Inter-token latency", "p99, ms (mock sends every 10 ms)", []seriesSpec{{"ITL p99", col("itl_p99_ms")}}})
+	f.Note = fmt.Sprintf("Scenario %s, %s. Arms whose streaming route did not work are listed with the reason.", t.Point.Scenario, t.Point)
+	f.Foot = footnote("TTFT added = median over trials of (arm - direct) in the same trial; ITL p99 pooled over the run's gaps, median over trials.", t.Arms)
+	return f, ""
+}
+
+// lineOver makes a line figure of one value per arm over the tables'
+// points, labelled by x.
+func lineOver(ts []summary.Table, skipDirect bool, x func(summary.Point) string, y func(summary.Arm) value) *figure {
+	f := &figure{}
+	var arms []summary.Arm
+	seen := map[string]int{}
+	for _, t := range ts {
+		label := x(t.Point)
+		if !slices.Contains(f.X, label) {
+			f.X = append(f.X, label)
+		}
+	}
+	for _, t := range ts {
+		xi := slices.Index(f.X, x(t.Point))
+		for _, a := range t.Arms {
+			if skipDirect && a.Name == "direct" {
+				continue
+			}
+			arms = append(arms, a)
+			i, ok := seen[a.Name]
+			if !ok {
+				i = len(f.Lines)
+				seen[a.Name] = i
+				f.Lines = append(f.Lines, line{Name: a.Name, Class: armClass(a), Y: make([]value, len(f.X))})
+			}
+			f.Lines[i].Y[xi] = y(a)
+		}
+	}
+	// An arm with no value anywhere is listed as missing, not drawn.
+	var kept []line
+	for _, l := range f.Lines {
+		if slices.ContainsFunc(l.Y, func(v value) bool { return v.Set }) {
+			kept = append(kept, l)
+			continue
+		}
+		reason := "no value at any point"
+		for _, a := range arms {
+			if a.Name == l.Name && missing(a) != "" {
+				reason = missing(a)
+			}
+		}
+		f.Missing = append(f.Missing, row{Name: l.Name, Class: l.Class, Missing: reason})
+	}
+	f.Lines = kept
+	f.Foot = footnote("", arms)
+	return f
+}
+
+func itlFigure(d *data) (*figure, string) {
+	var ts []summary.Table
+	for _, t := range d.of("concurrent_agents", "") {
+		if t.Point.Mode == "closed" {
+			ts = append(ts, t)
+		}
+	}
+	if len(ts) == 0 {
+		return nil, "no concurrent_agents rows in the results"
+	}
+	slices.SortStableFunc(ts, func(a, b summary.Table) int { return a.Point.Concurrency - b.Point.Concurrency })
+	f := lineOver(ts, false, func(p summary.Point) string { return fmt.Sprint(p.Concurrency) }, func(a summary.Arm) value {
+		for _, v := range a.Verdicts {
+			if strings.HasPrefix(v, "uncontrolled") {
+				return value{}
+			}
+		}
+		return some(a.ITLP99)
+	})
+	f.XAxis, f.YAxis = "concurrent streams", "ITL p99, ms"
+	f.Note = "Controlled points only: where the direct arm's p99 exceeds baseline_k x its one-client p99, the rig, not the gateway, sets the latency, and the point is left out for every arm."
+	f.Foot = footnote("ITL p99 pooled over the run's gaps, median over trials.", armsOf(ts))
+	return f, ""
+}
+
+func promptFigure(d *data) (*figure, string) {
+	var ts []summary.Table
+	for _, t := range d.of("large_context", "") {
+		if t.Point.Mode == "closed" && t.Point.Concurrency == 1 {
+			ts = append(ts, t)
+		}
+	}
+	if len(ts) == 0 {
+		return nil, "no large_context rows at one client in the results"
+	}
+	slices.SortStableFunc(ts, func(a, b summary.Table) int { return a.Point.Prompt - b.Point.Prompt })
+	f := lineOver(ts, true, func(p summary.Point) string { return thousands(int64(p.Prompt)) }, func(a summary.Arm) value {
+		return some(a.AddedP50)
+	})
+	f.XAxis, f.YAxis = "prompt tokens (one client)", "added p50, ms"
+	f.Note = "Each prompt size is its own load point; the direct arm is the reference (0)."
+	f.Foot = footnote("Added = median over trials of (arm - direct) measured in the same trial.", armsOf(ts))
+	return f, ""
+}
+
+// ceiling is each arm's table with its highest median RPS among closed-loop
+// points of the throughput kind.
+func ceiling(d *data) (map[string]summary.Arm, []summary.Table) {
+	best := map[string]summary.Arm{}
+	var ts []summary.Table
+	for _, t := range d.of("throughput", "") {
+		if t.Point.Mode != "closed" {
+			continue
+		}
+		ts = append(ts, t)
+		for _, a := range t.Arms {
+			cur, ok := best[a.Name]
+			if !ok || a.Median("rps").V > cur.Median("rps").V {
+				best[a.Name] = a
+			}
+		}
+	}
+	return best, ts
+}
+
+// ceilingFigure draws panels from each arm's highest-throughput point.
+func ceilingFigure(d *data, skipDirect bool, panels ...panelSpec) (*figure, string) {
+	best, ts := ceiling(d)
+	if len(ts) == 0 {
+		return nil, "no closed-loop throughput rows in the results"
+	}
+	t := summary.Table{Point: ts[0].Point}
+	for _, a := range ts[0].Arms {
+		if b, ok := best[a.Name]; ok {
+			t.Arms = append(t.Arms, b)
+		}
+	}
+	return barsOf(t, skipDirect, panels...), ""
+}
+
+// atClients labels a value with the clients of the point it came from.
+func atClients(column string) func(summary.Arm) value {
+	return func(a summary.Arm) value {
+		v := some(a.Median(column))
+		if v.Set && len(a.Rows) > 0 {
+			v.Label = fmt.Sprintf("%s (c=%s)", fmtValue(v.V), a.Rows[0]["concurrency"])
+		}
+		return v
+	}
+}
+
+func throughputFigure(d *data) (*figure, string) {
+	f, why := ceilingFigure(d, false, panelSpec{"Requests per second", "rps, median over trials, at the best closed-loop point (c=clients)",
+		[]seriesSpec{{"rps", atClients("rps")}}})
+	if f != nil {
+		f.Note = "The highest median rate each arm sustained among the scenario's closed-loop points. A rig-saturated point (driver or mock out of CPU) limits the direct arm and the fastest proxies alike: see SUMMARY.md's notes."
+		_, ts := ceiling(d)
+		f.Foot = footnote("RPS = requests completed / measured window, median over trials.", armsOf(ts))
+	}
+	return f, why
+}
+
+func costFigure(d *data) (*figure, string) {
+	f, why := ceilingFigure(d, true,
+		panelSpec{"Cost per 1M requests", "USD (CPU and memory used, at list prices)", []seriesSpec{{"USD per 1M", col("cost_usd_per_1m")}}},
+		panelSpec{"Requests per second per USD-hour", "rps / (USD per hour of the resources used)", []seriesSpec{{"rps per USD-hour", col("rps_per_usd_hour")}}})
+	if f != nil {
+		f.Note = "At each arm's highest-throughput point; cost prices the gateway container's CPU cores and peak memory (cost block of benchmarks.hcl, formula in docs/method.md)."
+		_, ts := ceiling(d)
+		f.Foot = footnote("Median over trials.", armsOf(ts))
+	}
+	return f, why
+}
+
+func sessionFigure(d *data) (*figure, string) {
+	t, ok := lowest(d.of("session", ""))
+	if !ok {
+		return nil, "no session rows in the results (the session kind is not built yet)"
+	}
+	f := barsOf(t, true, panelSpec{"Added time per session", "seconds over direct", []seriesSpec{{"added", func(a summary.Arm) value {
+		v := some(a.AddedP50)
+		v.V /= 1000
+		return v
+	}}}})
+	f.Foot = footnote(methodAdded, t.Arms)
+	return f, ""
+}
+
+func memoryFigure(d *data) (*figure, string) {
+	ts := d.of("memory", "")
+	if len(ts) == 0 {
+		return nil, "no memory rows in the results"
+	}
+	t := ts[0]
+	f := barsOf(t, true, panelSpec{"Gateway memory", "MiB (cgroup memory of the container)", []seriesSpec{
+		{"idle", col("gateway_mem_idle_mib")}, {"peak", col("gateway_mem_peak_mib")}, {"recovered", col("gateway_mem_recovered_mib")},
+	}})
+	f.Note = fmt.Sprintf("Scenario %s, %s: idle before load, peak during it, and what was still held after the load stopped (recovered).", t.Point.Scenario, t.Point)
+	f.Foot = footnote("Median over trials.", t.Arms)
+	return f, ""
+}
+
+func coldStartFigure(d *data) (*figure, string) {
+	ts := d.of("cold_start", "")
+	if len(ts) == 0 {
+		return nil, "no cold_start rows in the results"
+	}
+	t := ts[0]
+	f := barsOf(t, true,
+		panelSpec{"Cold start", "ms from container start to the first good answer", []seriesSpec{{"cold start", col("cold_start_ms")}}},
+		panelSpec{"Image size", "MiB", []seriesSpec{{"image", col("image_size_mib")}}})
+	f.Foot = footnote("Median over starts.", t.Arms)
+	return f, ""
+}
+
+func ratio(num, den string, scale float64) func(summary.Arm) value {
+	return func(a summary.Arm) value {
+		return some(a.MedianOf(func(r results.Record) results.Optional {
+			n, m := r.Num(num), r.Num(den)
+			if !n.Set || !m.Set || m.V == 0 {
+				return results.Optional{}
+			}
+			return results.Some(n.V / m.V * scale)
+		}))
+	}
+}
+
+func fidelityFigure(d *data) (*figure, string) {
+	t, ok := lowest(d.of("streaming_turn", "streaming_turn"))
+	if !ok {
+		return nil, "no streaming_turn rows in the results"
+	}
+	f := barsOf(t, false,
+		panelSpec{"Buffered streams", "% of streams delivered in bursts", []seriesSpec{{"bursty", ratio("bursty_streams", "streams", 100)}}},
+		panelSpec{"Coalesced events", "% of events that shared a read", []seriesSpec{{"coalesced", ratio("frames_coalesced", "frames_expected", 100)}}},
+		panelSpec{"Stalls", "gaps over the stall bound, per run", []seriesSpec{{"stalls", col("stalls")}}})
+	f.Note = fmt.Sprintf("Scenario %s, %s. The mock writes one event every 10 ms; a gateway that buffers delivers them in bursts.", t.Point.Scenario, t.Point)
+	f.Foot = footnote("Median over trials of each run's share.", t.Arms)
+	return f, ""
+}
+
+func goodputFigure(d *data) (*figure, string) {
+	ts := d.of("streaming_turn", "streaming_turn")
+	var closed []summary.Table
+	for _, t := range ts {
+		if t.Point.Mode == "closed" && t.Point.Variant == "" {
+			closed = append(closed, t)
+		}
+	}
+	if len(closed) == 0 {
+		return nil, "no streaming_turn rows in the results"
+	}
+	slices.SortStableFunc(closed, func(a, b summary.Table) int { return a.Point.Concurrency - b.Point.Concurrency })
+	closed = closed[:min(len(closed), 3)]
+	var specs []seriesSpec
+	for _, t := range closed {
+		specs = append(specs, seriesSpec{fmt.Sprintf("c=%d", t.Point.Concurrency), func(a summary.Arm) value {
+			for _, b := range t.Arms {
+				if b.Name == a.Name {
+					v := some(b.Goodput)
+					v.V *= 100
+					return v
+				}
+			}
+			return value{}
+		}})
+	}
+	f := barsOf(closed[0], false, panelSpec{"Goodput", "% of requests that succeeded within every SLO bound", specs})
+	for _, a := range closed[0].Arms {
+		if len(a.Rows) > 0 && a.Rows[0]["slo_latency_ms"] != "" {
+			slo := a.Rows[0]
+			f.Note = fmt.Sprintf("SLO: latency %s ms, TTFT %s ms, ITL %s ms (slo_* columns); errors count as misses.", slo["slo_latency_ms"], slo["slo_ttft_ms"], slo["slo_itl_ms"])
+			break
+		}
+	}
+	f.Foot = footnote("Median over trials.", armsOf(closed))
+	return f, ""
+}
+
+func armsOf(ts []summary.Table) []summary.Arm {
+	var out []summary.Arm
+	for _, t := range ts {
+		out = append(out, t.Arms...)
+	}
+	return out
+}

@@ -1,0 +1,448 @@
+package charts
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/golang/freetype/truetype"
+	chart "github.com/wcharczuk/go-chart/v2"
+	"github.com/wcharczuk/go-chart/v2/drawing"
+)
+
+// Layout, in pixels and points: how a figure is drawn, never what it shows.
+const (
+	width      = 1000
+	margin     = 20
+	barH       = 13
+	rowGap     = 9
+	panelGap   = 36
+	labelRoom  = 62 // right of a panel's plot, for the bar's value
+	titleSize  = 15
+	textSize   = 10.5
+	smallSize  = 9
+	lineHeight = 1.45 // of the font size in pixels
+	dpi        = 96
+)
+
+var (
+	ink      = drawing.Color{R: 30, G: 30, B: 30, A: 255}
+	grey     = drawing.Color{R: 110, G: 110, B: 110, A: 255}
+	gridInk  = drawing.Color{R: 225, G: 225, B: 225, A: 255}
+	axisInk  = drawing.Color{R: 150, G: 150, B: 150, A: 255}
+	paper    = drawing.Color{R: 255, G: 255, B: 255, A: 255}
+	zeroInk  = drawing.Color{R: 60, G: 60, B: 60, A: 255}
+	seriesTn = []float64{0, 0.5, 0.72} // tint of the 1st, 2nd, 3rd series of a group
+)
+
+// pen wraps go-chart's raster renderer with the few operations figures use.
+type pen struct {
+	r    chart.Renderer
+	font *truetype.Font
+}
+
+func pixels(pt float64) int { return int(math.Round(pt * dpi / 72 * lineHeight)) }
+
+func (p *pen) text(s string, x, y int, size float64, c drawing.Color) {
+	p.r.SetFont(p.font)
+	p.r.SetFontSize(size)
+	p.r.SetFontColor(c)
+	p.r.Text(s, x, y)
+}
+
+func (p *pen) width(s string, size float64) int {
+	p.r.SetFont(p.font)
+	p.r.SetFontSize(size)
+	return p.r.MeasureText(s).Width()
+}
+
+func (p *pen) rect(x0, y0, x1, y1 int, c drawing.Color) {
+	if x1 < x0 {
+		x0, x1 = x1, x0
+	}
+	p.r.SetFillColor(c)
+	p.r.SetStrokeColor(c)
+	p.r.SetStrokeWidth(0)
+	p.r.MoveTo(x0, y0)
+	p.r.LineTo(x1, y0)
+	p.r.LineTo(x1, y1)
+	p.r.LineTo(x0, y1)
+	p.r.Close()
+	p.r.Fill()
+}
+
+func (p *pen) line(x0, y0, x1, y1 int, c drawing.Color, w float64) {
+	p.r.SetStrokeColor(c)
+	p.r.SetStrokeWidth(w)
+	p.r.MoveTo(x0, y0)
+	p.r.LineTo(x1, y1)
+	p.r.Stroke()
+}
+
+func (p *pen) dot(x, y int, c drawing.Color) {
+	p.r.SetFillColor(c)
+	p.r.SetStrokeColor(c)
+	p.r.SetStrokeWidth(1)
+	p.r.Circle(3.5, x, y)
+	p.r.FillStroke()
+}
+
+// wrap breaks s into lines no wider than w at size.
+func (p *pen) wrap(s string, w int, size float64) []string {
+	var out []string
+	cur := ""
+	for _, word := range strings.Fields(s) {
+		next := word
+		if cur != "" {
+			next = cur + " " + word
+		}
+		if cur != "" && p.width(next, size) > w {
+			out = append(out, cur)
+			cur = word
+			continue
+		}
+		cur = next
+	}
+	if cur != "" {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// fit shortens s with an ellipsis until it is no wider than w.
+func (p *pen) fit(s string, w int, size float64) string {
+	if p.width(s, size) <= w {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 1 && p.width(string(r)+"…", size) > w {
+		r = r[:len(r)-1]
+	}
+	return string(r) + "…"
+}
+
+// draw renders f into a PNG. It runs twice: once to measure the height,
+// once on a canvas of that height.
+func draw(f *figure) ([]byte, error) {
+	font, err := chart.GetDefaultFont()
+	if err != nil {
+		return nil, err
+	}
+	h := 2000
+	for pass := 0; pass < 2; pass++ {
+		r, err := chart.PNG(width, h)
+		if err != nil {
+			return nil, err
+		}
+		r.SetDPI(dpi)
+		p := &pen{r: r, font: font}
+		p.rect(0, 0, width, h, paper)
+		var end int
+		if len(f.Lines) > 0 || len(f.X) > 0 {
+			end = p.lineFigure(f)
+		} else {
+			end = p.barFigure(f)
+		}
+		if pass == 0 {
+			h = end + margin
+			continue
+		}
+		var buf bytes.Buffer
+		if err := r.Save(&buf); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	}
+	panic("unreachable")
+}
+
+// header draws the title, the note and the legend of classes; it returns
+// the next free y.
+func (p *pen) header(f *figure, classes []string, seriesNames []string) int {
+	y := margin + pixels(titleSize)/2
+	p.text(f.Title, margin, y, titleSize, ink)
+	y += pixels(textSize) / 2
+	if f.Note != "" {
+		for _, l := range p.wrap(f.Note, width-2*margin, textSize) {
+			y += pixels(textSize)
+			p.text(l, margin, y, textSize, grey)
+		}
+	}
+	y += pixels(textSize)
+	x := margin
+	for _, c := range classes {
+		p.rect(x, y-9, x+12, y+1, classShades[c][0])
+		x += 16
+		p.text(classNames[c], x, y, textSize, ink)
+		x += p.width(classNames[c], textSize) + 18
+	}
+	for i, s := range seriesNames {
+		if len(seriesNames) < 2 {
+			break
+		}
+		p.rect(x, y-9, x+12, y+1, tint(ink, seriesTn[i]))
+		x += 16
+		label := s
+		if i > 0 {
+			label += " (lighter)"
+		}
+		p.text(label, x, y, textSize, ink)
+		x += p.width(label, textSize) + 18
+	}
+	return y + pixels(textSize)
+}
+
+func (p *pen) footer(f *figure, y int) int {
+	y += pixels(smallSize) / 2
+	for _, para := range f.Foot {
+		for _, l := range p.wrap(para, width-2*margin, smallSize) {
+			y += pixels(smallSize)
+			p.text(l, margin, y, smallSize, grey)
+		}
+	}
+	return y
+}
+
+func (p *pen) barFigure(f *figure) int {
+	var classes, seriesNames []string
+	for _, r := range f.Rows {
+		if !slices.Contains(classes, r.Class) {
+			classes = append(classes, r.Class)
+		}
+	}
+	if len(f.Panels) > 0 {
+		for _, s := range f.Panels[0].Series {
+			seriesNames = append(seriesNames, s.Name)
+		}
+	}
+	y := p.header(f, classes, seriesNames)
+	nameW := 0
+	for _, r := range f.Rows {
+		nameW = max(nameW, p.width(r.Name, textSize))
+	}
+	left := margin + nameW + 12
+	panelW := (width - left - margin - (len(f.Panels)-1)*panelGap) / max(len(f.Panels), 1)
+	top := y + pixels(textSize)
+	groups := 1
+	for _, pn := range f.Panels {
+		groups = max(groups, len(pn.Series))
+	}
+	rowH := groups*barH + rowGap
+	plotH := len(f.Rows) * rowH
+	for i, pn := range f.Panels {
+		x0 := left + i*(panelW+panelGap)
+		p.barPanel(f, pn, i == 0, x0, top, panelW-labelRoom, plotH, rowH)
+	}
+	for i, r := range f.Rows {
+		ry := top + i*rowH + rowH/2 + 4
+		p.text(r.Name, left-8-p.width(r.Name, textSize), ry, textSize, ink)
+	}
+	return p.footer(f, p.missingList(f.Missing, top+plotH+pixels(smallSize)+pixels(textSize)+4))
+}
+
+// missingList writes the arms without a figure, one a line, with why.
+func (p *pen) missingList(rows []row, y int) int {
+	for _, m := range rows {
+		y += pixels(smallSize)
+		p.text(p.fit(m.Name+": not measured: "+m.Missing, width-2*margin, smallSize), margin, y, smallSize, grey)
+	}
+	return y
+}
+
+func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int) {
+	p.text(pn.Title, x0, top-6, textSize, ink)
+	lo, hi, set := 0.0, 0.0, 0
+	for _, s := range pn.Series {
+		for _, v := range s.Values {
+			if !v.Set {
+				continue
+			}
+			set++
+			lo, hi = math.Min(lo, v.V), math.Max(hi, v.V)
+			if v.CI {
+				lo, hi = math.Min(lo, v.Lo), math.Max(hi, v.Hi)
+			}
+		}
+	}
+	if set == 0 {
+		msg := "no values in these rows"
+		p.text(msg, x0+w/2-p.width(msg, textSize)/2, top+h/2, textSize, grey)
+		return
+	}
+	ticks := niceTicks(lo, hi)
+	lo, hi = math.Min(lo, ticks[0]), math.Max(hi, ticks[len(ticks)-1])
+	xOf := func(v float64) int { return x0 + int(math.Round((v-lo)/(hi-lo)*float64(w))) }
+	for _, t := range ticks {
+		x := xOf(t)
+		p.line(x, top, x, top+h, gridInk, 1)
+		label := fmtTick(t, ticks)
+		p.text(label, x-p.width(label, smallSize)/2, top+h+pixels(smallSize), smallSize, grey)
+	}
+	p.line(xOf(0), top, xOf(0), top+h, zeroInk, 1)
+	p.line(x0, top+h, x0+w, top+h, axisInk, 1)
+	axis := pn.Axis
+	p.text(axis, x0+w/2-p.width(axis, textSize)/2, top+h+pixels(smallSize)+pixels(textSize), textSize, ink)
+	for i, r := range f.Rows {
+		ry := top + i*rowH + rowGap/2
+		for j, s := range pn.Series {
+			v := s.Values[i]
+			by := ry + j*barH
+			if !v.Set {
+				p.text("n/a", xOf(0)+4, by+barH-3, smallSize, grey)
+				continue
+			}
+			c := tint(f.colours.of(r.Name), seriesTn[min(j, len(seriesTn)-1)])
+			p.rect(xOf(0), by+1, xOf(v.V), by+barH-1, c)
+			end := xOf(v.V)
+			if v.CI {
+				a, b, cy := xOf(v.Lo), xOf(v.Hi), by+barH/2
+				p.line(a, cy, b, cy, ink, 1.2)
+				p.line(a, cy-4, a, cy+4, ink, 1.2)
+				p.line(b, cy-4, b, cy+4, ink, 1.2)
+				end = max(end, b)
+			}
+			label := fmtValue(v.V)
+			if v.Label != "" {
+				label = v.Label
+			}
+			p.text(label, max(end, xOf(0))+5, by+barH-2, smallSize, ink)
+		}
+	}
+}
+
+func (p *pen) lineFigure(f *figure) int {
+	var classes []string
+	for _, l := range f.Lines {
+		if !slices.Contains(classes, l.Class) {
+			classes = append(classes, l.Class)
+		}
+	}
+	y := p.header(f, classes, nil)
+	legendW := 0
+	for _, l := range f.Lines {
+		legendW = max(legendW, p.width(l.Name, textSize))
+	}
+	legendW += 30
+	yLabelW := 56
+	x0, top := margin+yLabelW, y+pixels(textSize)
+	w, h := width-margin-legendW-x0, 300
+	lo, hi, minPos := 0.0, 0.0, math.Inf(1)
+	for _, l := range f.Lines {
+		for _, v := range l.Y {
+			if v.Set {
+				lo, hi = math.Min(lo, v.V), math.Max(hi, v.V)
+				if v.V > 0 {
+					minPos = math.Min(minPos, v.V)
+				}
+			}
+		}
+	}
+	// Values over more than two decades go on a log scale, or the small
+	// ones would all sit on the axis; any at or below 0 are drawn on it.
+	yAxis := f.YAxis
+	var ticks []float64
+	scale := func(v float64) float64 { return v }
+	if hi > 0 && hi/minPos > 100 {
+		for e := math.Floor(math.Log10(minPos)); e <= math.Ceil(math.Log10(hi)); e++ {
+			ticks = append(ticks, math.Pow(10, e))
+		}
+		scale = func(v float64) float64 { return math.Log10(math.Max(v, ticks[0])) }
+		yAxis += " (log scale)"
+	} else {
+		ticks = niceTicks(lo, hi)
+	}
+	sLo, sHi := scale(ticks[0]), scale(ticks[len(ticks)-1])
+	yOf := func(v float64) int { return top + h - int(math.Round((scale(v)-sLo)/(sHi-sLo)*float64(h))) }
+	xOf := func(i int) int { return x0 + int(math.Round((float64(i)+0.5)/float64(len(f.X))*float64(w))) }
+	for _, t := range ticks {
+		yy := yOf(t)
+		p.line(x0, yy, x0+w, yy, gridInk, 1)
+		label := strconv.FormatFloat(t, 'f', -1, 64) // log ticks: powers of ten
+		if !strings.HasSuffix(yAxis, "(log scale)") {
+			label = fmtTick(t, ticks)
+		}
+		p.text(label, x0-6-p.width(label, smallSize), yy+4, smallSize, grey)
+	}
+	p.line(x0, top+h, x0+w, top+h, axisInk, 1)
+	p.line(x0, top, x0, top+h, axisInk, 1)
+	for i, x := range f.X {
+		p.text(x, xOf(i)-p.width(x, smallSize)/2, top+h+pixels(smallSize), smallSize, grey)
+	}
+	p.text(f.XAxis, x0+w/2-p.width(f.XAxis, textSize)/2, top+h+pixels(smallSize)+pixels(textSize), textSize, ink)
+	p.r.SetTextRotation(-math.Pi / 2)
+	p.text(yAxis, margin+10, top+h/2+p.width(yAxis, textSize)/2, textSize, ink)
+	p.r.ClearTextRotation()
+		for li, l := range f.Lines {
+		c := f.colours.of(l.Name)
+		prev := -1
+		for i, v := range l.Y {
+			if !v.Set {
+				prev = -1
+				continue
+			}
+			if prev >= 0 {
+				p.line(xOf(prev), yOf(l.Y[prev].V), xOf(i), yOf(v.V), c, 2)
+			}
+			p.dot(xOf(i), yOf(v.V), c)
+			prev = i
+		}
+		ly := top + li*pixels(textSize) + 8
+		lx := x0 + w + 14
+		p.line(lx, ly-4, lx+16, ly-4, c, 2)
+		p.text(l.Name, lx+22, ly, textSize, ink)
+	}
+	return p.footer(f, p.missingList(f.Missing, top+h+pixels(smallSize)+pixels(textSize)+4)+4)
+}
+
+// niceTicks covers [lo, hi] (which includes 0) with about five ticks at a
+// step of 1, 2 or 5 times a power of ten.
+func niceTicks(lo, hi float64) []float64 {
+	if hi-lo <= 0 {
+		hi = lo + 1
+	}
+	raw := (hi - lo) / 5
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	var out []float64
+	for t := math.Floor(lo/step) * step; t < hi+step*0.999; t += step {
+		out = append(out, math.Round(t/step)*step)
+	}
+	return out
+}
+
+// fmtTick prints a tick with the decimals its step needs.
+func fmtTick(t float64, ticks []float64) string {
+	step := 1.0
+	if len(ticks) > 1 {
+		step = ticks[1] - ticks[0]
+	}
+	d := max(0, int(math.Ceil(-math.Log10(step)-1e-9)))
+	return strconv.FormatFloat(t, 'f', d, 64)
+}
+
+// fmtValue prints a value with about three significant digits, no exponent.
+func fmtValue(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 1:
+		return fmt.Sprintf("%.2f", v)
+	case a >= 0.01:
+		return fmt.Sprintf("%.3f", v)
+	}
+	return fmt.Sprintf("%.4f", v)
+}

@@ -1,0 +1,130 @@
+package charts
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/summary"
+)
+
+// A figure is what one PNG shows, taken from the CSV rows: every number
+// in it comes from a results.Record; the drawing code only places them.
+type figure struct {
+	File, Title string
+	Note        string // the rule the figure applies, printed under the title
+	Rows        []row  // bar figures: one per measured arm, top to bottom
+	Panels      []panel
+	// Line figures: one line per arm over categories X.
+	X            []string
+	XAxis, YAxis string
+	Lines        []line
+	Missing      []row // arms with no figure, shown with their reason
+	Foot         []string
+	colours      palette // every figure's: one colour per arm on every chart
+}
+
+// row is one arm of a bar figure; in Missing, one without a figure, and why.
+type row struct {
+	Name, Class, Missing string
+}
+
+// panel is one bar chart of a figure; panels share the figure's rows.
+type panel struct {
+	Title, Axis string // Axis: what the bars measure, with its unit
+	Series      []series
+}
+
+// series is one bar per row (p50, p99, ...).
+type series struct {
+	Name   string
+	Values []value // per row
+}
+
+type value struct {
+	V, Lo, Hi float64
+	Set, CI   bool // CI: Lo and Hi are an interval to draw as a whisker
+	Label     string
+}
+
+type line struct {
+	Name, Class string
+	Y           []value // per category
+}
+
+func some(o results.Optional) value { return value{V: o.V, Set: o.Set} }
+
+// armClass is an arm's class, "direct" for the direct arm in CSVs older
+// than the gateway_class column.
+func armClass(a summary.Arm) string {
+	if a.Class == "" && a.Name == "direct" {
+		return "direct"
+	}
+	return a.Class
+}
+
+// footnote states what a figure drew: how many requests and trials, the
+// method, the CPU layout, the host and the run's date, from the rows.
+func footnote(method string, arms []summary.Arm) []string {
+	var n int64
+	trials := 0
+	var runs, layouts, hosts []string
+	add := func(list *[]string, v string) {
+		if v != "" && !slices.Contains(*list, v) {
+			*list = append(*list, v)
+		}
+	}
+	for _, a := range arms {
+		n += a.Requests
+		trials = max(trials, a.Trials)
+		for _, r := range a.Rows {
+			add(&runs, runDate(r["run_id"]))
+			if r["cpus_driver"] != "" {
+				add(&layouts, fmt.Sprintf("driver on CPU %s, mock on %s, gateway on %s", r["cpus_driver"], r["cpus_mock"], r["cpus_gateway"]))
+			}
+			if r["host_cpu"] != "" {
+				add(&hosts, r["host_cpu"]+", kernel "+r["kernel"])
+			}
+		}
+	}
+	return []string{
+		fmt.Sprintf("n = %s requests measured, up to %s per arm. %s", thousands(n), plural(trials, "trial"), method),
+		fmt.Sprintf("%s. Host: %s. Run %s. Source: results/*.csv; method: docs/method.md.",
+			cap1(strings.Join(layouts, "; ")), strings.Join(hosts, "; "), strings.Join(runs, ", ")),
+	}
+}
+
+// runDate turns a run id (20261130t184143-8433b9) into "20261130t184143-8433b9 (2026-11-30)".
+func runDate(id string) string {
+	if len(id) >= 8 {
+		return fmt.Sprintf("%s (%s-%s-%s)", id, id[0:4], id[4:6], id[6:8])
+	}
+	return id
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func cap1(s string) string {
+	if s == "" {
+		return "CPU layout not recorded"
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
