@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/gatewaybench/gatewaybench/runner/charts"
+	"github.com/gatewaybench/gatewaybench/runner/report"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
@@ -14,9 +16,11 @@ func cmdCharts(args []string) int {
 	fs := flag.NewFlagSet("charts", flag.ContinueOnError)
 	dir := fs.String("results", "results", "directory of the results CSVs")
 	out := fs.String("out", "charts", "directory the PNGs are written to")
+	reportPath := fs.String("report", "RESULTS.md", "the report written beside the charts (\"\" for none)")
+	readme := fs.String("readme", "README.md", "the README whose results block is rewritten (\"\" for none)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) > 0 {
-		fmt.Fprintln(os.Stderr, "usage: runner charts [--results DIR] [--out DIR]")
+		fmt.Fprintln(os.Stderr, "usage: runner charts [--results DIR] [--out DIR] [--report FILE] [--readme FILE]")
 		return exitUsage
 	}
 	recs, err := results.ReadDir(*dir)
@@ -40,5 +44,30 @@ func cmdCharts(args []string) int {
 		}
 		fmt.Printf("  %s  %s\n", filepath.Join(*out, c.File), c.Title)
 	}
+	if *reportPath != "" {
+		var buf bytes.Buffer
+		report.WriteResults(&buf, recs, drawn, relative(*reportPath, *out))
+		if err := os.WriteFile(*reportPath, buf.Bytes(), 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "charts: %v\n", err)
+			return exitFailure
+		}
+		fmt.Printf("  %s\n", *reportPath)
+	}
+	if *readme != "" {
+		if err := report.UpdateREADME(*readme, report.Block(recs, relative(*readme, *out))); err != nil {
+			fmt.Fprintf(os.Stderr, "charts: %v\n", err)
+			return exitFailure
+		}
+		fmt.Printf("  %s (results block)\n", *readme)
+	}
 	return 0
+}
+
+// relative is the charts directory as a link from the file beside it.
+func relative(file, charts string) string {
+	rel, err := filepath.Rel(filepath.Dir(file), charts)
+	if err != nil {
+		return charts
+	}
+	return filepath.ToSlash(rel)
 }

@@ -375,7 +375,7 @@ func (p *pen) lineFigure(f *figure) int {
 	p.r.SetTextRotation(-math.Pi / 2)
 	p.text(yAxis, margin+10, top+h/2+p.width(yAxis, textSize)/2, textSize, ink)
 	p.r.ClearTextRotation()
-		for li, l := range f.Lines {
+	for li, l := range f.Lines {
 		c := f.colours.of(l.Name)
 		prev := -1
 		for i, v := range l.Y {
@@ -412,9 +412,10 @@ func niceTicks(lo, hi float64) []float64 {
 			break
 		}
 	}
+	scale := math.Pow(10, max(0, -math.Floor(math.Log10(step)))) // so 3 x 0.2 prints 0.6
 	var out []float64
-	for t := math.Floor(lo/step) * step; t < hi+step*0.999; t += step {
-		out = append(out, math.Round(t/step)*step)
+	for i := math.Floor(lo / step); i*step < hi+step*0.999; i++ {
+		out = append(out, math.Round(i*step*scale)/scale)
 	}
 	return out
 }

@@ -89,7 +89,7 @@ func WriteChanges(w io.Writer, changes []Change) {
 	fmt.Fprintln(tw, "scenario\tpoint\tarm\told +p50 ms\tinterval\tnew +p50 ms\tinterval\tverdict")
 	for _, c := range changes {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Scenario, c.Point, c.Arm,
-			signed(c.Old.AddedP50), CI(c.Old), signed(c.New.AddedP50), CI(c.New), c.Verdict)
+			Signed(c.Old.AddedP50), CI(c.Old), Signed(c.New.AddedP50), CI(c.New), c.Verdict)
 	}
 	tw.Flush()
 }

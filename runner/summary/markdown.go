@@ -59,9 +59,9 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 				notes = append([]string{a.Reason}, notes...)
 			}
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				a.Name, trials, num(a.P50), num(a.P99), signed(a.AddedP50), CI(a), num2(a.PValueP50), signed(a.AddedP99),
-				signed(a.FloorP50), signed(a.AddedTTFT), num(a.ITLP99), num(a.Goodput), num1(a.CPUUsPerReq), num1(a.MemPeakMiB),
-				fixed(a.CostPer1M, 6), num1(a.ColdStartMS), cell(strings.Join(notes, "; ")))
+				a.Name, trials, num(a.P50), num(a.P99), Signed(a.AddedP50), CI(a), num2(a.PValueP50), Signed(a.AddedP99),
+				Signed(a.FloorP50), Signed(a.AddedTTFT), num(a.ITLP99), num(a.Goodput), num1(a.CPUUsPerReq), num1(a.MemPeakMiB),
+				Fixed(a.CostPer1M, 6), num1(a.ColdStartMS), cell(strings.Join(notes, "; ")))
 		}
 	}
 }

@@ -43,7 +43,7 @@ type Arm struct {
 	Name     string
 	Class    string // gateway_class: direct, proxy, ai, hosted ("" in CSVs older than the column)
 	Rows     []results.Record
-	Requests int64 // requests_ok over the ok rows
+	Requests int64  // requests_ok over the ok rows
 	Trials   int    // trials with status ok
 	Status   string // "ok", or the status of the rows that were not (failed, unavailable, ...)
 	Reason   string
@@ -202,7 +202,9 @@ func arm(name string, rows []results.Record) Arm {
 func (a Arm) Median(column string) results.Optional { return median(a.Rows, col(column)) }
 
 // MedianOf is the median over the arm's ok rows of a value derived from each.
-func (a Arm) MedianOf(f func(results.Record) results.Optional) results.Optional { return median(a.Rows, f) }
+func (a Arm) MedianOf(f func(results.Record) results.Optional) results.Optional {
+	return median(a.Rows, f)
+}
 
 func col(name string) func(results.Record) results.Optional {
 	return func(r results.Record) results.Optional { return r.Num(name) }
@@ -302,11 +304,11 @@ func Write(w io.Writer, tables []Table) {
 		for _, a := range arms {
 			cells := []string{a.Name, a.Status, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"}
 			if a.Status == "ok" {
-				cells = []string{a.Name, fmt.Sprint(a.Trials), num(a.P50), num(a.P99), signed(a.AddedP50), CI(a), num2(a.PValueP50),
-					signed(a.AddedP99), signed(a.TopologyMS), signed(a.NetP50), signed(a.FloorP50), signed(a.FloorP99)}
+				cells = []string{a.Name, fmt.Sprint(a.Trials), num(a.P50), num(a.P99), Signed(a.AddedP50), CI(a), num2(a.PValueP50),
+					Signed(a.AddedP99), Signed(a.TopologyMS), Signed(a.NetP50), Signed(a.FloorP50), Signed(a.FloorP99)}
 			}
 			if streams {
-				cells = append(cells, num(a.TTFTP50), signed(a.AddedTTFT), num(a.ITLP99), num2(a.EventsPerRead))
+				cells = append(cells, num(a.TTFTP50), Signed(a.AddedTTFT), num(a.ITLP99), num2(a.EventsPerRead))
 			}
 			cells = append(cells, num1(a.CPUUsPerReq), num1(a.MemPeakMiB))
 			fmt.Fprintf(tw, "    %s\t\n", strings.Join(cells, "\t"))
@@ -367,19 +369,20 @@ func groupVerdicts(vs []string) []string {
 	return out
 }
 
-// fixed prints o with the given decimals, or "-" when absent.
-func fixed(o results.Optional, decimals int) string {
+// Fixed prints o with the given decimals, or "-" when absent.
+func Fixed(o results.Optional, decimals int) string {
 	if !o.Set {
 		return "-"
 	}
 	return strconv.FormatFloat(o.V, 'f', decimals, 64)
 }
 
-func num(o results.Optional) string  { return fixed(o, 3) }
-func num2(o results.Optional) string { return fixed(o, 2) }
-func num1(o results.Optional) string { return fixed(o, 1) }
+func num(o results.Optional) string  { return Fixed(o, 3) }
+func num2(o results.Optional) string { return Fixed(o, 2) }
+func num1(o results.Optional) string { return Fixed(o, 1) }
 
-func signed(o results.Optional) string {
+// Signed prints o with its sign and three decimals, or "-" when absent.
+func Signed(o results.Optional) string {
 	if !o.Set {
 		return "-"
 	}

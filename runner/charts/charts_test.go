@@ -1,0 +1,199 @@
+package charts
+
+import (
+	"fmt"
+	"math"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gatewaybench/gatewaybench/runner/results"
+)
+
+// synthetic builds rows for every kind a figure reads: direct, a proxy,
+// an AI gateway, and one gateway that never came up.
+func synthetic() []results.Record {
+	var recs []results.Record
+	add := func(scenario, kind string, c, prompt int, f func(arm string, trial int, r results.Record)) {
+		for trial := 1; trial <= 3; trial++ {
+			for i, arm := range []string{"direct", "nginx", "portkey"} {
+				r := results.Record{"run_id": "20261201t000000-abcdef", "scenario": scenario, "kind": kind, "gateway": arm,
+					"gateway_class": map[string]string{"direct": "direct", "nginx": "proxy", "portkey": "ai"}[arm],
+					"trial": strconv.Itoa(trial), "mode": "closed", "concurrency": strconv.Itoa(c), "prompt_tokens": strconv.Itoa(prompt),
+					"status": "ok", "requests_ok": strconv.Itoa(1000 + 10*i + trial), "floor": "nginx",
+					"cpus_driver": "0", "cpus_mock": "1", "cpus_gateway": "1", "host_cpu": "Test CPU", "kernel": "6.0"}
+				f(arm, trial, r)
+				recs = append(recs, r)
+			}
+		}
+		recs = append(recs, results.Record{"run_id": "20261201t000000-abcdef", "scenario": scenario, "kind": kind, "gateway": "kong",
+			"gateway_class": "ai", "trial": "0", "status": "unavailable", "reason": "image kong:latest unavailable; pull failed"})
+	}
+	v := func(arm string, trial int, base float64) string {
+		k := map[string]float64{"direct": 1, "nginx": 1.5, "portkey": 4}[arm]
+		return strconv.FormatFloat(base*k+0.01*float64(trial), 'f', -1, 64)
+	}
+	add("overhead", "overhead", 1, 100, func(arm string, trial int, r results.Record) {
+		r["latency_p50_ms"], r["latency_p99_ms"] = v(arm, trial, 0.1), v(arm, trial, 0.3)
+		r["gateway_mem_peak_mib"] = v(arm, trial, 10)
+	})
+	for _, c := range []int{1, 16} {
+		add("streaming_turn", "streaming_turn", c, 100, func(arm string, trial int, r results.Record) {
+			r["ttft_p50_ms"], r["itl_p99_ms"] = v(arm, trial, 20), v(arm, trial, 11)
+			r["streams"], r["bursty_streams"], r["stalls"] = "100", v(arm, trial, 2), v(arm, trial, 1)
+			r["frames_expected"], r["frames_coalesced"] = "3200", v(arm, trial, 30)
+			r["goodput"], r["slo_latency_ms"], r["slo_ttft_ms"], r["slo_itl_ms"] = v(arm, trial, 0.2), "2000", "250", "50"
+		})
+	}
+	for _, c := range []int{1, 4, 16} {
+		add("concurrent_agents", "concurrent_agents", c, 100, func(arm string, trial int, r results.Record) {
+			r["itl_p99_ms"] = v(arm, trial, float64(c))
+		})
+	}
+	for _, p := range []int{100, 10000} {
+		add("large_context", "large_context", 1, p, func(arm string, trial int, r results.Record) {
+			r["latency_p50_ms"] = v(arm, trial, float64(p)/1000)
+		})
+	}
+	for _, c := range []int{1, 64} {
+		add("throughput", "throughput", c, 100, func(arm string, trial int, r results.Record) {
+			r["rps"], r["cost_usd_per_1m"], r["rps_per_usd_hour"] = v(arm, trial, float64(100*c)), v(arm, trial, 0.001), v(arm, trial, 5000)
+		})
+	}
+	add("memory", "memory", 64, 100, func(arm string, trial int, r results.Record) {
+		r["gateway_mem_idle_mib"], r["gateway_mem_peak_mib"], r["gateway_mem_recovered_mib"] = v(arm, trial, 5), v(arm, trial, 9), v(arm, trial, 6)
+	})
+	add("cold_start", "cold_start", 1, 100, func(arm string, trial int, r results.Record) {
+		r["cold_start_ms"], r["image_size_mib"] = v(arm, trial, 300), v(arm, trial, 50)
+	})
+	return recs
+}
+
+// drawn lists every value a figure draws, by where it is drawn.
+func drawn(figs []*figure) map[string]float64 {
+	out := map[string]float64{}
+	for _, f := range figs {
+		for pi, p := range f.Panels {
+			for _, s := range p.Series {
+				for ri, v := range s.Values {
+					if v.Set {
+						out[fmt.Sprintf("%s/%d/%s/%s", f.File, pi, s.Name, f.Rows[ri].Name)] = v.V
+					}
+				}
+			}
+		}
+		for _, l := range f.Lines {
+			for xi, v := range l.Y {
+				if v.Set {
+					out[fmt.Sprintf("%s/%s/%s", f.File, l.Name, f.X[xi])] = v.V
+				}
+			}
+		}
+	}
+	return out
+}
+
+// identity columns say where a row belongs; every other number is data.
+var identity = []string{"trial", "concurrency", "prompt_tokens", "rate_rps", "streams", "frames_expected",
+	"slo_latency_ms", "slo_ttft_ms", "slo_itl_ms", "requests_ok", "cpus_driver", "cpus_mock", "cpus_gateway"}
+
+// TestFiguresHoldNoDataValue: with every data cell of the CSVs tripled,
+// every value drawn triples too (shares of two columns, where only the
+// numerator is data here, triple as well): no drawn number comes from
+// anywhere but the rows.
+func TestFiguresHoldNoDataValue(t *testing.T) {
+	recs := synthetic()
+	before, _ := Figures(recs)
+	for _, r := range recs {
+		for col, cell := range r {
+			if x, err := strconv.ParseFloat(cell, 64); err == nil && !slices.Contains(identity, col) && col != "kernel" {
+				r[col] = strconv.FormatFloat(3*x, 'f', -1, 64)
+			}
+		}
+	}
+	after, _ := Figures(recs)
+	a, b := drawn(before), drawn(after)
+	if len(a) == 0 || len(a) != len(b) {
+		t.Fatalf("%d values drawn before, %d after", len(a), len(b))
+	}
+	for k, v := range a {
+		if math.Abs(b[k]-3*v) > 1e-9*math.Max(1, math.Abs(v)) {
+			t.Errorf("%s: %g, then %g with every data cell tripled (want %g)", k, v, b[k], 3*v)
+		}
+	}
+}
+
+// TestEveryFigureDrawn: the synthetic rows cover every figure but the
+// session one; the gateway that never came up is listed, never drawn.
+func TestEveryFigureDrawn(t *testing.T) {
+	figs, list := Figures(synthetic())
+	for _, c := range list {
+		if c.Skipped != "" && c.File != "session.png" {
+			t.Errorf("%s skipped: %s", c.File, c.Skipped)
+		}
+	}
+	for _, f := range figs {
+		if !slices.ContainsFunc(f.Missing, func(r row) bool { return r.Name == "kong" && strings.Contains(r.Missing, "kong:latest") }) {
+			t.Errorf("%s: kong not listed with its reason: %+v", f.File, f.Missing)
+		}
+		for _, r := range f.Rows {
+			if r.Name == "kong" {
+				t.Errorf("%s: kong has a bar", f.File)
+			}
+		}
+		for _, l := range f.Lines {
+			if l.Name == "kong" {
+				t.Errorf("%s: kong has a line", f.File)
+			}
+		}
+		foot := strings.Join(f.Foot, " ")
+		for _, want := range []string{"Test CPU", "Driver on CPU 0", "20261201t000000-abcdef (2026-12-01)", "3 trials"} {
+			if !strings.Contains(foot, want) {
+				t.Errorf("%s: footnote lacks %q: %s", f.File, want, foot)
+			}
+		}
+		if _, err := draw(f); err != nil {
+			t.Errorf("%s: %v", f.File, err)
+		}
+	}
+}
+
+// TestNoMeasuringImports: the charts read CSVs; they never link the code
+// that measures.
+func TestNoMeasuringImports(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, bad := range []string{"/runner/load", "/runner/usage", "/runner/apply", "/runner/kinds", "/runner/stack", "/runner/rig", "/mock/"} {
+			if strings.HasPrefix(dep, "github.com/gatewaybench/") && strings.Contains(dep+"/", bad) {
+				t.Errorf("charts depends on %s", dep)
+			}
+		}
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   []float64
+	}{
+		{0, 22, []float64{0, 5, 10, 15, 20, 25}},
+		{0, 0.054, []float64{0, 0.02, 0.04, 0.06}},
+		{-0.3, 1, []float64{-0.5, 0, 0.5, 1}},
+		{0, 3.1, []float64{0, 1, 2, 3, 4}},
+		{0, 0, []float64{0, 0.2, 0.4, 0.6, 0.8, 1}},
+	} {
+		if got := niceTicks(c.lo, c.hi); !slices.Equal(got, c.want) {
+			t.Errorf("niceTicks(%g, %g) = %v, want %v", c.lo, c.hi, got, c.want)
+		}
+	}
+	for v, want := range map[float64]string{0: "0", 0.0414: "0.041", 8.552: "8.55", 21.98: "22.0", 1226.9: "1227", -0.002: "-0.0020"} {
+		if got := fmtValue(v); got != want {
+			t.Errorf("fmtValue(%g) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package report
+
+import (
+	"bytes"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gatewaybench/gatewaybench/runner/charts"
+	"github.com/gatewaybench/gatewaybench/runner/results"
+)
+
+const regenerate = "the CSVs changed without the charts: run `go run ./runner charts` and commit charts/, RESULTS.md and README.md"
+
+// TestCommittedReportIsCurrent: every committed chart is what the committed
+// CSVs draw (decoded pixels compared), no chart is left over, and RESULTS.md
+// and the README's block are what they generate.
+func TestCommittedReportIsCurrent(t *testing.T) {
+	recs, err := results.ReadDir("../../results")
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("read results: %v (%d rows)", err, len(recs))
+	}
+	dir := t.TempDir()
+	list, err := charts.Render(recs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, c := range list {
+		if c.Skipped == "" {
+			want = append(want, c.File)
+			samePixels(t, filepath.Join(dir, c.File), filepath.Join("../../charts", c.File))
+		}
+	}
+	committed, _ := filepath.Glob("../../charts/*.png")
+	for _, p := range committed {
+		if !slices.Contains(want, filepath.Base(p)) {
+			t.Errorf("charts/%s is not drawn from the CSVs any more: %s", filepath.Base(p), regenerate)
+		}
+	}
+	var buf bytes.Buffer
+	WriteResults(&buf, recs, list, "charts")
+	if got, _ := os.ReadFile("../../RESULTS.md"); !bytes.Equal(got, buf.Bytes()) {
+		t.Errorf("RESULTS.md differs from what the CSVs give: %s", regenerate)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := Splice(readme, Block(recs, "charts")); err != nil || !bytes.Equal(out, readme) {
+		t.Errorf("README.md's results block differs from what the CSVs give (%v): %s", err, regenerate)
+	}
+}
+
+func samePixels(t *testing.T, gotPath, wantPath string) {
+	t.Helper()
+	got, err := decode(gotPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := decode(wantPath)
+	if err != nil {
+		t.Errorf("%s: %v: %s", wantPath, err, regenerate)
+		return
+	}
+	if got.Bounds() != want.Bounds() {
+		t.Errorf("%s: %v, drawn %v: %s", wantPath, want.Bounds(), got.Bounds(), regenerate)
+		return
+	}
+	diff := 0
+	b := got.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if got.At(x, y) != want.At(x, y) {
+				diff++
+			}
+		}
+	}
+	if diff > 0 {
+		t.Errorf("%s: %d pixels differ from what the CSVs draw: %s", wantPath, diff, regenerate)
+	}
+}
+
+func decode(path string) (image.Image, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return png.Decode(f)
+}
+
+func TestSplice(t *testing.T) {
+	src := []byte("# title\n\n" + Begin + "\nold\n" + End + "\n\nrest\n")
+	out, err := Splice(src, Begin+"\nnew\n"+End+"\n")
+	if err != nil || string(out) != "# title\n\n"+Begin+"\nnew\n"+End+"\n\nrest\n" {
+		t.Fatalf("Splice = %q, %v", out, err)
+	}
+	if _, err := Splice([]byte("# no markers\n"), "x"); err == nil || !strings.Contains(err.Error(), "no results block") {
+		t.Errorf("a README without markers: %v", err)
+	}
+}
