@@ -21,7 +21,7 @@ func synthetic() []results.Record {
 			for i, arm := range []string{"direct", "nginx", "portkey"} {
 				r := results.Record{"run_id": "20261201t000000-abcdef", "scenario": scenario, "kind": kind, "gateway": arm,
 					"gateway_class": map[string]string{"direct": "direct", "nginx": "proxy", "portkey": "ai"}[arm],
-					"trial": strconv.Itoa(trial), "mode": "closed", "concurrency": strconv.Itoa(c), "prompt_tokens": strconv.Itoa(prompt),
+					"trial":         strconv.Itoa(trial), "mode": "closed", "concurrency": strconv.Itoa(c), "prompt_tokens": strconv.Itoa(prompt),
 					"status": "ok", "requests_ok": strconv.Itoa(1000 + 10*i + trial), "floor": "nginx",
 					"cpus_driver": "0", "cpus_mock": "1", "cpus_gateway": "1", "host_cpu": "Test CPU", "kernel": "6.0"}
 				f(arm, trial, r)
