@@ -59,6 +59,13 @@ func Render(recs []results.Record, dir string) ([]Chart, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	for _, c := range out {
+		if c.Skipped != "" { // a figure the rows no longer give must not stay behind
+			if err := os.Remove(filepath.Join(dir, c.File)); err != nil && !os.IsNotExist(err) {
+				return nil, err
+			}
+		}
+	}
 	for _, f := range figs {
 		png, err := draw(f)
 		if err != nil {
@@ -81,6 +88,9 @@ func Figures(recs []results.Record) ([]*figure, []Chart) {
 	var out []Chart
 	for _, b := range builders {
 		f, why := b.build(d)
+		if f != nil && !f.hasValues() {
+			f, why = nil, "the rows have no values for it (CSVs written before its columns existed, or no arm measured it)"
+		}
 		if f == nil {
 			out = append(out, Chart{File: b.file, Title: b.title, Skipped: why})
 			continue

@@ -191,7 +191,8 @@ func TestNiceTicks(t *testing.T) {
 			t.Errorf("niceTicks(%g, %g) = %v, want %v", c.lo, c.hi, got, c.want)
 		}
 	}
-	for v, want := range map[float64]string{0: "0", 0.0414: "0.041", 8.552: "8.55", 21.98: "22.0", 1226.9: "1227", -0.002: "-0.0020"} {
+	for v, want := range map[float64]string{0: "0", 0.0414: "0.0414", 8.552: "8.55", 21.98: "22.0", 1226.9: "1227", -0.002: "-0.00200",
+		0.000175: "0.000175", 1435569: "1,435,569", -25000: "-25,000"} {
 		if got := fmtValue(v); got != want {
 			t.Errorf("fmtValue(%g) = %q, want %q", v, got, want)
 		}

@@ -2,7 +2,6 @@ package charts
 
 import (
 	"bytes"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -420,30 +419,32 @@ func niceTicks(lo, hi float64) []float64 {
 	return out
 }
 
-// fmtTick prints a tick with the decimals its step needs.
+// fmtTick prints a tick with the decimals its step needs; big ones in
+// thousands (k) or millions (M), so ticks do not run into each other.
 func fmtTick(t float64, ticks []float64) string {
 	step := 1.0
 	if len(ticks) > 1 {
 		step = ticks[1] - ticks[0]
 	}
+	switch {
+	case step >= 1e6:
+		return strconv.FormatFloat(t/1e6, 'f', -1, 64) + "M"
+	case step >= 1e3:
+		return strconv.FormatFloat(t/1e3, 'f', -1, 64) + "k"
+	}
 	d := max(0, int(math.Ceil(-math.Log10(step)-1e-9)))
 	return strconv.FormatFloat(t, 'f', d, 64)
 }
 
-// fmtValue prints a value with about three significant digits, no exponent.
+// fmtValue prints a value with three significant digits, no exponent,
+// thousands separated.
 func fmtValue(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a == 0:
+	if v == 0 {
 		return "0"
-	case a >= 100:
-		return fmt.Sprintf("%.0f", v)
-	case a >= 10:
-		return fmt.Sprintf("%.1f", v)
-	case a >= 1:
-		return fmt.Sprintf("%.2f", v)
-	case a >= 0.01:
-		return fmt.Sprintf("%.3f", v)
 	}
-	return fmt.Sprintf("%.4f", v)
+	if math.Abs(v) >= 1e4 {
+		return thousands(int64(math.Round(v)))
+	}
+	d := max(0, 2-int(math.Floor(math.Log10(math.Abs(v)))))
+	return strconv.FormatFloat(v, 'f', d, 64)
 }

@@ -25,6 +25,17 @@ type figure struct {
 	colours      palette // every figure's: one colour per arm on every chart
 }
 
+func (f *figure) hasValues() bool {
+	for _, p := range f.Panels {
+		for _, s := range p.Series {
+			if slices.ContainsFunc(s.Values, func(v value) bool { return v.Set }) {
+				return true
+			}
+		}
+	}
+	return len(f.Lines) > 0 // lineOver keeps only lines with a value
+}
+
 // row is one arm of a bar figure; in Missing, one without a figure, and why.
 type row struct {
 	Name, Class, Missing string
@@ -118,6 +129,9 @@ func cap1(s string) string {
 }
 
 func thousands(n int64) string {
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
 	s := fmt.Sprint(n)
 	var b strings.Builder
 	for i, c := range s {
