@@ -59,6 +59,7 @@ gateway "nginx" {
   compose = "compose/nginx.yaml"
   service = "nginx"
   class   = "proxy"
+  fallback = true # its configuration retries a failed request on the fallback mock
   port    = 18081
   api     = ["openai", "responses", "anthropic"]
   version = "Debian nginx-light 1.22"

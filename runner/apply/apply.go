@@ -241,12 +241,20 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	}
 	p.Logf("scenario %s (%s): %d runs -> %s (%s of load left in the plan, stack start-ups aside)", sc.Name, sc.Kind, len(sc.Runs), path, left)
 
-	mockC, err := r.startMock(hardCtx, sc)
+	pm := r.o.Plan.Mock
+	mockC, err := r.startMock(hardCtx, sc, "mock", sc.MockCmd, pm.Port, pm.Health)
 	if err != nil {
 		return err
 	}
 	defer r.mgr.Remove(mockC)
 	mockSrc := r.source(mockC.ID)
+	if sc.FallbackCmd != nil {
+		fb, err := r.startMock(hardCtx, sc, "mock-fallback", sc.FallbackCmd, pm.FallbackPort, pm.FallbackURL+"/health")
+		if err != nil {
+			return err
+		}
+		defer r.mgr.Remove(fb)
+	}
 
 	arms := map[string]*arm{}
 	for i := range sc.Arms {
@@ -429,26 +437,27 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-func (r *runner) startMock(ctx context.Context, sc *plan.Scenario) (*stack.Container, error) {
-	pm := r.o.Plan.Mock
+// startMock starts a mock (the scenario's, or its fallback) on the mock's
+// placement and waits until it answers.
+func (r *runner) startMock(ctx context.Context, sc *plan.Scenario, name string, cmd []string, port int, health string) (*stack.Container, error) {
 	l := r.o.Plan.Layout.Mock
 	svc := &stack.Service{
-		Stack: "mock", Role: stack.RoleMock, Image: r.mock.Ref, Cmd: sc.MockCmd,
+		Stack: name, Role: stack.RoleMock, Image: r.mock.Ref, Cmd: cmd,
 		CPUSet: l.CPUs.Text, Memory: l.Memory,
 	}
 	for _, k := range slices.Sorted(maps.Keys(sc.MockEnv)) {
 		svc.Env = append(svc.Env, k+"="+sc.MockEnv[k])
 	}
-	if err := r.o.PortFree(pm.Port); err != nil {
-		return nil, fmt.Errorf("mock: %w", err)
+	if err := r.o.PortFree(port); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	c, err := r.mgr.Start(ctx, svc)
 	if err != nil {
-		return nil, fmt.Errorf("mock: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if _, err := r.mgr.WaitReady(ctx, c, probeGet(pm.Health), r.o.ReadyTimeout); err != nil {
+	if _, err := r.mgr.WaitReady(ctx, c, probeGet(health), r.o.ReadyTimeout); err != nil {
 		r.mgr.Remove(c)
-		return nil, fmt.Errorf("mock: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return c, nil
 }

@@ -139,7 +139,7 @@ func TestApplyDocker(t *testing.T) {
 	for name, st := range e.state {
 		want := cfg.CPUs.Gateway.Text
 		mem := cfg.Memory.Gateway
-		if name == "mock" {
+		if name == "mock" || name == "mock-fallback" {
 			want, mem = cfg.CPUs.Mock.Text, cfg.Memory.Mock
 		}
 		if st.CPUSet != want || st.Memory != mem || !st.HostNet {
@@ -218,6 +218,29 @@ func TestApplyDocker(t *testing.T) {
 		stops := !strings.Contains(r["verdict"], "does not stop the upstream")
 		if r["status"] != "ok" || stops != (r["gateway"] != "nginx-ignore-abort") {
 			t.Errorf("cancellation %s: status %s, verdict %q", r["gateway"], r["status"], r["verdict"])
+		}
+	}
+	// Failover: the direct arm gets the primary's failures; the nginx with a
+	// fallback turns them into good answers the fallback mock served; the
+	// nginx that answers 200 in their place is failed.
+	for _, r := range readCSV(t, filepath.Join(results, "failover.csv")) {
+		t.Logf("failover %s: %s, ok %s, http errors %s, fidelity errors %s, primary %s (failed %s), fallback %s, retries %s; %s %s",
+			r["gateway"], r["status"], r["requests_ok"], r["errors_http"], r["errors_fidelity"], r["upstream_hits"],
+			r["upstream_errors"], r["fallback_hits"], r["retries"], r["reason"], r["verdict"])
+		switch r["gateway"] {
+		case "direct":
+			if r["status"] != "ok" || r["errors_http"] == "0" || r["fallback_hits"] != "0" {
+				t.Errorf("direct: status %s, http errors %s, fallback %s", r["status"], r["errors_http"], r["fallback_hits"])
+			}
+		case "nginx":
+			if r["status"] != "ok" || r["errors_http"] != "0" || r["fallback_hits"] == "0" || r["upstream_errors"] == "0" {
+				t.Errorf("the nginx with a fallback: status %s, http errors %s, fallback %s, primary failed %s",
+					r["status"], r["errors_http"], r["fallback_hits"], r["upstream_errors"])
+			}
+		case "nginx-hide-errors":
+			if r["status"] != "failed" || !strings.Contains(r["reason"], "hides upstream errors") {
+				t.Errorf("the nginx that hides errors: status %s, reason %q", r["status"], r["reason"])
+			}
 		}
 	}
 	// The key flood: refusals timed for every arm; the proxy that passes

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -28,6 +29,13 @@ func (r *runner) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.Load
 	}
 	if row.Mode == "" {
 		row.Mode = string(plan.Closed) // a row for an arm that never ran
+	}
+	if pt.Mode == plan.Open {
+		var b []string
+		for _, d := range sc.P99Bounds {
+			b = append(b, strconv.FormatFloat(float64(d)/1e6, 'f', -1, 64))
+		}
+		row.P99BoundsMS = strings.Join(b, ";")
 	}
 	// A hosted arm's path leaves this machine's layout: no topology excess.
 	if !a.Direct && !a.Hosted {

@@ -36,6 +36,7 @@ var builders = []builder{
 	{"itl_concurrency.png", "Inter-token latency p99 as concurrent streams grow", itlFigure},
 	{"prompt_size.png", "Added latency by prompt size (one client)", promptFigure},
 	{"throughput.png", "Closed-loop throughput ceiling", throughputFigure},
+	{"frontier.png", "Throughput frontier: the highest rate within each p99 bound", frontierFigure},
 	{"cost.png", "Cost at the throughput ceiling", costFigure},
 	{"session.png", "Added seconds per agent session", sessionFigure},
 	{"memory.png", "Gateway memory under a long streaming window", memoryFigure},
@@ -375,6 +376,56 @@ func throughputFigure(d *data) (*figure, string) {
 		f.Foot = footnote("RPS = requests completed / measured window, median over trials.", armsOf(ts))
 	}
 	return f, why
+}
+
+func frontierFigure(d *data) (*figure, string) {
+	fs := summary.Frontiers(d.tables)
+	if len(fs) == 0 {
+		return nil, "no open-loop rows with p99_bounds_ms in the results"
+	}
+	fr := fs[0]
+	f := &figure{XAxis: "p99 bound", YAxis: "highest open-loop rate held, requests/s"}
+	for _, b := range fr.Bounds {
+		f.X = append(f.X, "≤ "+fmtValue(b)+" ms")
+	}
+	var arms []summary.Arm
+	for _, a := range fr.Arms {
+		arms = append(arms, pooled(a.Name, a.Class, a.Rows))
+		if a.Missing != "" {
+			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class, Missing: a.Missing})
+			continue
+		}
+		l := line{Name: a.Name, Class: a.Class}
+		for _, b := range a.Best {
+			l.Y = append(l.Y, some(b))
+		}
+		f.Lines = append(f.Lines, l)
+	}
+	rates := make([]string, len(fr.Rates))
+	for i, r := range fr.Rates {
+		rates[i] = fmtValue(r)
+	}
+	f.Note = fmt.Sprintf("Scenario %s: open-loop rates of %s requests/s offered; for each bound, the highest rate at which the arm's p99 (median over trials) stayed within it, every trial passing. A missing point: no rate held.",
+		fr.Scenario, strings.Join(rates, ", "))
+	f.Foot = footnote("p99 of latency from each request's scheduled send time (no coordinated omission).", arms)
+	return f, ""
+}
+
+// pooled is an arm over rows of several load points, for a footnote: its
+// requests, and its trials counted once each.
+func pooled(name, class string, rows []results.Record) summary.Arm {
+	a := summary.Arm{Name: name, Class: class, Rows: rows}
+	var trials []string
+	for _, r := range rows {
+		if r["status"] == "ok" {
+			a.Requests += int64(r.Num("requests_ok").V)
+			if !slices.Contains(trials, r["trial"]) {
+				trials = append(trials, r["trial"])
+			}
+		}
+	}
+	a.Trials = len(trials)
+	return a
 }
 
 func costFigure(d *data) (*figure, string) {

@@ -62,6 +62,12 @@ func synthetic() []results.Record {
 			r["rps"], r["cost_usd_per_1m"], r["rps_per_usd_hour"] = v(arm, trial, float64(100*c)), v(arm, trial, 0.001), v(arm, trial, 5000)
 		})
 	}
+	for _, rate := range []int{100, 1000, 10000} {
+		add("throughput_frontier", "throughput", 64, 100, func(arm string, trial int, r results.Record) {
+			r["mode"], r["rate_rps"], r["p99_bounds_ms"] = "open", strconv.Itoa(rate), "1;5;20"
+			r["latency_p99_ms"] = v(arm, trial, float64(rate)/1000)
+		})
+	}
 	add("memory", "memory", 64, 100, func(arm string, trial int, r results.Record) {
 		r["gateway_mem_idle_mib"], r["gateway_mem_peak_mib"], r["gateway_mem_recovered_mib"] = v(arm, trial, 5), v(arm, trial, 9), v(arm, trial, 6)
 	})
@@ -115,6 +121,17 @@ func TestFiguresHoldNoDataValue(t *testing.T) {
 	}
 	after, _ := Figures(recs)
 	a, b := drawn(before), drawn(after)
+	for k := range a {
+		if strings.HasPrefix(k, "frontier.png/") { // rates held, from the rate_rps column: TestFrontierFigure
+			delete(a, k)
+			delete(b, k)
+		}
+	}
+	for k := range b {
+		if strings.HasPrefix(k, "frontier.png/") {
+			delete(b, k)
+		}
+	}
 	if len(a) == 0 || len(a) != len(b) {
 		t.Fatalf("%d values drawn before, %d after", len(a), len(b))
 	}
@@ -195,6 +212,34 @@ func TestNiceTicks(t *testing.T) {
 		0.000175: "0.000175", 1435569: "1,435,569", -25000: "-25,000"} {
 		if got := fmtValue(v); got != want {
 			t.Errorf("fmtValue(%g) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// TestFrontierFigure: the frontier draws the rates the rows held, per bound.
+func TestFrontierFigure(t *testing.T) {
+	figs, _ := Figures(synthetic())
+	i := slices.IndexFunc(figs, func(f *figure) bool { return f.File == "frontier.png" })
+	if i < 0 {
+		t.Fatal("no frontier figure")
+	}
+	f := figs[i]
+	// p99 at 100, 1000, 10000 rps: direct 0.1/1/10 (+0.01..0.03 per trial),
+	// nginx 1.5x, portkey 4x; bounds 1, 5 and 20 ms.
+	want := map[string][]string{"direct": {"100", "1000", "10000"}, "nginx": {"100", "1000", "10000"}, "portkey": {"100", "1000", "1000"}}
+	got := map[string][]string{}
+	for _, l := range f.Lines {
+		for _, v := range l.Y {
+			s := "-"
+			if v.Set {
+				s = strconv.FormatFloat(v.V, 'f', -1, 64)
+			}
+			got[l.Name] = append(got[l.Name], s)
+		}
+	}
+	for arm, w := range want {
+		if !slices.Equal(got[arm], w) {
+			t.Errorf("%s: %v, want %v", arm, got[arm], w)
 		}
 	}
 }

@@ -17,10 +17,13 @@ import (
 // these variables, never the host's, so a stack is the same on every machine.
 func ComposeEnv(cfg *Config, g *Gateway) map[string]string {
 	return map[string]string{
-		"MOCK_PORT":    strconv.Itoa(cfg.Mock.Port),
-		"MOCK_URL":     MockURL(cfg.Mock.Port),
-		"GATEWAY_PORT": strconv.Itoa(g.Port),
-		"GATEWAY_NAME": g.Name,
+		"MOCK_PORT": strconv.Itoa(cfg.Mock.Port),
+		"MOCK_URL":  MockURL(cfg.Mock.Port),
+		// the second mock of failover scenarios, for a configuration's fallback
+		"MOCK_FALLBACK_PORT": strconv.Itoa(cfg.Mock.FallbackPort),
+		"MOCK_FALLBACK_URL":  MockURL(cfg.Mock.FallbackPort),
+		"GATEWAY_PORT":       strconv.Itoa(g.Port),
+		"GATEWAY_NAME":       g.Name,
 		// how many CPUs the gateway's cpuset holds, for its worker count
 		"GATEWAY_CORES": strconv.Itoa(len(cfg.CPUs.Gateway.CPUs)),
 	}

@@ -65,9 +65,10 @@ type Cost struct {
 
 // Mock is the upstream's address and default knobs.
 type Mock struct {
-	Port  int
-	Knobs script.Knobs
-	Range hcl.Range
+	Port         int
+	FallbackPort int // a second mock, with no injected failures, for failover scenarios
+	Knobs        script.Knobs
+	Range        hcl.Range
 }
 
 // Gateway is one gateway arm: how its stack is found and how requests reach it.
@@ -75,6 +76,7 @@ type Gateway struct {
 	Name        string
 	Arm         string // "default" or "tuned": a label for charts
 	Class       string // "proxy" (a plain L7 proxy) or "ai" (an AI gateway): charts colour by it
+	Fallback    bool   // its configuration retries failed requests on the fallback mock
 	Version     string
 	Compose     string // path as written in HCL
 	ComposePath string // resolved against Config.Dir
@@ -166,6 +168,9 @@ type Scenario struct {
 	MaxErrorRate   float64
 	Gateways       []string // empty = every gateway that speaks API
 	CancelAfter    []int    // cancellation: content events read before the client leaves
-	Knobs          script.Knobs
-	DeclRange      hcl.Range
+	// P99Bounds: the throughput frontier is, for each bound, the highest
+	// open-loop rate whose p99 stays under it.
+	P99Bounds []time.Duration
+	Knobs     script.Knobs
+	DeclRange hcl.Range
 }

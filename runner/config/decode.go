@@ -29,10 +29,12 @@ import (
 // rawKnobs is a mock block: its port, and knobs decoded from the mock's
 // own table (script.Table), which also defines its flags and headers.
 type rawKnobs struct {
-	Port      *int      `hcl:"port,optional"`
-	Knobs     hcl.Body  `hcl:",remain"`
-	Body      hcl.Body  `hcl:",body"`
-	DeclRange hcl.Range `hcl:",def_range"`
+	Port *int `hcl:"port,optional"`
+	// FallbackPort: where a second mock answers in failover scenarios.
+	FallbackPort *int      `hcl:"fallback_port,optional"`
+	Knobs        hcl.Body  `hcl:",remain"`
+	Body         hcl.Body  `hcl:",body"`
+	DeclRange    hcl.Range `hcl:",def_range"`
 }
 
 // rawSLO bounds one request for goodput.
@@ -72,16 +74,19 @@ type rawCost struct {
 }
 
 type rawGateway struct {
-	Name    string            `hcl:"name,label"`
-	Compose string            `hcl:"compose"`
-	Service string            `hcl:"service"`
-	Port    int               `hcl:"port"`
-	API     []string          `hcl:"api"`
-	Arm     *string           `hcl:"arm,optional"`
-	Class   *string           `hcl:"class,optional"`
-	Version *string           `hcl:"version,optional"`
-	Paths   map[string]string `hcl:"paths,optional"`
-	Headers map[string]string `hcl:"headers,optional"`
+	Name    string   `hcl:"name,label"`
+	Compose string   `hcl:"compose"`
+	Service string   `hcl:"service"`
+	Port    int      `hcl:"port"`
+	API     []string `hcl:"api"`
+	Arm     *string  `hcl:"arm,optional"`
+	Class   *string  `hcl:"class,optional"`
+	// Fallback declares that the gateway's configuration sends a request
+	// the mock fails to the fallback mock (failover scenarios).
+	Fallback *bool             `hcl:"fallback,optional"`
+	Version  *string           `hcl:"version,optional"`
+	Paths    map[string]string `hcl:"paths,optional"`
+	Headers  map[string]string `hcl:"headers,optional"`
 	// APIHeaders are per-API headers set over Headers (a gateway that picks
 	// its upstream provider by header needs a different one per API).
 	APIHeaders    map[string]map[string]string `hcl:"api_headers,optional"`
@@ -127,6 +132,7 @@ type rawScenario struct {
 	MaxErrorRate   *float64  `hcl:"max_error_rate,optional"`
 	Gateways       []string  `hcl:"gateways,optional"`
 	CancelAfter    []int     `hcl:"cancel_after,optional"`
+	P99Bounds      []string  `hcl:"p99_bounds,optional"`
 	Mock           *rawKnobs `hcl:"mock,block"`
 	SLO            *rawSLO   `hcl:"slo,block"`
 	Body           hcl.Body  `hcl:",body"`
@@ -291,7 +297,7 @@ var intRanges = map[string][2]int{
 
 var durationMax = map[string]time.Duration{
 	"warmup": time.Hour, "duration": 24 * time.Hour, "settle": time.Hour, "request_timeout": time.Hour,
-	"slo_latency": time.Hour, "slo_ttft": time.Hour, "slo_itl": time.Hour,
+	"slo_latency": time.Hour, "slo_ttft": time.Hour, "slo_itl": time.Hour, "p99_bounds": time.Hour,
 }
 
 // maxRate bounds open-loop rates (requests per second).
@@ -411,17 +417,27 @@ func (c *checker) oneOf(body hcl.Body, name, v string, allowed []string) bool {
 }
 
 func (c *checker) mock(r *rawKnobs) Mock {
-	m := Mock{Port: 18080, Knobs: script.DefaultKnobs()}
+	m := Mock{Port: 18080, FallbackPort: 18079, Knobs: script.DefaultKnobs()}
 	if r == nil {
 		return m
 	}
 	m.Range = r.DeclRange
-	if r.Port != nil {
-		if *r.Port < 1 || *r.Port > 65535 {
-			c.errorf(attrRange(r.Body, "port"), "Invalid port", "port must be 1..65535; got %d.", *r.Port)
-		} else {
-			m.Port = *r.Port
+	for _, p := range []struct {
+		name string
+		v    *int
+		dst  *int
+	}{{"port", r.Port, &m.Port}, {"fallback_port", r.FallbackPort, &m.FallbackPort}} {
+		if p.v == nil {
+			continue
 		}
+		if *p.v < 1 || *p.v > 65535 {
+			c.errorf(attrRange(r.Body, p.name), "Invalid port", "%s must be 1..65535; got %d.", p.name, *p.v)
+		} else {
+			*p.dst = *p.v
+		}
+	}
+	if m.FallbackPort == m.Port {
+		c.errorf(attrRange(r.Body, "fallback_port"), "Port already in use", "fallback_port must differ from the mock's port (%d).", m.Port)
 	}
 	c.knobs(r, &m.Knobs)
 	return m
@@ -624,7 +640,7 @@ var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
 func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 	var out []Gateway
 	seen := map[string]hcl.Range{}
-	ports := map[int]string{cfg.Mock.Port: "the mock"}
+	ports := map[int]string{cfg.Mock.Port: "the mock", cfg.Mock.FallbackPort: "the fallback mock"}
 	for _, r := range raws {
 		b := r.Body
 		if !nameRE.MatchString(r.Name) {
@@ -648,6 +664,9 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		}
 		setIf(&g.Arm, r.Arm)
 		setIf(&g.Class, r.Class)
+		if r.Fallback != nil {
+			g.Fallback = *r.Fallback
+		}
 		setIf(&g.Version, r.Version)
 		setIf(&g.Model, r.Model)
 		setIf(&g.APIKey, r.APIKey)
@@ -838,6 +857,17 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 		}
 		s.Concurrency = c.ints(b, "concurrency", r.Concurrency)
 		s.CancelAfter = c.ints(b, "cancel_after", r.CancelAfter)
+		for _, v := range r.P99Bounds {
+			var d time.Duration
+			c.duration(b, "p99_bounds", &v, &d)
+			if d > 0 {
+				s.P99Bounds = append(s.P99Bounds, d)
+			}
+		}
+		if len(r.P99Bounds) > 0 && len(r.Rates) == 0 {
+			c.errorf(attrRange(b, "p99_bounds"), "Bounds without rates",
+				"p99_bounds finds the highest open-loop rate whose p99 stays under each bound: give rates = [...] to sweep.")
+		}
 		for _, v := range r.Rates {
 			if !(v > 0 && v <= maxRate) { // NaN fails both
 				c.errorf(attrRange(b, "rates"), "Value out of range", "rates are requests per second, above zero and at most %g; got %g.", maxRate, v)
@@ -872,9 +902,11 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 		}
 		s.Gateways = r.Gateways
 		if r.Mock != nil {
-			if r.Mock.Port != nil {
-				c.errorf(attrRange(r.Mock.Body, "port"), "Port in a scenario's mock block",
-					"the mock's port is set once, in the top-level mock block; a scenario may only override its knobs.")
+			for i, v := range []*int{r.Mock.Port, r.Mock.FallbackPort} {
+				if v != nil {
+					c.errorf(attrRange(r.Mock.Body, []string{"port", "fallback_port"}[i]), "Port in a scenario's mock block",
+						"the mock's ports are set once, in the top-level mock block; a scenario may only override its knobs.")
+				}
 			}
 			c.knobs(r.Mock, &s.Knobs)
 		}

@@ -21,7 +21,7 @@ type cancellation struct{}
 // defaultLeaveAfter is when clients leave when the scenario does not say.
 const defaultLeaveAfter = 4
 
-func (cancellation) Plan(s *plan.Scenario) {
+func (cancellation) Plan(_ *plan.Plan, s *plan.Scenario) {
 	if !s.Stream {
 		s.NotRun = "cancellation measures streams: set stream = true"
 		return
@@ -80,12 +80,7 @@ func (cancellation) Measure(ctx context.Context, m *Meter, run *plan.Run) (resul
 		row.UpstreamEventsAfterLeave = results.Some(results.Round3(max(after, 0)))
 	}
 	if !m.Arm.Direct && n > 0 && st.Completed*2 > n {
-		note := fmt.Sprintf("does not stop the upstream: %d of %d streams ran to their end after the client left", st.Completed, n)
-		if row.Verdict == results.VerdictOK {
-			row.Verdict = note
-		} else {
-			row.Verdict += "; " + note
-		}
+		note(&row, fmt.Sprintf("does not stop the upstream: %d of %d streams ran to their end after the client left", st.Completed, n))
 	}
 	return row, nil
 }

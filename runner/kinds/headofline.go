@@ -27,7 +27,7 @@ const smallPrompt = 100
 // overlaps the whole of it on a slow host.
 const tailMargin = 2 * time.Second
 
-func (headOfLine) Plan(s *plan.Scenario) {
+func (headOfLine) Plan(_ *plan.Plan, s *plan.Scenario) {
 	if !s.Stream {
 		s.NotRun = "head_of_line measures streams: set stream = true"
 		return

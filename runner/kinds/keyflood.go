@@ -21,7 +21,7 @@ type keyFlood struct{}
 // cache of recent keys could hold them all.
 const floodKeys = 1000
 
-func (keyFlood) Plan(s *plan.Scenario) {
+func (keyFlood) Plan(_ *plan.Plan, s *plan.Scenario) {
 	if s.Knobs.APIKey == "" {
 		s.NotRun = "key_flood needs the mock's api_key: the upstream key the gateways hold and the flood's keys are not"
 		return

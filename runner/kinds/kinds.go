@@ -24,7 +24,7 @@ type Kind interface {
 	// Plan shapes a scenario's runs. It receives the generic expansion (each
 	// arm at each load point in each trial); a kind that cannot run sets
 	// NotRun with the reason.
-	Plan(s *plan.Scenario)
+	Plan(p *plan.Plan, s *plan.Scenario)
 	// Measure drives one run and returns its row, started from m.Base.
 	Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error)
 	// Finish applies scenario-wide rules once every run is done.
@@ -46,7 +46,7 @@ var registry = []struct {
 	{"memory", steady{}, "a long window for peak, growth and recovered memory"},
 	{"cold_start", steady{}, "container start to first good answer"},
 	{"key_flood", keyFlood{}, "rotating invalid keys: refusal latency and rate; none may reach the upstream"},
-	{"failover", notYet("needs a second mock and retry/fallback accounting"), "upstream errors and a fallback upstream"},
+	{"failover", failover{}, "a primary upstream that fails, a fallback that does not: errors hidden, passed on or recovered"},
 	{"head_of_line", headOfLine{}, "small streaming turns alone and beside one long stream of a huge prompt"},
 	{"session", notYet("needs multi-turn session profiles"), "multi-turn agent sessions"},
 	{"cancellation", cancellation{}, "clients leave streams early: does the gateway stop the upstream?"},
@@ -76,13 +76,13 @@ var Planner plan.Kinds = planner{}
 
 type planner struct{}
 
-func (planner) Plan(s *plan.Scenario) {
+func (planner) Plan(p *plan.Plan, s *plan.Scenario) {
 	k, ok := Lookup(s.Kind)
 	if !ok {
 		s.NotRun = fmt.Sprintf("kind %q is not one of: %s", s.Kind, strings.Join(Names(), ", "))
 		return
 	}
-	k.Plan(s)
+	k.Plan(p, s)
 }
 
 // Check refuses scenarios whose kind is not registered, at the kind attribute.
@@ -119,7 +119,7 @@ type Meter struct {
 // their numbers would not deserve.
 type notYet string
 
-func (n notYet) Plan(s *plan.Scenario) { s.NotRun = string(n) }
+func (n notYet) Plan(_ *plan.Plan, s *plan.Scenario) { s.NotRun = string(n) }
 
 func (n notYet) Measure(context.Context, *Meter, *plan.Run) (results.Row, error) {
 	return results.Row{}, fmt.Errorf("not built: %s", string(n))

@@ -124,7 +124,7 @@ func TestHeadOfLinePlan(t *testing.T) {
 		}
 	}
 	sc := plan.Scenario{Kind: "head_of_line", Stream: false}
-	headOfLine{}.Plan(&sc)
+	headOfLine{}.Plan(nil, &sc)
 	if sc.NotRun == "" {
 		t.Error("a head_of_line scenario without streams was planned")
 	}

@@ -21,7 +21,7 @@ import (
 // run is driven.
 type steady struct{}
 
-func (steady) Plan(*plan.Scenario) {}
+func (steady) Plan(*plan.Plan, *plan.Scenario) {}
 
 func (steady) Finish(p *plan.Plan, _ *plan.Scenario, rows []results.Row) {
 	markUncontrolled(rows, p.BaselineK)

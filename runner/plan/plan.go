@@ -52,23 +52,29 @@ type Mock struct {
 	Port   int    `json:"port"`
 	URL    string `json:"url"`
 	Health string `json:"health"` // readiness probe: GET answers 200
+	// The fallback mock of failover scenarios: the same answers, no
+	// injected failures.
+	FallbackPort int    `json:"fallback_port"`
+	FallbackURL  string `json:"fallback_url"`
 }
 
 // Arm is one way of reaching the mock: directly, or through a gateway.
 type Arm struct {
-	Name    string   `json:"name"`
-	Label   string   `json:"label"` // "direct", "default" or "tuned"
-	Class   string   `json:"class"` // "direct", "proxy", "ai" or "hosted"
-	Direct  bool     `json:"direct,omitempty"`
-	Floor   bool     `json:"floor,omitempty"`  // the plain proxy overhead is also reported against
-	Hosted  bool     `json:"hosted,omitempty"` // no stack: a hosted API at URL
-	URL     string   `json:"url,omitempty"`    // hosted: scheme and host
-	Port    int      `json:"port"`
-	Version string   `json:"version,omitempty"`
-	Compose string   `json:"compose,omitempty"` // compose file as written in HCL
-	Service string   `json:"service,omitempty"`
-	Image   string   `json:"image,omitempty"`
-	Prepare []string `json:"prepare,omitempty"` // run in Plan.Dir before the image is built
+	Name  string `json:"name"`
+	Label string `json:"label"` // "direct", "default" or "tuned"
+	Class string `json:"class"` // "direct", "proxy", "ai" or "hosted"
+	// Fallback: the configuration retries failed requests on the fallback mock.
+	Fallback bool     `json:"fallback,omitempty"`
+	Direct   bool     `json:"direct,omitempty"`
+	Floor    bool     `json:"floor,omitempty"`  // the plain proxy overhead is also reported against
+	Hosted   bool     `json:"hosted,omitempty"` // no stack: a hosted API at URL
+	URL      string   `json:"url,omitempty"`    // hosted: scheme and host
+	Port     int      `json:"port"`
+	Version  string   `json:"version,omitempty"`
+	Compose  string   `json:"compose,omitempty"` // compose file as written in HCL
+	Service  string   `json:"service,omitempty"`
+	Image    string   `json:"image,omitempty"`
+	Prepare  []string `json:"prepare,omitempty"` // run in Plan.Dir before the image is built
 	// Mounts are the host files the container sees: bind mounts
 	// ("source:target[:ro]") and compose configs ("file -> target").
 	Mounts    []string          `json:"mounts,omitempty"`
@@ -89,19 +95,24 @@ type Scenario struct {
 	Tools  bool   `json:"tools"`
 	CSV    string `json:"csv"` // relative paths resolve in Plan.Dir
 	// NotRun says why apply cannot run this scenario; it then has no runs.
-	NotRun  string       `json:"not_run,omitempty"`
-	Trials  int          `json:"trials"`
-	Settle  Duration     `json:"settle"` // before idle memory and after load, for recovered memory
-	MockCmd []string     `json:"mock_cmd"`
-	MockEnv Headers      `json:"mock_env,omitempty"` // credentials masked in output
-	Knobs   script.Knobs `json:"-"`                  // what MockCmd sets, for the driver's fidelity check
+	NotRun  string   `json:"not_run,omitempty"`
+	Trials  int      `json:"trials"`
+	Settle  Duration `json:"settle"` // before idle memory and after load, for recovered memory
+	MockCmd []string `json:"mock_cmd"`
+	// FallbackCmd, when set, starts the fallback mock beside the mock
+	// (failover scenarios).
+	FallbackCmd []string     `json:"fallback_cmd,omitempty"`
+	MockEnv     Headers      `json:"mock_env,omitempty"` // credentials masked in output
+	Knobs       script.Knobs `json:"-"`                  // what MockCmd sets, for the driver's fidelity check
 	// CancelAfter: cancellation scenarios, the content events a client
 	// reads before it leaves, one variant each.
-	CancelAfter []int       `json:"cancel_after,omitempty"`
-	Arms        []Arm       `json:"arms"`
-	Skipped     []Skip      `json:"skipped,omitempty"`
-	Points      []LoadPoint `json:"points"`
-	Runs        []Run       `json:"runs"`
+	CancelAfter []int `json:"cancel_after,omitempty"`
+	// P99Bounds: each bound of the throughput frontier (docs/method.md).
+	P99Bounds []Duration  `json:"p99_bounds,omitempty"`
+	Arms      []Arm       `json:"arms"`
+	Skipped   []Skip      `json:"skipped,omitempty"`
+	Points    []LoadPoint `json:"points"`
+	Runs      []Run       `json:"runs"`
 }
 
 // Arm returns the scenario's arm of that name, or nil.
@@ -211,12 +222,13 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 		Source: cfg.Filename, Dir: cfg.Dir, Cost: cfg.Cost, Floor: cfg.Defaults.Floor, BaselineK: cfg.Defaults.BaselineK,
 		Layout: Layout{Placement{cfg.CPUs.Driver, cfg.Memory.Driver}, Placement{cfg.CPUs.Mock, cfg.Memory.Mock},
 			Placement{cfg.CPUs.Gateway, cfg.Memory.Gateway}},
-		Mock: Mock{Port: cfg.Mock.Port, URL: mockURL, Health: mockURL + "/health"},
+		Mock: Mock{Port: cfg.Mock.Port, URL: mockURL, Health: mockURL + "/health",
+			FallbackPort: cfg.Mock.FallbackPort, FallbackURL: config.MockURL(cfg.Mock.FallbackPort)},
 	}
 	p.Arms = append(p.Arms, Arm{Name: config.DirectArm, Label: "direct", Class: "direct", Direct: true, Port: cfg.Mock.Port})
 	for i := range cfg.Gateways {
 		g := &cfg.Gateways[i]
-		a := Arm{Name: g.Name, Label: g.Arm, Class: g.Class, Port: g.Port, Version: g.Version, Floor: g.Name == cfg.Defaults.Floor}
+		a := Arm{Name: g.Name, Label: g.Arm, Class: g.Class, Fallback: g.Fallback, Port: g.Port, Version: g.Version, Floor: g.Name == cfg.Defaults.Floor}
 		if g.Hosted {
 			a.Hosted, a.URL = true, g.URL
 		} else {
@@ -263,7 +275,7 @@ func mounts(p *types.Project, service string) []string {
 // (arms x load points x trials) is what most kinds need; a kind may add to
 // it, or say why it cannot run.
 type Kinds interface {
-	Plan(s *Scenario)
+	Plan(p *Plan, s *Scenario)
 }
 
 func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds) {
@@ -272,6 +284,7 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 		CSV: filepath.Join(cfg.Defaults.ResultsDir, sc.Name+".csv"), Settle: Duration(sc.Settle),
 		MockCmd: append([]string{"-addr=127.0.0.1:" + strconv.Itoa(cfg.Mock.Port)}, sc.Knobs.Args()...),
 		MockEnv: sc.Knobs.Env(), Knobs: sc.Knobs, CancelAfter: sc.CancelAfter,
+		P99Bounds: durations(sc.P99Bounds),
 	}
 	for _, a := range p.Arms {
 		g := cfg.Gateway(a.Name)
@@ -316,7 +329,7 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 		}
 	}
 	if kinds != nil {
-		kinds.Plan(&s)
+		kinds.Plan(p, &s)
 	}
 	if s.NotRun != "" {
 		s.Runs = []Run{}
@@ -393,4 +406,12 @@ func (p *Plan) Quick() {
 		}
 		s.Runs = runs
 	}
+}
+
+func durations(ds []time.Duration) []Duration {
+	var out []Duration
+	for _, d := range ds {
+		out = append(out, Duration(d))
+	}
+	return out
 }

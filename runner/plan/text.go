@@ -80,6 +80,9 @@ func (p *Plan) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  arms: %s; %d load points x %d trials; warmup %s, window %s, settle %s, request timeout %s\n",
 			strings.Join(names, ", "), len(s.Points), s.Trials, first.Warmup, first.Duration, s.Settle, first.Timeout)
 		fmt.Fprintf(w, "  mock: %s\n", s.Knobs)
+		if s.FallbackCmd != nil {
+			fmt.Fprintf(w, "  fallback mock (no injected failures): %s\n", strings.Join(s.FallbackCmd, " "))
+		}
 		for _, sk := range s.Skipped {
 			fmt.Fprintf(w, "  skip %s: %s\n", sk.Arm, sk.Reason)
 		}

@@ -19,6 +19,7 @@ type Row struct {
 	// identity
 	RunID, Scenario, Kind, Gateway, ArmLabel string
 	GatewayClass                             string // direct, proxy, ai or hosted
+	P99BoundsMS                              string // the frontier's bounds, "1;5;10" (open-loop rows of a scenario that sets them)
 	Trial                                    int
 	Mode                                     string // closed or open
 	Variant                                  string // what else ran beside the measured requests (head_of_line)
@@ -65,6 +66,9 @@ type Row struct {
 	// a gateway); errors_accepted: invalid keys the arm served
 	UpstreamHits Optional
 	ErrAccepted  int64
+	// failover: the primary's failed answers, the requests the fallback
+	// mock served, and upstream requests beyond one per client request
+	UpstreamErrors, FallbackHits, Retries Optional
 	// cancellation: how the mock's streams ended, and the content events it
 	// wrote per stream after the client had left
 	UpstreamStreamsCompleted, UpstreamStreamsAborted, UpstreamEventsAfterLeave Optional
@@ -143,6 +147,7 @@ var columns = func() []column {
 		{"variant", func(r *Row) string { return r.Variant }},
 		{"concurrency", func(r *Row) string { return itoa(int64(r.Concurrency)) }},
 		{"rate_rps", func(r *Row) string { return ftoa(r.RateRPS) }},
+		{"p99_bounds_ms", func(r *Row) string { return r.P99BoundsMS }},
 		{"prompt_tokens", func(r *Row) string { return itoa(int64(r.PromptTokens)) }},
 		{"image", func(r *Row) string { return r.Image }},
 		{"image_id", func(r *Row) string { return r.ImageID }},
@@ -205,6 +210,9 @@ var columns = func() []column {
 		{"slo_ttft_ms", func(r *Row) string { return r.SLOTTFTMS.String() }},
 		{"slo_itl_ms", func(r *Row) string { return r.SLOITLMS.String() }},
 		{"upstream_hits", func(r *Row) string { return r.UpstreamHits.String() }},
+		{"upstream_errors", func(r *Row) string { return r.UpstreamErrors.String() }},
+		{"fallback_hits", func(r *Row) string { return r.FallbackHits.String() }},
+		{"retries", func(r *Row) string { return r.Retries.String() }},
 		{"upstream_streams_completed", func(r *Row) string { return r.UpstreamStreamsCompleted.String() }},
 		{"upstream_streams_aborted", func(r *Row) string { return r.UpstreamStreamsAborted.String() }},
 		{"upstream_events_after_leave", func(r *Row) string { return r.UpstreamEventsAfterLeave.String() }},

@@ -32,7 +32,7 @@ func TestNginxFromCompose(t *testing.T) {
 		t.Fatalf("configs = %+v", s.Configs)
 	}
 	conf := string(s.Configs[0].Content)
-	for _, want := range []string{"server 127.0.0.1:18080;", "listen 127.0.0.1:18081;", "proxy_buffering off;"} {
+	for _, want := range []string{"server 127.0.0.1:18080 max_fails=0;", "server 127.0.0.1:18079 backup;", "listen 127.0.0.1:18081;", "proxy_buffering off;"} {
 		if !strings.Contains(conf, want) {
 			t.Errorf("nginx.conf lacks %q", want)
 		}

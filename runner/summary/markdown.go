@@ -64,6 +64,7 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 				Fixed(a.CostPer1M, 6), num1(a.ColdStartMS), cell(strings.Join(notes, "; ")))
 		}
 	}
+	writeFrontiers(w, Frontiers(tables))
 }
 
 // cell keeps a value inside its table cell.

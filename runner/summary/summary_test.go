@@ -90,3 +90,50 @@ func TestCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestFrontier: per bound, the highest rate whose median p99 over trials
+// stayed within it; a rate where a trial failed does not count, and an arm
+// that held no rate has none.
+func TestFrontier(t *testing.T) {
+	var recs []results.Record
+	p99 := map[string][]float64{ // per rate 100, 1000, 10000
+		"direct": {0.2, 0.3, 0.9},
+		"nginx":  {0.5, 4, 9},
+		"slow":   {7, 30, 300},
+	}
+	for arm, ps := range p99 {
+		for i, rate := range []string{"100", "1000", "10000"} {
+			for trial := 1; trial <= 3; trial++ {
+				status := "ok"
+				if arm == "nginx" && rate == "10000" && trial == 2 {
+					status = "failed"
+				}
+				recs = append(recs, results.Record{"run_id": "r", "scenario": "throughput", "gateway": arm, "mode": "open",
+					"rate_rps": rate, "concurrency": "64", "prompt_tokens": "100", "trial": fmt.Sprint(trial), "status": status,
+					"p99_bounds_ms": "1;5;10", "latency_p99_ms": fmt.Sprint(ps[i] + 0.01*float64(trial))})
+			}
+		}
+	}
+	fs := Frontiers(Build(recs))
+	if len(fs) != 1 || len(fs[0].Bounds) != 3 || len(fs[0].Rates) != 3 {
+		t.Fatalf("frontiers: %+v", fs)
+	}
+	want := map[string][]string{
+		"direct": {"10000", "10000", "10000"},
+		"nginx":  {"100", "1000", "1000"}, // 10000 had a failed trial
+		"slow":   {"-", "-", "100"},
+	}
+	for _, a := range fs[0].Arms {
+		var got []string
+		for _, b := range a.Best {
+			if b.Set {
+				got = append(got, fmt.Sprint(b.V))
+			} else {
+				got = append(got, "-")
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want[a.Name]) {
+			t.Errorf("%s: %v, want %v", a.Name, got, want[a.Name])
+		}
+	}
+}

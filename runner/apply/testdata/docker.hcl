@@ -3,7 +3,9 @@
 # a key flood that must flag the nginx that passes invalid keys on and pass
 # the one that checks them, small turns beside a 100k-token stream, and
 # clients that leave streams early, which an nginx that ignores their
-# leaving must be flagged for.
+# leaving must be flagged for; and a mock that fails a fifth of its
+# requests, which the nginx with a fallback must recover and the nginx that
+# answers 200 in their place must be failed for.
 defaults {
   allow_host_paths = ["../../.."]
   trials   = 1
@@ -25,14 +27,16 @@ memory {
 
 mock {
   port = 28180
+  fallback_port = 28179
   ttft = "0s"
   itl  = "2ms"
   output_tokens = 8
 }
 
 gateway "nginx" {
-  class   = "proxy"
-  compose = "../../../compose/nginx.yaml"
+  class    = "proxy"
+  fallback = true
+  compose  = "../../../compose/nginx.yaml"
   service = "nginx"
   port    = 28181
   api     = ["openai"]
@@ -90,6 +94,25 @@ gateway "nginx-ignore-abort" {
   port    = 28187
   api     = ["openai"]
   prepare = ["../../../gateways/nginx/prepare.sh"]
+}
+
+gateway "nginx-hide-errors" {
+  class   = "proxy"
+  compose = "compose/nginx-hide-errors.yaml"
+  service = "nginx"
+  port    = 28188
+  api     = ["openai"]
+  prepare = ["../../../gateways/nginx/prepare.sh"]
+}
+
+scenario "failover" {
+  kind        = "failover"
+  concurrency = [4]
+  gateways    = ["nginx", "nginx-hide-errors"]
+  mock {
+    error_rate   = 0.2
+    error_status = 500
+  }
 }
 
 scenario "cancellation" {

@@ -1,0 +1,112 @@
+package kinds
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/results"
+)
+
+// failover runs load against a primary mock that fails a share of requests
+// (the scenario's error_rate, error_status, retry_after, midstream and reset
+// knobs) while a second mock, the fallback, answers the same requests with
+// the same bytes and never fails. Both mocks count what reached them over
+// the measured window, so a row says how many requests the primary failed,
+// how many the fallback served and how many retries the gateway made. A
+// gateway whose configuration declares a fallback should turn the
+// primary's failures into good answers; one that does not passes them on
+// (counted as errors, the honest outcome). A 200 that is not the model's
+// answer hides an upstream error: the row fails.
+type failover struct{}
+
+func (failover) Plan(p *plan.Plan, s *plan.Scenario) {
+	k := s.Knobs
+	if k.ErrorRate == 0 && k.MidstreamAt == 0 && k.ResetRate == 0 {
+		s.NotRun = "failover needs the primary mock to fail: set error_rate, midstream_error_at or reset_rate in the scenario's mock block"
+		return
+	}
+	clean := k
+	clean.ErrorRate, clean.MidstreamAt, clean.ResetRate, clean.HangRate, clean.RetryAfter = 0, 0, 0, 0, 0
+	s.FallbackCmd = append([]string{"-addr=127.0.0.1:" + strconv.Itoa(p.Mock.FallbackPort)}, clean.Args()...)
+	// Errors are what is measured here: a run is never failed for their
+	// share, only for hiding them (Measure).
+	for i := range s.Runs {
+		s.Runs[i].MaxErrorRate = 1
+	}
+}
+
+func (failover) Finish(*plan.Plan, *plan.Scenario, []results.Row) {}
+
+func (failover) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error) {
+	primary, fallback := m.Plan.Mock.URL, m.Plan.Mock.FallbackURL
+	var mu sync.Mutex
+	var first, second counters
+	var cerr error
+	// The counters are zeroed as the measured window opens and read as it
+	// closes, so they hold what the window's requests caused (requests in
+	// flight across either edge aside).
+	row, res, err := drive(ctx, m, run, func(c *load.Config) {
+		inner := c.Window
+		c.Window = func(begin bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			if begin {
+				if err := resetCounters(ctx, primary); err != nil && cerr == nil {
+					cerr = err
+				}
+				if err := resetCounters(ctx, fallback); err != nil && cerr == nil {
+					cerr = err
+				}
+				inner(begin)
+				return
+			}
+			inner(begin)
+			var err error
+			if first, err = readCounters(ctx, primary); err != nil && cerr == nil {
+				cerr = err
+			}
+			if second, err = readCounters(ctx, fallback); err != nil && cerr == nil {
+				cerr = err
+			}
+		}
+	})
+	if err != nil {
+		return row, err
+	}
+	if cerr != nil {
+		return row, cerr
+	}
+	sent := res.OK + res.Errored()
+	hits, failed := first.apiRequests(""), first.apiRequests("")-first.apiRequests("200")
+	served := second.apiRequests("")
+	row.UpstreamHits, row.UpstreamErrors = results.Some(float64(hits)), results.Some(float64(failed))
+	row.FallbackHits = results.Some(float64(served))
+	row.Retries = results.Some(float64(max(int64(hits+served)-sent, 0)))
+	if m.Arm.Direct {
+		return row, nil
+	}
+	hidden := res.Errors[load.ErrFidelity] + res.Errors[load.ErrMalformed]
+	switch {
+	case hidden > 0 && row.Status != results.Failed:
+		row.Status = results.Failed
+		row.Reason = fmt.Sprintf("hides upstream errors: %d answers came back 200 without the model's answer (the primary failed %d requests)", hidden, failed)
+	case !m.Arm.Fallback:
+		note(&row, "no fallback declared: the primary's failures pass to the client")
+	case failed > 0 && served == 0:
+		note(&row, fmt.Sprintf("declares a fallback, yet the fallback mock saw none of the %d failed requests", failed))
+	}
+	return row, nil
+}
+
+// note adds a finding to the row's verdict.
+func note(row *results.Row, s string) {
+	if row.Verdict == results.VerdictOK || row.Verdict == "" {
+		row.Verdict = s
+		return
+	}
+	row.Verdict += "; " + s
+}

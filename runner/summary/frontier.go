@@ -1,0 +1,156 @@
+package summary
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gatewaybench/gatewaybench/runner/results"
+)
+
+// Frontier is a scenario's throughput frontier (docs/method.md,
+// "Throughput frontier"): for each p99 bound its rows state, the highest
+// open-loop rate at which an arm's p99 (median over trials) stayed within
+// the bound, every trial at that rate having passed.
+type Frontier struct {
+	RunID, Scenario string
+	Bounds          []float64 // ms
+	Rates           []float64 // requests per second, ascending
+	Arms            []FrontierArm
+}
+
+// FrontierArm is one arm across the rates.
+type FrontierArm struct {
+	Name, Class string
+	P99         []results.Optional // per rate; absent where a trial failed or samples were too few
+	Best        []results.Optional // per bound: the highest rate held, absent if none was
+	Rows        []results.Record
+	Missing     string // why the arm has no point at all
+}
+
+// Frontiers finds the frontier of every scenario whose open-loop rows state
+// bounds.
+func Frontiers(tables []Table) []Frontier {
+	var out []Frontier
+	index := map[[2]string]int{}
+	for _, t := range tables {
+		if t.Point.Mode != "open" {
+			continue
+		}
+		bounds := boundsOf(t)
+		if len(bounds) == 0 {
+			continue
+		}
+		k := [2]string{t.Point.RunID, t.Point.Scenario}
+		i, ok := index[k]
+		if !ok {
+			i = len(out)
+			index[k] = i
+			out = append(out, Frontier{RunID: t.Point.RunID, Scenario: t.Point.Scenario, Bounds: bounds})
+		}
+		if !slices.Contains(out[i].Rates, t.Point.Rate) {
+			out[i].Rates = append(out[i].Rates, t.Point.Rate)
+		}
+	}
+	for i := range out {
+		f := &out[i]
+		slices.Sort(f.Rates)
+		byName := map[string]int{}
+		for _, t := range tables {
+			if t.Point.Mode != "open" || t.Point.RunID != f.RunID || t.Point.Scenario != f.Scenario {
+				continue
+			}
+			ri := slices.Index(f.Rates, t.Point.Rate)
+			for _, a := range t.Arms {
+				j, ok := byName[a.Name]
+				if !ok {
+					j = len(f.Arms)
+					byName[a.Name] = j
+					f.Arms = append(f.Arms, FrontierArm{Name: a.Name, Class: a.Class,
+						P99: make([]results.Optional, len(f.Rates)), Best: make([]results.Optional, len(f.Bounds))})
+				}
+				fa := &f.Arms[j]
+				fa.Rows = append(fa.Rows, a.Rows...)
+				if a.Trials > 0 && a.Trials == len(a.Rows) {
+					fa.P99[ri] = a.P99
+				} else if a.Trials == 0 && a.Reason != "" {
+					fa.Missing = a.Status + ": " + a.Reason
+				}
+			}
+		}
+		for j := range f.Arms {
+			fa := &f.Arms[j]
+			for bi, b := range f.Bounds {
+				for ri, p := range fa.P99 {
+					if p.Set && p.V <= b {
+						fa.Best[bi] = results.Some(f.Rates[ri])
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// boundsOf reads the bounds the table's rows state (p99_bounds_ms, "1;5").
+func boundsOf(t Table) []float64 {
+	for _, a := range t.Arms {
+		for _, r := range a.Rows {
+			if s := r["p99_bounds_ms"]; s != "" {
+				var out []float64
+				for _, f := range strings.Split(s, ";") {
+					if v, err := strconv.ParseFloat(f, 64); err == nil {
+						out = append(out, v)
+					}
+				}
+				return out
+			}
+		}
+	}
+	return nil
+}
+
+// writeFrontiers adds the frontier tables to the Markdown report.
+func writeFrontiers(w io.Writer, fs []Frontier) {
+	for _, f := range fs {
+		fmt.Fprintf(w, "\n## %s: throughput frontier\n\nRun `%s`. The highest open-loop rate (requests per second, of %s offered) at which the arm's\n"+
+			"p99 stayed within each bound, median p99 over trials, every trial passing.\n\n", f.Scenario, f.RunID, joinRates(f.Rates))
+		fmt.Fprint(w, "| arm |")
+		for _, b := range f.Bounds {
+			fmt.Fprintf(w, " p99 ≤ %s ms |", strconv.FormatFloat(b, 'f', -1, 64))
+		}
+		fmt.Fprint(w, " p99 ms at each rate |\n|---|")
+		for range f.Bounds {
+			fmt.Fprint(w, "---|")
+		}
+		fmt.Fprintln(w, "---|")
+		for _, a := range f.Arms {
+			if a.Missing != "" {
+				continue
+			}
+			fmt.Fprintf(w, "| %s |", a.Name)
+			for _, b := range a.Best {
+				if b.Set {
+					fmt.Fprintf(w, " %s |", strconv.FormatFloat(b.V, 'f', -1, 64))
+				} else {
+					fmt.Fprint(w, " below the lowest |")
+				}
+			}
+			var p []string
+			for _, v := range a.P99 {
+				p = append(p, num(v))
+			}
+			fmt.Fprintf(w, " %s |\n", strings.Join(p, " / "))
+		}
+	}
+}
+
+func joinRates(rates []float64) string {
+	var s []string
+	for _, r := range rates {
+		s = append(s, strconv.FormatFloat(r, 'f', -1, 64))
+	}
+	return strings.Join(s, ", ")
+}
