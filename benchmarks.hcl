@@ -249,6 +249,7 @@ scenario "large_context" {
   api           = "openai"
   prompt_tokens = [1000, 10000, 100000]
   concurrency   = [1]
+  trials        = 2
   mock {
     ttft = "0s"
     itl  = "0s"
@@ -259,7 +260,7 @@ scenario "concurrent_agents" {
   kind        = "concurrent_agents"
   api         = "openai"
   stream      = true
-  concurrency = [1, 16, 64, 256]
+  concurrency = [1, 16, 64]
   trials      = 2
 }
 
@@ -321,13 +322,35 @@ scenario "head_of_line" {
   concurrency   = [8]
 }
 
-scenario "session" {
+# Agent sessions: 30 turns each, the context growing with every tool
+# output; each client runs sessions back to back, streamed and not. The
+# mock answers at once, so a session's time is the path's, not the model's.
+scenario "session_claude_code" {
   kind        = "session"
   api         = "anthropic"
   stream      = true
-  tools       = true
-  concurrency = [1, 4]
+  session     = "scenarios/claude-code.json"
+  concurrency = [1]
   trials      = 2
+  duration    = "6s"
+  mock {
+    ttft = "0s"
+    itl  = "0s"
+  }
+}
+
+scenario "session_codex" {
+  kind        = "session"
+  api         = "responses"
+  stream      = true
+  session     = "scenarios/codex.json"
+  concurrency = [1]
+  trials      = 2
+  duration    = "6s"
+  mock {
+    ttft = "0s"
+    itl  = "0s"
+  }
 }
 
 scenario "cancellation" {

@@ -220,6 +220,21 @@ func TestApplyDocker(t *testing.T) {
 			t.Errorf("cancellation %s: status %s, verdict %q", r["gateway"], r["status"], r["verdict"])
 		}
 	}
+	// Sessions: whole 30-turn sessions through nginx and directly, streamed
+	// and not, every turn passing the fidelity check.
+	sessionVariants := map[string]bool{}
+	for _, r := range readCSV(t, filepath.Join(results, "session.csv")) {
+		t.Logf("session %s (%s): %s, %s sessions, p50 %sms per session, turn p50 %sms", r["gateway"], r["variant"], r["status"],
+			r["requests_ok"], r["latency_p50_ms"], r["service_p50_ms"])
+		sessionVariants[r["variant"]] = true
+		if r["status"] != "ok" || r["requests_ok"] == "0" || r["errors_fidelity"] != "0" {
+			t.Errorf("session %s (%s): status %s, %s sessions, %s fidelity errors: %s", r["gateway"], r["variant"], r["status"],
+				r["requests_ok"], r["errors_fidelity"], r["reason"])
+		}
+	}
+	if len(sessionVariants) != 2 {
+		t.Errorf("session variants %v, want streamed and not", sessionVariants)
+	}
 	// Failover: the direct arm gets the primary's failures; the nginx with a
 	// fallback turns them into good answers the fallback mock served; the
 	// nginx that answers 200 in their place is failed.

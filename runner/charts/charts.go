@@ -441,16 +441,54 @@ func costFigure(d *data) (*figure, string) {
 }
 
 func sessionFigure(d *data) (*figure, string) {
-	t, ok := lowest(d.of("session", ""))
-	if !ok {
-		return nil, "no session rows in the results (the session kind is not built yet)"
+	// One panel per profile (scenario), a bar per variant (streamed or not),
+	// each from the profile's fewest-clients point.
+	var scenarios []string
+	byScenario := map[string][]summary.Table{}
+	for _, t := range d.of("session", "") {
+		if !slices.Contains(scenarios, t.Point.Scenario) {
+			scenarios = append(scenarios, t.Point.Scenario)
+		}
+		byScenario[t.Point.Scenario] = append(byScenario[t.Point.Scenario], t)
 	}
-	f := barsOf(t, true, panelSpec{"Added time per session", "seconds over direct", []seriesSpec{{"added", func(a summary.Arm) value {
-		v := some(a.AddedP50)
-		v.V /= 1000
-		return v
-	}}}})
-	f.Foot = footnote(methodAdded, t.Arms)
+	if len(scenarios) == 0 {
+		return nil, "no session rows in the results"
+	}
+	var panels []panelSpec
+	var arms []summary.Arm
+	var first summary.Table
+	for i, sc := range scenarios {
+		ts := byScenario[sc]
+		slices.SortStableFunc(ts, func(a, b summary.Table) int { return a.Point.Concurrency - b.Point.Concurrency })
+		c := ts[0].Point.Concurrency
+		ps := panelSpec{title: sc, axis: "ms added per session (median)"}
+		for _, t := range ts {
+			if t.Point.Concurrency != c {
+				continue
+			}
+			if i == 0 && first.Arms == nil {
+				first = t
+			}
+			arms = append(arms, t.Arms...)
+			variant := t.Point.Variant
+			if j := strings.LastIndex(variant, ", "); j >= 0 {
+				ps.title = fmt.Sprintf("%s (c=%d)", variant[:j], c)
+				variant = variant[j+2:]
+			}
+			ps.series = append(ps.series, seriesSpec{variant, func(a summary.Arm) value {
+				for _, b := range t.Arms {
+					if b.Name == a.Name {
+						return some(b.AddedP50)
+					}
+				}
+				return value{}
+			}})
+		}
+		panels = append(panels, ps)
+	}
+	f := barsOf(first, true, panels...)
+	f.Note = "Each client runs a profile's session over and over; every turn carries the whole history (system prompt, tools, the model's tool calls and the tools' outputs), so the context grows to the profile's size. The mock answers at once: the time is the path's."
+	f.Foot = footnote("Added = median over trials of (arm - direct) session duration, measured in the same trial.", arms)
 	return f, ""
 }
 

@@ -171,6 +171,7 @@ type Scenario struct {
 	// P99Bounds: the throughput frontier is, for each bound, the highest
 	// open-loop rate whose p99 stays under it.
 	P99Bounds []time.Duration
+	Session   string // session: the profile, as written (relative to the HCL file's directory)
 	Knobs     script.Knobs
 	DeclRange hcl.Range
 }

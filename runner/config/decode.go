@@ -133,6 +133,7 @@ type rawScenario struct {
 	Gateways       []string  `hcl:"gateways,optional"`
 	CancelAfter    []int     `hcl:"cancel_after,optional"`
 	P99Bounds      []string  `hcl:"p99_bounds,optional"`
+	Session        *string   `hcl:"session,optional"`
 	Mock           *rawKnobs `hcl:"mock,block"`
 	SLO            *rawSLO   `hcl:"slo,block"`
 	Body           hcl.Body  `hcl:",body"`
@@ -862,6 +863,13 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 			c.duration(b, "p99_bounds", &v, &d)
 			if d > 0 {
 				s.P99Bounds = append(s.P99Bounds, d)
+			}
+		}
+		if r.Session != nil {
+			s.Session = *r.Session
+			if _, err := os.Stat(resolve(cfg.Dir, s.Session)); err != nil {
+				c.errorf(attrRange(b, "session"), "Session profile not found",
+					"session = %q: %v. Profiles live in scenarios/ (claude-code.json, codex.json).", s.Session, err)
 			}
 		}
 		if len(r.P99Bounds) > 0 && len(r.Rates) == 0 {

@@ -48,7 +48,7 @@ var registry = []struct {
 	{"key_flood", keyFlood{}, "rotating invalid keys: refusal latency and rate; none may reach the upstream"},
 	{"failover", failover{}, "a primary upstream that fails, a fallback that does not: errors hidden, passed on or recovered"},
 	{"head_of_line", headOfLine{}, "small streaming turns alone and beside one long stream of a huge prompt"},
-	{"session", notYet("needs multi-turn session profiles"), "multi-turn agent sessions"},
+	{"session", session{}, "an agent's multi-turn session (scenarios/*.json), streamed and not: added time per session"},
 	{"cancellation", cancellation{}, "clients leave streams early: does the gateway stop the upstream?"},
 }
 

@@ -13,11 +13,16 @@ import (
 // startMock serves a mock in-process on a loopback port.
 func startMock(tb testing.TB, k script.Knobs) string {
 	tb.Helper()
+	return startServer(tb, server.New(k))
+}
+
+// startServer serves s in-process on a loopback port.
+func startServer(tb testing.TB, s *server.Server) string {
+	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s := server.New(k)
 	go s.Serve(ln)
 	tb.Cleanup(func() { s.Shutdown() })
 	return ln.Addr().String()

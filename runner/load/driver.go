@@ -39,6 +39,9 @@ type Config struct {
 	// from the survivors only, are withheld.
 	MaxErrorRate float64
 	Raw          bool // keep a record per measured request
+	// Session, when set, makes each client run this multi-turn session over
+	// and over: a session is what is counted (Worker.session).
+	Session *Session
 	// Window, when set, is called as the measured window begins (true) and
 	// ends (false), so resource sampling lines up with it.
 	Window func(begin bool)
@@ -152,7 +155,8 @@ type worker struct {
 	left                    bool // LeaveAfter reached: the client goes away
 	body                    []byte
 	gaps                    []time.Duration
-	stream                  Delivery // this stream's delivery
+	stream                  Delivery      // this stream's delivery
+	conv                    *conversation // the session in progress, when cfg.Session is set
 
 	// totals
 	h        *hists
@@ -278,9 +282,66 @@ func (w *worker) prepare() {
 		w.sc.Build(&w.sreq, &w.cfg.Knobs)
 		w.fc.reset(&w.sc)
 	}
+	w.fresh()
+}
+
+// fresh clears what one answer leaves in the worker.
+func (w *worker) fresh() {
 	w.ttfb, w.ttft, w.status, w.sse, w.events, w.lastRead = 0, 0, 0, false, 0, -1
 	w.midstream, w.done, w.oversize, w.left, w.body, w.gaps, w.stream = false, false, false, false, w.body[:0], w.gaps[:0], Delivery{}
 	w.parse.reset()
+}
+
+// session runs one session of cfg.Session, turn after turn, each turn's
+// request carrying the history with the mock's answers to the turns before.
+// A session is what is counted: ok when every turn was, its latency from
+// the first turn's write to the last turn's last byte; the first failed
+// turn ends it as an error of that turn's class. Each turn's answer goes
+// to the service, TTFB, TTFT and gap histograms.
+func (w *worker) session(measureFrom time.Duration) {
+	w.seq++
+	c := w.conv
+	c.start(w.id, w.seq)
+	start := time.Since(w.base)
+	measured := start >= measureFrom
+	var end time.Duration
+	for i := range c.s.Turns {
+		c.turn(i, &w.sc)
+		w.req = c.request(w.req[:0], w.b, w.b.key(w.seq))
+		w.b.scriptRequest(&w.sreq, c.user) // the model's answer: the fidelity check and the next turn's history
+		w.sreq.ToolName = append(w.sreq.ToolName[:0], c.s.Tools[0].Name...)
+		w.sc.Build(&w.sreq, &w.cfg.Knobs)
+		w.fc.reset(&w.sc)
+		w.fresh()
+		t0 := time.Since(w.base)
+		status := 0
+		err := w.conn.send(w.req, w.base.Add(t0+w.cfg.Timeout))
+		if err == nil {
+			status, err = w.conn.receive(w)
+		}
+		end = time.Since(w.base)
+		class, err := w.classify(status, err)
+		if !measured {
+			if class != "" {
+				return
+			}
+			continue
+		}
+		w.tally(status)
+		if class != "" {
+			w.fail(class, status, err)
+			return
+		}
+		w.h.mu.Lock()
+		w.recordAnswer(t0, end, t0)
+		w.h.mu.Unlock()
+	}
+	if measured {
+		w.ok++
+		w.h.mu.Lock()
+		record(w.h.latency, end-start)
+		w.h.mu.Unlock()
+	}
 }
 
 // meets says whether a successful request, due at due and done at end,
@@ -312,6 +373,78 @@ func (w *worker) meets(due, end time.Duration) bool {
 
 // account classifies a finished request and records it: the record path.
 func (w *worker) account(due, start, end time.Duration, status int, err error) {
+	class, err := w.classify(status, err)
+	w.tally(status)
+	if w.cfg.Raw {
+		r := Record{Worker: w.id, Seq: w.seq, Due: due.Microseconds(), Start: start.Microseconds(),
+			Latency: (end - due).Microseconds(), Service: (end - start).Microseconds(), Status: status,
+			Error: class, Events: w.events}
+		if w.ttfb > 0 {
+			r.TTFB = (w.ttfb - due).Microseconds()
+		}
+		if w.ttft > 0 {
+			r.TTFT = (w.ttft - due).Microseconds()
+		}
+		w.raw = append(w.raw, r)
+	}
+	if class != "" {
+		w.fail(class, status, err)
+		return
+	}
+	w.ok++
+	if w.cfg.SLO.Set() && w.meets(due, end) {
+		w.good++
+	}
+	h := w.h
+	h.mu.Lock()
+	record(h.latency, end-due)
+	if w.cfg.Rate > 0 {
+		record(h.send, start-due)
+	}
+	w.recordAnswer(start, end, due)
+	h.mu.Unlock()
+}
+
+// recordAnswer records one answer's service time, TTFB, TTFT and gaps
+// (h.mu held); due is what TTFB and TTFT count from.
+func (w *worker) recordAnswer(start, end, due time.Duration) {
+	h := w.h
+	record(h.service, end-start)
+	record(h.ttfb, w.ttfb-due)
+	if w.sse && w.events > 0 {
+		record(h.ttft, w.ttft-due)
+		record(h.lead, w.ttft-w.ttfb)
+		for _, g := range w.gaps {
+			record(h.itl, g)
+		}
+	}
+}
+
+// fail counts a failed request (or session) of class.
+func (w *worker) fail(class string, status int, err error) {
+	w.errs[class]++
+	if _, seen := w.firstErr[class]; !seen {
+		w.firstErr[class] = describe(class, status, err) // once per class: not the hot path
+	}
+}
+
+// tally counts an answer's status and how its stream was delivered.
+func (w *worker) tally(status int) {
+	if status != 0 {
+		w.statuses[status]++
+	}
+	if w.sse && status == 200 && w.events > 0 {
+		w.stream.Streams, w.stream.Events = 1, int64(w.events)
+		if w.events >= burstMinEvents && w.stream.Reads*2 <= w.stream.Events {
+			w.stream.Bursty = 1
+		}
+		w.delivery.add(&w.stream)
+	}
+}
+
+// classify says what error class a finished request falls in ("" for
+// none), checking its answer against the script with fidelity on.
+func (w *worker) classify(status int, err error) (string, error) {
 	class := ""
 	switch {
 	case w.left && errors.Is(err, errLeft) && status == 200:
@@ -363,55 +496,7 @@ func (w *worker) account(due, start, end time.Duration, status int, err error) {
 	case !w.b.shape.Stream && w.cfg.Fidelity && !w.jsonMatches():
 		class = ErrFidelity
 	}
-	if status != 0 {
-		w.statuses[status]++
-	}
-	if w.sse && status == 200 && w.events > 0 {
-		w.stream.Streams, w.stream.Events = 1, int64(w.events)
-		if w.events >= burstMinEvents && w.stream.Reads*2 <= w.stream.Events {
-			w.stream.Bursty = 1
-		}
-		w.delivery.add(&w.stream)
-	}
-	if w.cfg.Raw {
-		r := Record{Worker: w.id, Seq: w.seq, Due: due.Microseconds(), Start: start.Microseconds(),
-			Latency: (end - due).Microseconds(), Service: (end - start).Microseconds(), Status: status,
-			Error: class, Events: w.events}
-		if w.ttfb > 0 {
-			r.TTFB = (w.ttfb - due).Microseconds()
-		}
-		if w.ttft > 0 {
-			r.TTFT = (w.ttft - due).Microseconds()
-		}
-		w.raw = append(w.raw, r)
-	}
-	if class != "" {
-		w.errs[class]++
-		if _, seen := w.firstErr[class]; !seen {
-			w.firstErr[class] = describe(class, status, err) // once per class: not the hot path
-		}
-		return
-	}
-	w.ok++
-	if w.cfg.SLO.Set() && w.meets(due, end) {
-		w.good++
-	}
-	h := w.h
-	h.mu.Lock()
-	record(h.latency, end-due)
-	record(h.service, end-start)
-	if w.cfg.Rate > 0 {
-		record(h.send, start-due)
-	}
-	record(h.ttfb, w.ttfb-due)
-	if w.sse && w.events > 0 {
-		record(h.ttft, w.ttft-due)
-		record(h.lead, w.ttft-w.ttfb)
-		for _, g := range w.gaps {
-			record(h.itl, g)
-		}
-	}
-	h.mu.Unlock()
+	return class, err
 }
 
 // describe says what one failed request met, for the run's reason.
@@ -461,6 +546,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if cfg.Shape.Body != nil {
 		cfg.Fidelity = false // a custom body's answer cannot be predicted
+	}
+	if s := cfg.Session; s != nil {
+		if s.api != cfg.Shape.API || cfg.Rate > 0 {
+			return nil, fmt.Errorf("session %s speaks %s and runs in a closed loop; the load is %s", s.Name, s.api, cfg.Shape.API)
+		}
+		cfg.Shape.Tools = true // an agent declares its tools; the mock calls the first
 	}
 	b := newBuilder(target, cfg.Shape)
 
@@ -521,6 +612,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		wb := *b
 		wb.body = nil
 		w.b = &wb
+		if cfg.Session != nil {
+			w.conv = &conversation{s: cfg.Session, prefix: cfg.Session.body(cfg.Shape.Model, cfg.Shape.Stream)}
+		}
 	}
 	if cfg.Abort != nil {
 		stopAbort := context.AfterFunc(cfg.Abort, func() {
@@ -549,7 +643,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			go func() {
 				defer wg.Done()
 				for more() {
-					w.do(measureFrom)
+					if w.conv != nil {
+						w.session(measureFrom)
+					} else {
+						w.do(measureFrom)
+					}
 				}
 			}()
 		}

@@ -108,11 +108,13 @@ type Scenario struct {
 	// reads before it leaves, one variant each.
 	CancelAfter []int `json:"cancel_after,omitempty"`
 	// P99Bounds: each bound of the throughput frontier (docs/method.md).
-	P99Bounds []Duration  `json:"p99_bounds,omitempty"`
-	Arms      []Arm       `json:"arms"`
-	Skipped   []Skip      `json:"skipped,omitempty"`
-	Points    []LoadPoint `json:"points"`
-	Runs      []Run       `json:"runs"`
+	P99Bounds []Duration `json:"p99_bounds,omitempty"`
+	// Session: the agent session profile (relative paths resolve in Plan.Dir).
+	Session string      `json:"session,omitempty"`
+	Arms    []Arm       `json:"arms"`
+	Skipped []Skip      `json:"skipped,omitempty"`
+	Points  []LoadPoint `json:"points"`
+	Runs    []Run       `json:"runs"`
 }
 
 // Arm returns the scenario's arm of that name, or nil.
@@ -284,7 +286,7 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 		CSV: filepath.Join(cfg.Defaults.ResultsDir, sc.Name+".csv"), Settle: Duration(sc.Settle),
 		MockCmd: append([]string{"-addr=127.0.0.1:" + strconv.Itoa(cfg.Mock.Port)}, sc.Knobs.Args()...),
 		MockEnv: sc.Knobs.Env(), Knobs: sc.Knobs, CancelAfter: sc.CancelAfter,
-		P99Bounds: durations(sc.P99Bounds),
+		P99Bounds: durations(sc.P99Bounds), Session: sc.Session,
 	}
 	for _, a := range p.Arms {
 		g := cfg.Gateway(a.Name)

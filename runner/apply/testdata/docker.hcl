@@ -39,7 +39,7 @@ gateway "nginx" {
   compose  = "../../../compose/nginx.yaml"
   service = "nginx"
   port    = 28181
-  api     = ["openai"]
+  api     = ["openai", "anthropic"]
   prepare = ["../../../gateways/nginx/prepare.sh"]
 }
 
@@ -103,6 +103,17 @@ gateway "nginx-hide-errors" {
   port    = 28188
   api     = ["openai"]
   prepare = ["../../../gateways/nginx/prepare.sh"]
+}
+
+scenario "session" {
+  kind        = "session"
+  api         = "anthropic"
+  session     = "../../../scenarios/claude-code.json"
+  concurrency = [1]
+  gateways    = ["nginx"]
+  mock {
+    itl = "0s" # a tool call streams in ~40 events: at 2ms each, a 30-turn session outlasts the window
+  }
 }
 
 scenario "failover" {

@@ -1,0 +1,83 @@
+package kinds
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/results"
+)
+
+// session has each client run an agent's session (a profile in
+// scenarios/) over and over: every turn's request carries the whole
+// history, with the model's tool calls and the tools' outputs, so the
+// context grows turn by turn as an agent's does. A session is what is
+// counted: the latency columns hold its duration, first write to last
+// byte of its last turn; the service, TTFB and TTFT columns hold its
+// turns'. Each load point runs streamed and not, as two variants; what a
+// gateway adds per session is the latency less direct's.
+type session struct{}
+
+// profiles are loaded once per file.
+var profiles sync.Map // path -> *load.Session
+
+func profile(path string) (*load.Session, error) {
+	if p, ok := profiles.Load(path); ok {
+		return p.(*load.Session), nil
+	}
+	p, err := load.LoadSession(path)
+	if err != nil {
+		return nil, err
+	}
+	profiles.Store(path, p)
+	return p, nil
+}
+
+func sessionPath(p *plan.Plan, s *plan.Scenario) string {
+	if p == nil || filepath.IsAbs(s.Session) {
+		return s.Session
+	}
+	return filepath.Join(p.Dir, s.Session)
+}
+
+func (session) Plan(p *plan.Plan, s *plan.Scenario) {
+	if s.Session == "" {
+		s.NotRun = `session needs a profile: session = "scenarios/claude-code.json"`
+		return
+	}
+	prof, err := profile(sessionPath(p, s))
+	if err != nil {
+		s.NotRun = err.Error()
+		return
+	}
+	if prof.API != s.API {
+		s.NotRun = fmt.Sprintf("profile %s speaks %s; set the scenario's api to it", prof.Name, prof.API)
+		return
+	}
+	var runs []plan.Run
+	for _, r := range s.Runs {
+		for _, stream := range []bool{true, false} {
+			v := r
+			v.Request.Stream = stream
+			v.Variant = fmt.Sprintf("%s, %d turns, %s", prof.Name, len(prof.Turns), map[bool]string{true: "streamed", false: "not streamed"}[stream])
+			runs = append(runs, v)
+		}
+	}
+	s.Runs = runs
+}
+
+func (session) Finish(*plan.Plan, *plan.Scenario, []results.Row) {}
+
+func (session) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error) {
+	prof, err := profile(sessionPath(m.Plan, m.Scenario))
+	if err != nil {
+		return results.Row{}, err
+	}
+	row, _, err := drive(ctx, m, run, func(c *load.Config) {
+		c.Session, c.SLO = prof, load.SLO{} // the SLO bounds one request, not a session
+	})
+	return row, err
+}
