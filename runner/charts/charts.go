@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/stats"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
 )
 
@@ -48,6 +49,7 @@ var builders = []builder{
 // data is what every builder reads: the tables of each kind and the
 // palette, both from the same records.
 type data struct {
+	recs    []results.Record
 	tables  []summary.Table
 	kinds   map[string]string // scenario -> kind
 	colours palette
@@ -81,7 +83,7 @@ func Render(recs []results.Record, dir string) ([]Chart, error) {
 
 // Figures builds every figure the records allow.
 func Figures(recs []results.Record) ([]*figure, []Chart) {
-	d := &data{tables: summary.Build(recs), kinds: map[string]string{}, colours: newPalette(recs)}
+	d := &data{recs: recs, tables: summary.Build(recs), kinds: map[string]string{}, colours: newPalette(recs)}
 	for _, r := range recs {
 		d.kinds[r["scenario"]] = r["kind"]
 	}
@@ -511,11 +513,31 @@ func coldStartFigure(d *data) (*figure, string) {
 	if len(ts) == 0 {
 		return nil, "no cold_start rows in the results"
 	}
+	// Every scenario starts each gateway afresh: each (run, scenario) of an
+	// arm's rows is one start, measured once.
+	starts := map[string][]float64{}
+	seen := map[[3]string]bool{}
+	for _, r := range d.recs {
+		k := [3]string{r["gateway"], r["run_id"], r["scenario"]}
+		if v := r.Num("cold_start_ms"); v.Set && !seen[k] {
+			seen[k] = true
+			starts[r["gateway"]] = append(starts[r["gateway"]], v.V)
+		}
+	}
 	t := ts[0]
+	n := 0
 	f := barsOf(t, true,
-		panelSpec{"Cold start", "ms from container start to the first good answer", []seriesSpec{{"cold start", col("cold_start_ms")}}},
+		panelSpec{"Cold start", "ms from container start to the first good answer", []seriesSpec{{"cold start", func(a summary.Arm) value {
+			e, ok := stats.MedianCI(starts[a.Name])
+			if !ok {
+				return value{}
+			}
+			n = max(n, e.N)
+			return value{V: e.Median, Lo: e.Lo, Hi: e.Hi, Set: true, CI: true, Label: fmt.Sprintf("%s (%d starts)", fmtValue(e.Median), e.N)}
+		}}}},
 		panelSpec{"Image size", "MiB", []seriesSpec{{"image", col("image_size_mib")}}})
-	f.Foot = footnote("Median over starts.", t.Arms)
+	f.Note = fmt.Sprintf("Every scenario starts each gateway afresh (image and page cache warm, the container cold); up to %d starts per arm, from all the CSVs.", n)
+	f.Foot = footnote("Cold start: median over starts, whiskers the distribution-free interval of that median.", t.Arms)
 	return f, ""
 }
 
