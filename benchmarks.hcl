@@ -320,6 +320,7 @@ scenario "head_of_line" {
   stream        = true
   prompt_tokens = [100000]
   concurrency   = [8]
+  trials        = 2
 }
 
 # Agent sessions: 30 turns each, the context growing with every tool
@@ -367,7 +368,7 @@ scenario "memory" {
   api         = "openai"
   stream      = true
   concurrency = [64]
-  duration    = "20s"
+  duration    = "15s"
   trials      = 1
 }
 
