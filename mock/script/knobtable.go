@@ -175,6 +175,34 @@ func (k *Knobs) Override(name, value []byte) error {
 	return nil
 }
 
+// DirectivePrefix opens a directive: a user message that starts
+// "[mock tokens=400 itl=5ms]" sets those knobs for its own answer, as the
+// X-Mock-* headers of the same names do. Gateways drop headers they do not
+// know, but pass what the user wrote as it is.
+const DirectivePrefix = "[mock "
+
+// ApplyDirective applies a directive ("[mock k=v ...]", each k a header's
+// name after X-Mock-) to k; a bad one leaves k as it was.
+func (k *Knobs) ApplyDirective(d []byte) error {
+	body, ok := bytes.CutPrefix(d, []byte(DirectivePrefix))
+	if body, ok = bytes.CutSuffix(body, []byte("]")); !ok {
+		return fmt.Errorf("directive %q: want %sname=value ...]", d, DirectivePrefix)
+	}
+	nk := *k
+	for _, f := range bytes.Fields(body) {
+		name, value, found := bytes.Cut(f, []byte("="))
+		kn := lookupHeader(append([]byte(HeaderPrefix), name...))
+		if !found || kn == nil {
+			return fmt.Errorf("directive %q: %q is not name=value of a knob with a header", d, f)
+		}
+		if err := kn.Set(&nk, string(value)); err != nil {
+			return fmt.Errorf("directive %q: %v", d, err)
+		}
+	}
+	*k = nk
+	return nil
+}
+
 // Markdown is the README's table of knobs.
 func Markdown() string {
 	var b strings.Builder

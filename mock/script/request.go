@@ -81,6 +81,7 @@ type Request struct {
 	ToolName     []byte // first tool's name; empty when the request has no tools
 	Key          uint64 // HashText of the last user message: what varies per request
 	PromptChars  int    // bytes of all message text, decoded, for usage
+	Directive    []byte // "[mock ...]" opening the last user message, if it has one (in the body)
 	scratch      []byte // decoded text of escaped strings
 }
 
@@ -91,7 +92,7 @@ var errNoMessages = errors.New("request has no messages or input")
 // encoding/json has it.
 func (r *Request) Parse(api API, body []byte) error {
 	r.API, r.Stream, r.IncludeUsage, r.PromptChars = api, false, false, 0
-	r.Model, r.ToolName = r.Model[:0], r.ToolName[:0]
+	r.Model, r.ToolName, r.Directive = r.Model[:0], r.ToolName[:0], nil
 	s := scanner{b: body}
 	if !s.open('{') {
 		if s.err == nil {
@@ -133,6 +134,11 @@ func (r *Request) Parse(api API, body []byte) error {
 	}
 	r.PromptChars = system + instructions + chars
 	r.Key = r.hash(last)
+	if last.parts == nil && bytes.HasPrefix(last.raw, []byte(DirectivePrefix)) {
+		if end := bytes.IndexByte(last.raw, ']'); end > 0 {
+			r.Directive = last.raw[:end+1]
+		}
+	}
 	return nil
 }
 

@@ -169,3 +169,26 @@ func TestArgsRoundTrip(t *testing.T) {
 		t.Errorf("round trip: got %+v, want %+v", got, k)
 	}
 }
+
+// TestDirective: "[mock tokens=3 itl=5ms]" opening the last user message
+// sets those knobs; a bad one is an error that leaves the knobs alone.
+func TestDirective(t *testing.T) {
+	var r Request
+	body := []byte(`{"messages":[{"role":"user","content":"[mock tokens=3 itl=5ms] req 1: hello"}]}`)
+	if err := r.Parse(Chat, body); err != nil || string(r.Directive) != "[mock tokens=3 itl=5ms]" {
+		t.Fatalf("directive %q, %v", r.Directive, err)
+	}
+	k := DefaultKnobs()
+	if err := k.ApplyDirective(r.Directive); err != nil || k.OutputTokens != 3 || k.ITL != 5e6 {
+		t.Errorf("knobs %+v, %v", k, err)
+	}
+	for _, bad := range []string{"[mock tokens=0]", "[mock nope=1]", "[mock tokens]", "[mock tokens=3"} {
+		k := DefaultKnobs()
+		if err := k.ApplyDirective([]byte(bad)); err == nil || k != DefaultKnobs() {
+			t.Errorf("%s: %v, knobs %+v", bad, err, k)
+		}
+	}
+	if err := r.Parse(Chat, []byte(`{"messages":[{"role":"user","content":"no [mock tokens=3]"}]}`)); err != nil || r.Directive != nil {
+		t.Errorf("a directive not at the start: %q", r.Directive)
+	}
+}

@@ -48,6 +48,8 @@ var goldenCases = []struct {
 	{"chat_sse", "/v1/chat/completions", nil, `{"model":"gpt-x","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"golden 1"}]}`},
 	{"chat_tools_json", "/v1/chat/completions", nil, `{"model":"gpt-x","tools":[{"type":"function","function":{"name":"get_weather"}}],"messages":[{"role":"user","content":"golden 1"}]}`},
 	{"chat_tools_sse", "/v1/chat/completions", nil, `{"model":"gpt-x","stream":true,"tools":[{"type":"function","function":{"name":"get_weather"}}],"messages":[{"role":"user","content":"golden 1"}]}`},
+	{"chat_directive", "/v1/chat/completions", nil, `{"model":"gpt-x","stream":true,"messages":[{"role":"user","content":"[mock tokens=3] golden 1"}]}`},
+	{"chat_bad_directive", "/v1/chat/completions", nil, `{"model":"gpt-x","messages":[{"role":"user","content":"[mock tokens=0] golden 1"}]}`},
 	{"chat_midstream", "/v1/chat/completions", map[string]string{"X-Mock-Midstream-Error-At": "2"}, `{"model":"gpt-x","stream":true,"messages":[{"role":"user","content":"golden 1"}]}`},
 	{"chat_429", "/v1/chat/completions", map[string]string{"X-Mock-Error-Rate": "1", "X-Mock-Error-Status": "429", "X-Mock-Retry-After": "1500ms"}, `{"model":"gpt-x","messages":[{"role":"user","content":"golden 1"}]}`},
 	{"responses_json", "/v1/responses", nil, `{"model":"gpt-x","input":"golden 1"}`},
@@ -91,7 +93,7 @@ func TestSameRequestSameBytes(t *testing.T) {
 		if !bytes.Equal(a, b) || !bytes.Equal(a, d) {
 			t.Errorf("%s: same request, different bytes", c.name)
 		}
-		if c.headers["X-Mock-Error-Rate"] != "" {
+		if c.headers["X-Mock-Error-Rate"] != "" || strings.HasPrefix(c.name, "chat_bad") {
 			continue // error bodies do not depend on the message
 		}
 		other := rawExchange(t, url1, c.path, c.headers, strings.Replace(c.body, "golden 1", "golden 2", 1))

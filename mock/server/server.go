@@ -175,6 +175,12 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx, x *exchange, route int, key []b
 		s.pool.Put(x)
 		return s.fail(ctx, api, fasthttp.StatusBadRequest, "invalid_request_error", "mock: "+err.Error())
 	}
+	if len(x.req.Directive) > 0 {
+		if err := x.knobs.ApplyDirective(x.req.Directive); err != nil {
+			s.pool.Put(x)
+			return s.fail(ctx, api, fasthttp.StatusBadRequest, "invalid_request_error", "mock: "+err.Error())
+		}
+	}
 	x.sc.Build(&x.req, &x.knobs)
 	switch {
 	case x.sc.Reset:

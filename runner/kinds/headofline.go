@@ -3,11 +3,11 @@ package kinds
 import (
 	"context"
 	"fmt"
-	"maps"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
@@ -42,11 +42,9 @@ func (headOfLine) Plan(_ *plan.Plan, s *plan.Scenario) {
 		long.PromptTokens = r.Point.PromptTokens
 		// Enough content events to outlast warmup, window and a margin.
 		tokens := int((r.Warmup.D()+r.Duration.D()+tailMargin-s.Knobs.TTFT)/s.Knobs.ITL) + 2
-		long.Headers = maps.Clone(long.Headers)
-		if long.Headers == nil {
-			long.Headers = plan.Headers{}
-		}
-		long.Headers["X-Mock-Tokens"] = strconv.Itoa(min(tokens, 100_000))
+		// Said in the prompt, not in an X-Mock-Tokens header: AI gateways
+		// drop headers they do not know, never what the user wrote.
+		long.Directive = script.DirectivePrefix + "tokens=" + strconv.Itoa(min(tokens, 100_000)) + "]"
 		small := r
 		small.Point.PromptTokens, small.Request.PromptTokens = smallPrompt, smallPrompt
 		alone, beside := small, small

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -115,7 +114,11 @@ func TestHeadOfLinePlan(t *testing.T) {
 				continue
 			}
 			if b := r.Background; b != nil {
-				tokens, _ := strconv.Atoi(b.Headers["X-Mock-Tokens"])
+				k := s.Knobs
+				if err := k.ApplyDirective([]byte(b.Directive)); err != nil {
+					t.Fatalf("run %d: %v", r.Index, err)
+				}
+				tokens := k.OutputTokens
 				lasts := s.Knobs.TTFT + time.Duration(tokens)*s.Knobs.ITL
 				if b.PromptTokens != 100000 || !b.Stream || lasts < r.Warmup.D()+r.Duration.D()+tailMargin {
 					t.Errorf("run %d: long stream of %d tokens lasting %s", r.Index, b.PromptTokens, lasts)

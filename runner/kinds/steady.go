@@ -146,7 +146,7 @@ func fillGateway(row *results.Row, w usage.Window, res *load.Result, c config.Co
 
 // Shape is the driver's load shape of a planned request.
 func Shape(req plan.Request) load.Shape {
-	s := load.Shape{API: req.API, Stream: req.Stream, Tools: req.Tools, PromptTokens: req.PromptTokens, Model: req.Model}
+	s := load.Shape{API: req.API, Stream: req.Stream, Tools: req.Tools, PromptTokens: req.PromptTokens, Model: req.Model, Directive: req.Directive}
 	if req.APIKey != "" {
 		s.Keys = []string{string(req.APIKey)}
 	}

@@ -19,6 +19,9 @@ type Shape struct {
 	Headers      [][2]string
 	Keys         []string // rotated per request; the first is used when one
 	Body         []byte   // sent as is instead of a built body (no fidelity check)
+	// Directive opens the user message ("[mock tokens=400]", script.DirectivePrefix):
+	// knobs for this request's answer that survive gateways which drop X-Mock-* headers.
+	Directive string
 }
 
 // ToolName is the tool the driver declares; the mock calls the first tool.
@@ -85,6 +88,10 @@ func (b *builder) build(dst []byte, worker, seq int) (req, user []byte) {
 			body = append(body, `,"messages":[{"role":"user","content":"`...)
 		}
 		userStart = len(body)
+		body = append(body, s.Directive...) // validated ASCII, no quote or backslash: see plan
+		if s.Directive != "" {
+			body = append(body, ' ')
+		}
 		body = append(body, "req "...)
 		body = strconv.AppendInt(body, int64(worker), 10)
 		body = append(body, '-')

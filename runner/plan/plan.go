@@ -176,6 +176,9 @@ type Request struct {
 	APIKey       Secret     `json:"api_key,omitempty"`
 	APIKeyEnv    string     `json:"api_key_env,omitempty"` // hosted arms: the key is read from this variable when the run starts
 	Headers      Headers    `json:"headers,omitempty"`
+	// Directive opens the user message: knobs for the answer that pass
+	// through gateways which drop X-Mock-* headers (script.DirectivePrefix).
+	Directive string `json:"directive,omitempty"`
 	// ExpectHeaders must be in the answer to the readiness check, or the
 	// arm fails: how a configuration proves the path it claims.
 	ExpectHeaders map[string]string `json:"expect_headers,omitempty"`
