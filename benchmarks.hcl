@@ -43,10 +43,13 @@ cost {
   usd_per_gb_hour   = 0.005
 }
 
+# A stream of 32 content events, 20 ms to the first and 4 ms apart (a fast
+# model): at one client a 3 s window holds about 20 streams, enough samples
+# for a p50 and, from their 600 gaps, an inter-token p99.
 mock {
   port          = 18080
   ttft          = "20ms"
-  itl           = "10ms"
+  itl           = "4ms"
   output_tokens = 32
   delta_chars   = 4
   jitter        = "0s"

@@ -224,7 +224,7 @@ func ttftFigure(d *data) (*figure, string) {
 	}
 	f := barsOf(t, true,
 		panelSpec{"Added TTFT (p50)", "ms over direct", []seriesSpec{{"TTFT", func(a summary.Arm) value { return some(a.AddedTTFT) }}}},
-		panelSpec{"Inter-token latency", "p99, ms (mock sends every 10 ms)", []seriesSpec{{"ITL p99", col("itl_p99_ms")}}})
+		panelSpec{"Inter-token latency", "p99, ms", []seriesSpec{{"ITL p99", col("itl_p99_ms")}}})
 	f.Note = fmt.Sprintf("Scenario %s, %s. Arms whose streaming route did not work are listed with the reason.", t.Point.Scenario, t.Point)
 	f.Foot = footnote("TTFT added = median over trials of (arm - direct) in the same trial; ITL p99 pooled over the run's gaps, median over trials.", t.Arms)
 	return f, ""
@@ -562,7 +562,7 @@ func fidelityFigure(d *data) (*figure, string) {
 		panelSpec{"Buffered streams", "% of streams delivered in bursts", []seriesSpec{{"bursty", ratio("bursty_streams", "streams", 100)}}},
 		panelSpec{"Coalesced events", "% of events that shared a read", []seriesSpec{{"coalesced", ratio("frames_coalesced", "frames_expected", 100)}}},
 		panelSpec{"Stalls", "gaps over the stall bound, per run", []seriesSpec{{"stalls", col("stalls")}}})
-	f.Note = fmt.Sprintf("Scenario %s, %s. The mock writes one event every 10 ms; a gateway that buffers delivers them in bursts.", t.Point.Scenario, t.Point)
+	f.Note = fmt.Sprintf("Scenario %s, %s. The mock writes each event at its own time; a gateway that buffers delivers them in bursts.", t.Point.Scenario, t.Point)
 	f.Foot = footnote("Median over trials of each run's share.", t.Arms)
 	return f, ""
 }
