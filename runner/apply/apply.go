@@ -317,14 +317,28 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 		}
 	}
 	n := 0
-	for i := range sc.Runs {
+	for i := 0; loadCtx.Err() == nil; i++ {
+		// After a point's last planned trial, trials may continue while an
+		// interval is wider than the scenario's bound.
+		if i > 0 && endOfTrial(sc.Runs, i-1) {
+			if why, more := moreTrial(sc, rows, &sc.Runs[i-1]); more {
+				extra := nextTrial(sc.Runs, &sc.Runs[i-1])
+				p.Logf("%s %s: trial %d, since %s", sc.Name, sc.Runs[i-1].Point, sc.Runs[i-1].Trial+1, why)
+				sc.Runs = slices.Insert(sc.Runs, i, extra...)
+				for _, x := range extra {
+					if arms[x.Arm] != nil {
+						total++
+					}
+				}
+			}
+		}
+		if i == len(sc.Runs) {
+			break
+		}
 		run := &sc.Runs[i]
 		a := arms[run.Arm]
 		if a == nil {
 			continue // unavailable or failed: recorded once above
-		}
-		if loadCtx.Err() != nil {
-			break
 		}
 		n++
 		p.Start(fmt.Sprintf("[%d/%d] %s %s%s trial %d %s (about %s of load left in the plan)", n, total, sc.Name, run.Point, variant(run), run.Trial, run.Arm,

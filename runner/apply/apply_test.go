@@ -676,3 +676,38 @@ func TestUnwritableResultsFailFirst(t *testing.T) {
 		t.Errorf("%d containers were created before the results directory was checked", len(e.Created))
 	}
 }
+
+// TestTrialsUntilNarrow: with ci_width set, trials continue past the
+// planned ones while an arm's added p50 has no 95% interval (fewer than 6
+// trials) or a wider one, up to max_trials; extra trials rotate the arms.
+func TestTrialsUntilNarrow(t *testing.T) {
+	for _, c := range []struct {
+		width time.Duration
+		want  int
+	}{
+		{time.Hour, 6},       // met as soon as 6 trials give a 95% interval
+		{time.Nanosecond, 7}, // never met: up to max_trials
+	} {
+		ps := newPorts(t)
+		p, o := testPlan(t, ps, 150*time.Millisecond)
+		sc := &p.Scenarios[0]
+		sc.MaxTrials, sc.CIWidth = 7, config.CIWidth{Abs: c.width}
+		o.Engine = inProcess(t, ps, p)
+		if _, err := Run(context.Background(), context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		trials := map[string]int{}
+		for _, r := range readCSV(t, filepath.Join(p.Dir, "results", "overhead.csv")) {
+			if r["status"] == "ok" {
+				trials[r["gateway"]]++
+			}
+		}
+		if trials["direct"] != c.want || trials["proxy"] != c.want {
+			t.Errorf("ci_width %s, max_trials 7: trials %v, want %d each", c.width, trials, c.want)
+		}
+	}
+	runs := []plan.Run{{Arm: "direct", Trial: 2}, {Arm: "proxy", Trial: 2}}
+	if next := nextTrial(runs, &runs[1]); next[0].Arm != "proxy" || next[1].Arm != "direct" || next[0].Trial != 3 {
+		t.Errorf("next trial %+v", next)
+	}
+}

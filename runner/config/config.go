@@ -36,6 +36,10 @@ type Roles[T any] struct {
 // Defaults apply to every scenario that does not set its own.
 type Defaults struct {
 	Trials   int
+	// MaxTrials and CIWidth: trials continue past Trials, up to MaxTrials,
+	// until every gateway arm's added p50 has a 95% interval this narrow.
+	MaxTrials int
+	CIWidth   CIWidth
 	Warmup   time.Duration
 	Duration time.Duration
 	Settle   time.Duration
@@ -56,6 +60,16 @@ type Defaults struct {
 	FloorRange hcl.Range
 	ResultsDir string
 }
+
+// CIWidth bounds the width of an added p50's interval: Abs, or Share of
+// the added p50's size. Zero: no bound.
+type CIWidth struct {
+	Abs   time.Duration `json:"abs,omitempty"`
+	Share float64       `json:"share,omitempty"`
+}
+
+// Set reports whether a bound is given.
+func (w CIWidth) Set() bool { return w.Abs > 0 || w.Share > 0 }
 
 // Cost is the price model of docs/method.md, "Cost".
 type Cost struct {
@@ -160,6 +174,8 @@ type Scenario struct {
 	Arrival        string    // "constant" or "poisson"
 	MaxInFlight    int       // open-loop cap on requests in flight
 	Trials         int
+	MaxTrials      int     // trials may continue up to this many (docs/method.md, "Trials until the interval is narrow")
+	CIWidth        CIWidth // ... until each gateway arm's added p50 has a 95% interval this narrow
 	Warmup         time.Duration
 	Duration       time.Duration
 	Settle         time.Duration

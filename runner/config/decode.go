@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,6 +48,8 @@ type rawSLO struct {
 
 type rawDefaults struct {
 	Trials         *int     `hcl:"trials,optional"`
+	MaxTrials      *int     `hcl:"max_trials,optional"`
+	CIWidth        *string  `hcl:"ci_width,optional"`
 	Warmup         *string  `hcl:"warmup,optional"`
 	Duration       *string  `hcl:"duration,optional"`
 	Settle         *string  `hcl:"settle,optional"`
@@ -125,6 +128,8 @@ type rawScenario struct {
 	Arrival        *string   `hcl:"arrival,optional"`
 	MaxInFlight    *int      `hcl:"max_in_flight,optional"`
 	Trials         *int      `hcl:"trials,optional"`
+	MaxTrials      *int      `hcl:"max_trials,optional"`
+	CIWidth        *string   `hcl:"ci_width,optional"`
 	Warmup         *string   `hcl:"warmup,optional"`
 	Duration       *string   `hcl:"duration,optional"`
 	Settle         *string   `hcl:"settle,optional"`
@@ -292,7 +297,7 @@ func attrRange(body hcl.Body, name string) hcl.Range {
 // script.Table): beyond them a value is a typo or an attack (a billion
 // trials, a 1000-hour window), not a benchmark.
 var intRanges = map[string][2]int{
-	"trials": {1, 1000}, "max_in_flight": {1, 100_000}, "concurrency": {1, 100_000}, "prompt_tokens": {1, 2_000_000},
+	"trials": {1, 1000}, "max_trials": {1, 1000}, "max_in_flight": {1, 100_000}, "concurrency": {1, 100_000}, "prompt_tokens": {1, 2_000_000},
 	"cancel_after": {1, 100_000},
 }
 
@@ -303,6 +308,30 @@ var durationMax = map[string]time.Duration{
 
 // maxRate bounds open-loop rates (requests per second).
 const maxRate = 1e6
+
+// ciWidth reads a bound on an interval's width: a duration ("50us") or a
+// share of the estimate's size ("20%").
+func (c *checker) ciWidth(body hcl.Body, v *string, dst *CIWidth) {
+	if v == nil {
+		return
+	}
+	if pct, ok := strings.CutSuffix(*v, "%"); ok {
+		f, err := strconv.ParseFloat(pct, 64)
+		if err != nil || !(f > 0 && f <= 1000) {
+			c.errorf(attrRange(body, "ci_width"), "Invalid interval bound", "ci_width = %q: a share must be above 0%% and at most 1000%%.", *v)
+			return
+		}
+		*dst = CIWidth{Share: f / 100}
+		return
+	}
+	d, err := time.ParseDuration(*v)
+	if err != nil || d <= 0 {
+		c.errorf(attrRange(body, "ci_width"), "Invalid interval bound",
+			"ci_width = %q is neither a duration (\"50us\") nor a share of the added latency (\"20%%\").", *v)
+		return
+	}
+	*dst = CIWidth{Abs: d}
+}
 
 func (c *checker) duration(body hcl.Body, name string, v *string, dst *time.Duration) {
 	if v == nil {
@@ -520,6 +549,8 @@ func (c *checker) defaults(r *rawDefaults) Defaults {
 	}
 	c.fraction(r.Body, "max_error_rate", r.MaxErrorRate, &d.MaxErrorRate)
 	c.intIn(r.Body, "trials", r.Trials, &d.Trials)
+	c.intIn(r.Body, "max_trials", r.MaxTrials, &d.MaxTrials)
+	c.ciWidth(r.Body, r.CIWidth, &d.CIWidth)
 	c.duration(r.Body, "warmup", r.Warmup, &d.Warmup)
 	c.duration(r.Body, "duration", r.Duration, &d.Duration)
 	c.duration(r.Body, "settle", r.Settle, &d.Settle)
@@ -838,7 +869,7 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 		d := cfg.Defaults
 		s := Scenario{
 			Name: r.Name, Kind: r.Kind, KindRange: attrRange(b, "kind"), API: script.Chat, Arrival: "constant", MaxInFlight: 256,
-			PromptTokens: []int{100}, Trials: d.Trials, Warmup: d.Warmup, Duration: d.Duration,
+			PromptTokens: []int{100}, Trials: d.Trials, MaxTrials: d.MaxTrials, CIWidth: d.CIWidth, Warmup: d.Warmup, Duration: d.Duration,
 			Settle: d.Settle, RequestTimeout: d.RequestTimeout, SLO: d.SLO, MaxErrorRate: d.MaxErrorRate, Knobs: cfg.Mock.Knobs, DeclRange: r.DeclRange,
 		}
 		c.fraction(b, "max_error_rate", r.MaxErrorRate, &s.MaxErrorRate)
@@ -892,6 +923,15 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 		}
 		c.intIn(b, "max_in_flight", r.MaxInFlight, &s.MaxInFlight)
 		c.intIn(b, "trials", r.Trials, &s.Trials)
+		c.intIn(b, "max_trials", r.MaxTrials, &s.MaxTrials)
+		c.ciWidth(b, r.CIWidth, &s.CIWidth)
+		switch {
+		case s.CIWidth.Set() && s.MaxTrials <= s.Trials:
+			c.errorf(attrRange(b, "ci_width"), "Interval bound without room",
+				"ci_width adds trials until each gateway's interval is that narrow, up to max_trials: set max_trials above trials (%d); 6 trials are the fewest that give a 95%% interval.", s.Trials)
+		case s.MaxTrials > 0 && s.MaxTrials < s.Trials:
+			c.errorf(attrRange(b, "max_trials"), "Value out of range", "max_trials (%d) is below trials (%d).", s.MaxTrials, s.Trials)
+		}
 		c.duration(b, "warmup", r.Warmup, &s.Warmup)
 		c.duration(b, "duration", r.Duration, &s.Duration)
 		c.duration(b, "settle", r.Settle, &s.Settle)

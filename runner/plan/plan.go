@@ -97,6 +97,10 @@ type Scenario struct {
 	// NotRun says why apply cannot run this scenario; it then has no runs.
 	NotRun  string   `json:"not_run,omitempty"`
 	Trials  int      `json:"trials"`
+	// MaxTrials and CIWidth: trials continue past Trials, up to MaxTrials,
+	// while a gateway arm's added p50 lacks a 95% interval that narrow.
+	MaxTrials int            `json:"max_trials,omitempty"`
+	CIWidth   config.CIWidth `json:"ci_width,omitempty"`
 	Settle  Duration `json:"settle"` // before idle memory and after load, for recovered memory
 	MockCmd []string `json:"mock_cmd"`
 	// FallbackCmd, when set, starts the fallback mock beside the mock
@@ -286,6 +290,7 @@ type Kinds interface {
 func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds) {
 	s := Scenario{
 		Name: sc.Name, Kind: sc.Kind, API: sc.API.String(), Stream: sc.Stream, Tools: sc.Tools, Trials: sc.Trials,
+		MaxTrials: sc.MaxTrials, CIWidth: sc.CIWidth,
 		CSV: filepath.Join(cfg.Defaults.ResultsDir, sc.Name+".csv"), Settle: Duration(sc.Settle),
 		MockCmd: append([]string{"-addr=127.0.0.1:" + strconv.Itoa(cfg.Mock.Port)}, sc.Knobs.Args()...),
 		MockEnv: sc.Knobs.Env(), Knobs: sc.Knobs, CancelAfter: sc.CancelAfter,

@@ -1,0 +1,94 @@
+package apply
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/stats"
+)
+
+// endOfTrial reports whether runs[i] is the last run of its point's trial.
+func endOfTrial(runs []plan.Run, i int) bool {
+	return i+1 == len(runs) || runs[i+1].Point != runs[i].Point || runs[i+1].Trial != runs[i].Trial
+}
+
+// moreTrial decides, once last's trial is done, whether its point needs
+// one more (docs/method.md, "Trials until the interval is narrow"): some
+// gateway arm's added p50 (its per-trial differences from direct) has no
+// 95% interval yet, or one wider than the scenario's bound, and the
+// scenario allows more trials. It says which arm and why.
+func moreTrial(sc *plan.Scenario, rows []results.Row, last *plan.Run) (string, bool) {
+	if !sc.CIWidth.Set() || last.Trial < sc.Trials || last.Trial >= sc.MaxTrials {
+		return "", false
+	}
+	type key struct{ arm, variant string }
+	direct := map[[2]any]float64{}
+	diffs := map[key][]float64{}
+	var order []key
+	at := func(r *results.Row) bool {
+		return r.Mode == string(last.Point.Mode) && r.Concurrency == last.Point.Concurrency &&
+			r.RateRPS == last.Point.Rate && r.PromptTokens == last.Point.PromptTokens && r.Status == results.OK && r.Latency.P50.Set
+	}
+	for i := range rows {
+		if r := &rows[i]; at(r) && r.Gateway == config.DirectArm {
+			direct[[2]any{r.Variant, r.Trial}] = r.Latency.P50.V
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
+		if !at(r) || r.Gateway == config.DirectArm {
+			continue
+		}
+		if base, ok := direct[[2]any{r.Variant, r.Trial}]; ok {
+			k := key{r.Gateway, r.Variant}
+			if _, seen := diffs[k]; !seen {
+				order = append(order, k)
+			}
+			diffs[k] = append(diffs[k], r.Latency.P50.V-base)
+		}
+	}
+	for _, k := range order {
+		e, ok := stats.MedianCI(diffs[k])
+		if !ok {
+			continue
+		}
+		bound := float64(sc.CIWidth.Abs.Microseconds()) / 1000
+		if sc.CIWidth.Share > 0 {
+			bound = sc.CIWidth.Share * math.Abs(e.Median)
+		}
+		switch {
+		case !e.Enough:
+			return fmt.Sprintf("%s's added p50 has no 95%% interval from %d trials yet", k.arm, e.N), true
+		case e.Hi-e.Lo > bound:
+			return fmt.Sprintf("%s's added p50 interval [%+.3f, %+.3f] ms is wider than %.3f ms", k.arm, e.Lo, e.Hi, bound), true
+		}
+	}
+	return "", false
+}
+
+// nextTrial is one more trial of last's point: the runs of last's trial,
+// their arms rotated one place on, as the plan rotates them trial by trial.
+func nextTrial(runs []plan.Run, last *plan.Run) []plan.Run {
+	var tmpl []plan.Run
+	var arms []string
+	for _, r := range runs {
+		if r.Point == last.Point && r.Trial == last.Trial {
+			tmpl = append(tmpl, r)
+			if !slices.Contains(arms, r.Arm) {
+				arms = append(arms, r.Arm)
+			}
+		}
+	}
+	step := len(tmpl) / max(len(arms), 1) // the runs one arm has (its variants)
+	out := make([]plan.Run, len(tmpl))
+	for k := range tmpl {
+		r := tmpl[(k+step)%len(tmpl)]
+		r.Trial = last.Trial + 1
+		out[k] = r
+	}
+	return out
+}
