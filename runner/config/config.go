@@ -35,14 +35,14 @@ type Roles[T any] struct {
 
 // Defaults apply to every scenario that does not set its own.
 type Defaults struct {
-	Trials   int
+	Trials int
 	// MaxTrials and CIWidth: trials continue past Trials, up to MaxTrials,
 	// until every gateway arm's added p50 has a 95% interval this narrow.
 	MaxTrials int
 	CIWidth   CIWidth
-	Warmup   time.Duration
-	Duration time.Duration
-	Settle   time.Duration
+	Warmup    time.Duration
+	Duration  time.Duration
+	Settle    time.Duration
 	// RequestTimeout bounds one request; one unanswered by then is a timeout.
 	RequestTimeout time.Duration
 	SLO            SLO

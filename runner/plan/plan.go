@@ -95,14 +95,14 @@ type Scenario struct {
 	Tools  bool   `json:"tools"`
 	CSV    string `json:"csv"` // relative paths resolve in Plan.Dir
 	// NotRun says why apply cannot run this scenario; it then has no runs.
-	NotRun  string   `json:"not_run,omitempty"`
-	Trials  int      `json:"trials"`
+	NotRun string `json:"not_run,omitempty"`
+	Trials int    `json:"trials"`
 	// MaxTrials and CIWidth: trials continue past Trials, up to MaxTrials,
 	// while a gateway arm's added p50 lacks a 95% interval that narrow.
 	MaxTrials int            `json:"max_trials,omitempty"`
 	CIWidth   config.CIWidth `json:"ci_width,omitempty"`
-	Settle  Duration `json:"settle"` // before idle memory and after load, for recovered memory
-	MockCmd []string `json:"mock_cmd"`
+	Settle    Duration       `json:"settle"` // before idle memory and after load, for recovered memory
+	MockCmd   []string       `json:"mock_cmd"`
 	// FallbackCmd, when set, starts the fallback mock beside the mock
 	// (failover scenarios).
 	FallbackCmd []string     `json:"fallback_cmd,omitempty"`
