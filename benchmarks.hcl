@@ -336,7 +336,7 @@ scenario "session_claude_code" {
   session     = "scenarios/claude-code.json"
   concurrency = [1]
   trials      = 2
-  duration    = "6s"
+  duration    = "12s" # a session through a slow gateway takes about a second: 10 or more per window
   mock {
     ttft = "0s"
     itl  = "0s"
@@ -350,7 +350,7 @@ scenario "session_codex" {
   session     = "scenarios/codex.json"
   concurrency = [1]
   trials      = 2
-  duration    = "6s"
+  duration    = "12s" # a session through a slow gateway takes about a second: 10 or more per window
   mock {
     ttft = "0s"
     itl  = "0s"

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
@@ -386,9 +387,9 @@ func frontierFigure(d *data) (*figure, string) {
 		return nil, "no open-loop rows with p99_bounds_ms in the results"
 	}
 	fr := fs[0]
-	f := &figure{XAxis: "p99 bound", YAxis: "highest open-loop rate held, requests/s"}
+	f := &figure{XAxis: "p99 bound", YAxis: "rate held, requests/s"}
 	for _, b := range fr.Bounds {
-		f.X = append(f.X, "≤ "+fmtValue(b)+" ms")
+		f.X = append(f.X, "≤ "+strconv.FormatFloat(b, 'f', -1, 64)+" ms")
 	}
 	var arms []summary.Arm
 	for _, a := range fr.Arms {
@@ -400,6 +401,11 @@ func frontierFigure(d *data) (*figure, string) {
 		l := line{Name: a.Name, Class: a.Class}
 		for _, b := range a.Best {
 			l.Y = append(l.Y, some(b))
+		}
+		if !slices.ContainsFunc(l.Y, func(v value) bool { return v.Set }) {
+			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class,
+				Missing: fmt.Sprintf("no rate held: p99 over every bound, or failed, at every rate from %s/s", fmtValue(fr.Rates[0]))})
+			continue
 		}
 		f.Lines = append(f.Lines, l)
 	}

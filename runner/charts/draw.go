@@ -339,12 +339,12 @@ func (p *pen) lineFigure(f *figure) int {
 			}
 		}
 	}
-	// Values over more than two decades go on a log scale, or the small
+	// Values spread over more than 30x go on a log scale, or the small
 	// ones would all sit on the axis; any at or below 0 are drawn on it.
 	yAxis := f.YAxis
 	var ticks []float64
 	scale := func(v float64) float64 { return v }
-	if hi > 0 && hi/minPos > 100 {
+	if hi > 0 && hi/minPos > 30 {
 		for e := math.Floor(math.Log10(minPos)); e <= math.Ceil(math.Log10(hi)); e++ {
 			ticks = append(ticks, math.Pow(10, e))
 		}
@@ -371,6 +371,7 @@ func (p *pen) lineFigure(f *figure) int {
 		p.text(x, xOf(i)-p.width(x, smallSize)/2, top+h+pixels(smallSize), smallSize, grey)
 	}
 	p.text(f.XAxis, x0+w/2-p.width(f.XAxis, textSize)/2, top+h+pixels(smallSize)+pixels(textSize), textSize, ink)
+	yAxis = p.fit(yAxis, h, textSize) // rotated, it must not run past the plot
 	p.r.SetTextRotation(-math.Pi / 2)
 	p.text(yAxis, margin+10, top+h/2+p.width(yAxis, textSize)/2, textSize, ink)
 	p.r.ClearTextRotation()

@@ -9,7 +9,7 @@ import (
 // Colours say what an arm is: the direct arm in grey, plain proxies in
 // blues, AI gateways in oranges and reds, hosted APIs in greens; within a
 // class, each arm keeps its shade on every chart (assigned once, from all
-// the CSVs, in the order the arms first appear).
+// the CSVs, in the order the measured arms first appear).
 var classShades = map[string][]drawing.Color{
 	"direct": {{R: 90, G: 90, B: 90, A: 255}},
 	"proxy":  {{R: 31, G: 97, B: 170, A: 255}, {R: 86, G: 156, B: 214, A: 255}, {R: 20, G: 60, B: 110, A: 255}, {R: 120, G: 180, B: 230, A: 255}},
@@ -28,7 +28,23 @@ type palette map[string]drawing.Color
 func newPalette(recs []results.Record) palette {
 	p := palette{}
 	used := map[string]int{}
+	measured := map[string]bool{}
 	for _, r := range recs {
+		if r["status"] == "ok" {
+			measured[r["gateway"]] = true
+		}
+	}
+	// Arms that were measured take the shades first: the others are only
+	// ever listed, so two drawn arms of a class do not share a shade.
+	ordered := make([]results.Record, 0, len(recs))
+	for _, first := range []bool{true, false} {
+		for _, r := range recs {
+			if measured[r["gateway"]] == first {
+				ordered = append(ordered, r)
+			}
+		}
+	}
+	for _, r := range ordered {
 		name := r["gateway"]
 		if _, done := p[name]; done {
 			continue

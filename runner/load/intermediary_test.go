@@ -282,3 +282,60 @@ func TestCoordinatedOmission(t *testing.T) {
 		t.Errorf("closed loop lost the stalled request itself (max %dus)", closed.Latency.Max())
 	}
 }
+
+// rewriter parses each JSON answer and writes it again, as a gateway
+// written in JavaScript does (JSON.parse, JSON.stringify): "\u00fc" comes
+// back as "ü". change, when set, alters the parsed answer first.
+type rewriter struct {
+	upstream string
+	change   func(map[string]any)
+}
+
+func (p *rewriter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	req, _ := http.NewRequest("POST", "http://"+p.upstream+r.URL.Path, r.Body)
+	req.Header = r.Header.Clone()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		http.Error(w, err.Error(), 502)
+		return
+	}
+	defer resp.Body.Close()
+	var v map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		http.Error(w, err.Error(), 502)
+		return
+	}
+	if p.change != nil {
+		p.change(v)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+// TestRewrittenJSONIsFaithful: a tool call's input written again with other
+// escapes is the same answer; one with a value changed is not. (Portkey
+// writes Anthropic answers again; byte-compared, every one of them failed.)
+func TestRewrittenJSONIsFaithful(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(map[string]any)
+		faults bool
+	}{
+		{"escapes rewritten", nil, false},
+		{"a value changed", func(v map[string]any) {
+			v["content"].([]any)[0].(map[string]any)["input"].(map[string]any)["n"] = 1.5
+		}, true},
+	} {
+		k := fastKnobs()
+		p := &rewriter{upstream: startMock(t, k), change: c.change}
+		res, err := Run(context.Background(), Config{URL: serve(t, p) + "/v1/messages",
+			Shape: Shape{API: script.Messages, Tools: true, PromptTokens: 20, Model: "m"},
+			Conns: 1, Requests: 5, Knobs: k, Fidelity: true, Timeout: 5 * time.Second, MaxErrorRate: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Errors[ErrFidelity] > 0; got != c.faults || res.OK+res.Errored() != 5 {
+			t.Errorf("%s: %d ok, errors %v", c.name, res.OK, res.Errors)
+		}
+	}
+}

@@ -27,7 +27,7 @@ type FrontierArm struct {
 	P99         []results.Optional // per rate; absent where a trial failed or samples were too few
 	Best        []results.Optional // per bound: the highest rate held, absent if none was
 	Rows        []results.Record
-	Missing     string // why the arm has no point at all
+	Missing     string // why the arm was measured at no rate (its first reason)
 }
 
 // Frontiers finds the frontier of every scenario whose open-loop rows state
@@ -58,6 +58,7 @@ func Frontiers(tables []Table) []Frontier {
 		f := &out[i]
 		slices.Sort(f.Rates)
 		byName := map[string]int{}
+		measured := map[string]bool{}
 		for _, t := range tables {
 			if t.Point.Mode != "open" || t.Point.RunID != f.RunID || t.Point.Scenario != f.Scenario {
 				continue
@@ -75,13 +76,20 @@ func Frontiers(tables []Table) []Frontier {
 				fa.Rows = append(fa.Rows, a.Rows...)
 				if a.Trials > 0 && a.Trials == len(a.Rows) {
 					fa.P99[ri] = a.P99
-				} else if a.Trials == 0 && a.Reason != "" {
-					fa.Missing = a.Status + ": " + a.Reason
+				}
+				if a.Trials > 0 {
+					measured[a.Name] = true
+				} else if fa.Missing == "" && a.Reason != "" {
+					reason, _, _ := strings.Cut(a.Reason, ";")
+					fa.Missing = a.Status + ": " + reason
 				}
 			}
 		}
 		for j := range f.Arms {
 			fa := &f.Arms[j]
+			if measured[fa.Name] {
+				fa.Missing = "" // it failed at some rates only: those did not hold
+			}
 			for bi, b := range f.Bounds {
 				for ri, p := range fa.P99 {
 					if p.Set && p.V <= b {
