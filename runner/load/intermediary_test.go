@@ -339,3 +339,13 @@ func TestRewrittenJSONIsFaithful(t *testing.T) {
 		}
 	}
 }
+
+// TestNoBufferingVerdictWithoutSpacing: when the upstream sends its events
+// at once (itl = 0), they arrive together however faithful the path, so
+// bursts say nothing of a buffer: no verdict, though the counts stay.
+func TestNoBufferingVerdictWithoutSpacing(t *testing.T) {
+	r := runThroughWith(t, &badProxy{buffer: true}, func(c *Config) { c.Knobs.ITL = 0 })
+	if strings.Contains(r.Verdict, "buffering") || r.Delivery.Bursty == 0 {
+		t.Errorf("verdict %q with itl = 0 (bursty streams %d)", r.Verdict, r.Delivery.Bursty)
+	}
+}

@@ -119,7 +119,9 @@ func (r *Result) finish(cfg Config) {
 	if r.Failed != "" {
 		why = append(why, "failed: "+r.Failed)
 	}
-	if d := r.Delivery; d.Buffering() {
+	// Bursts say a buffer only when the upstream spaces its events: with
+	// no interval (itl = 0) they come together from the mock itself.
+	if d := r.Delivery; d.Buffering() && cfg.Knobs.ITL > 0 {
 		why = append(why, fmt.Sprintf("buffering: %d of %d streams arrived in bursts (%.1f content events per read)", d.Bursty, d.Streams, d.EventsPerRead()))
 	}
 	if r.Open && r.Arrivals > 0 && float64(r.Late) > 0.01*float64(r.Arrivals) {
