@@ -40,7 +40,7 @@ var builders = []builder{
 	{"throughput.png", "Closed-loop throughput ceiling", throughputFigure},
 	{"frontier.png", "Throughput frontier: the highest rate within each p99 bound", frontierFigure},
 	{"cost.png", "Cost at the throughput ceiling", costFigure},
-	{"session.png", "Added seconds per agent session", sessionFigure},
+	{"session.png", "Added time per agent session", sessionFigure},
 	{"memory.png", "Gateway memory under a long streaming window", memoryFigure},
 	{"cold_start.png", "Cold start and image size", coldStartFigure},
 	{"fidelity.png", "Stream fidelity: does the gateway pass events as they come?", fidelityFigure},
@@ -464,8 +464,11 @@ func sessionFigure(d *data) (*figure, string) {
 	}
 	var panels []panelSpec
 	var arms []summary.Arm
-	var first summary.Table
-	for i, sc := range scenarios {
+	// The rows are every arm of any panel: one that failed in one variant
+	// only keeps its bars elsewhere, the failure written where it failed.
+	all := summary.Table{}
+	index := map[string]int{}
+	for _, sc := range scenarios {
 		ts := byScenario[sc]
 		slices.SortStableFunc(ts, func(a, b summary.Table) int { return a.Point.Concurrency - b.Point.Concurrency })
 		c := ts[0].Point.Concurrency
@@ -474,10 +477,17 @@ func sessionFigure(d *data) (*figure, string) {
 			if t.Point.Concurrency != c {
 				continue
 			}
-			if i == 0 && first.Arms == nil {
-				first = t
-			}
 			arms = append(arms, t.Arms...)
+			for _, a := range t.Arms {
+				j, seen := index[a.Name]
+				switch {
+				case !seen:
+					index[a.Name] = len(all.Arms)
+					all.Arms = append(all.Arms, a)
+				case all.Arms[j].Trials == 0 && a.Trials > 0:
+					all.Arms[j] = a
+				}
+			}
 			variant := t.Point.Variant
 			if j := strings.LastIndex(variant, ", "); j >= 0 {
 				ps.title = fmt.Sprintf("%s (c=%d)", variant[:j], c)
@@ -485,6 +495,9 @@ func sessionFigure(d *data) (*figure, string) {
 			}
 			ps.series = append(ps.series, seriesSpec{variant, func(a summary.Arm) value {
 				for _, b := range t.Arms {
+					if b.Name == a.Name && b.Trials == 0 {
+						return value{Label: missing(b)}
+					}
 					if b.Name == a.Name {
 						return some(b.AddedP50)
 					}
@@ -494,7 +507,7 @@ func sessionFigure(d *data) (*figure, string) {
 		}
 		panels = append(panels, ps)
 	}
-	f := barsOf(first, true, panels...)
+	f := barsOf(all, true, panels...)
 	f.Note = "Each client runs a profile's session over and over; every turn carries the whole history (system prompt, tools, the model's tool calls and the tools' outputs), so the context grows to the profile's size. The mock answers at once: the time is the path's."
 	f.Foot = footnote("Added = median over trials of (arm - direct) session duration, measured in the same trial.", arms)
 	return f, ""

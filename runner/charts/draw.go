@@ -290,7 +290,11 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 			v := s.Values[i]
 			by := ry + j*barH
 			if !v.Set {
-				p.text("n/a", xOf(0)+4, by+barH-3, smallSize, grey)
+				why := "n/a"
+				if v.Label != "" {
+					why = p.fit(v.Label, x0+w+labelRoom-xOf(0)-6, smallSize)
+				}
+				p.text(why, xOf(0)+4, by+barH-3, smallSize, grey)
 				continue
 			}
 			c := tint(f.colours.of(r.Name), seriesTn[min(j, len(seriesTn)-1)])

@@ -55,8 +55,8 @@ type series struct {
 
 type value struct {
 	V, Lo, Hi float64
-	Set, CI   bool // CI: Lo and Hi are an interval to draw as a whisker
-	Label     string
+	Set, CI   bool   // CI: Lo and Hi are an interval to draw as a whisker
+	Label     string // printed beside the bar; for a value not set, why
 }
 
 type line struct {
