@@ -344,8 +344,9 @@ func ceiling(d *data) (map[string]summary.Arm, []summary.Table) {
 	return best, ts
 }
 
-// ceilingFigure draws panels from each arm's highest-throughput point.
-func ceilingFigure(d *data, skipDirect bool, panels ...panelSpec) (*figure, string) {
+// ceilingFigure draws panels from each arm's highest-throughput point,
+// with the note and the footnote's method given.
+func ceilingFigure(d *data, skipDirect bool, note, method string, panels ...panelSpec) (*figure, string) {
 	best, ts := ceiling(d)
 	if len(ts) == 0 {
 		return nil, "no closed-loop throughput rows in the results"
@@ -356,7 +357,9 @@ func ceilingFigure(d *data, skipDirect bool, panels ...panelSpec) (*figure, stri
 			t.Arms = append(t.Arms, b)
 		}
 	}
-	return barsOf(t, skipDirect, panels...), ""
+	f := barsOf(t, skipDirect, panels...)
+	f.Note, f.Foot = note, footnote(method, armsOf(ts))
+	return f, ""
 }
 
 // atClients labels a value with the clients of the point it came from.
@@ -371,14 +374,11 @@ func atClients(column string) func(summary.Arm) value {
 }
 
 func throughputFigure(d *data) (*figure, string) {
-	f, why := ceilingFigure(d, false, panelSpec{"Requests per second", "rps, median over trials, at the best closed-loop point (c=clients)",
-		[]seriesSpec{{"rps", atClients("rps")}}})
-	if f != nil {
-		f.Note = "The highest median rate each arm sustained among the scenario's closed-loop points. A rig-saturated point (driver or mock out of CPU) limits the direct arm and the fastest proxies alike: see SUMMARY.md's notes."
-		_, ts := ceiling(d)
-		f.Foot = footnote("RPS = requests completed / measured window, median over trials.", armsOf(ts))
-	}
-	return f, why
+	return ceilingFigure(d, false,
+		"The highest median rate each arm sustained among the scenario's closed-loop points. A rig-saturated point (driver or mock out of CPU) limits the direct arm and the fastest proxies alike: see SUMMARY.md's notes.",
+		"RPS = requests completed / measured window, median over trials.",
+		panelSpec{"Requests per second", "rps, median over trials, at the best closed-loop point (c=clients)",
+			[]seriesSpec{{"rps", atClients("rps")}}})
 }
 
 func frontierFigure(d *data) (*figure, string) {
@@ -437,15 +437,11 @@ func pooled(name, class string, rows []results.Record) summary.Arm {
 }
 
 func costFigure(d *data) (*figure, string) {
-	f, why := ceilingFigure(d, true,
+	return ceilingFigure(d, true,
+		"At each arm's highest-throughput point; cost prices the gateway container's CPU cores and peak memory (cost block of benchmarks.hcl, formula in docs/method.md).",
+		"Median over trials.",
 		panelSpec{"Cost per 1M requests", "USD (CPU and memory used, at list prices)", []seriesSpec{{"USD per 1M", col("cost_usd_per_1m")}}},
 		panelSpec{"Requests per second per USD-hour", "rps / (USD per hour of the resources used)", []seriesSpec{{"rps per USD-hour", col("rps_per_usd_hour")}}})
-	if f != nil {
-		f.Note = "At each arm's highest-throughput point; cost prices the gateway container's CPU cores and peak memory (cost block of benchmarks.hcl, formula in docs/method.md)."
-		_, ts := ceiling(d)
-		f.Foot = footnote("Median over trials.", armsOf(ts))
-	}
-	return f, why
 }
 
 func sessionFigure(d *data) (*figure, string) {

@@ -28,12 +28,21 @@ type badProxy struct {
 // streamState is one stream's memory for an edit.
 type streamState struct{ held chunk }
 
-func (p *badProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	req, _ := http.NewRequest("POST", "http://"+p.upstream+r.URL.Path, r.Body)
+// forward sends r on to upstream; on failure it has answered 502.
+func forward(w http.ResponseWriter, r *http.Request, upstream string) (*http.Response, bool) {
+	req, _ := http.NewRequest("POST", "http://"+upstream+r.URL.Path, r.Body)
 	req.Header = r.Header.Clone()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		http.Error(w, err.Error(), 502)
+		return nil, false
+	}
+	return resp, true
+}
+
+func (p *badProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	resp, ok := forward(w, r, p.upstream)
+	if !ok {
 		return
 	}
 	defer resp.Body.Close()
@@ -292,11 +301,8 @@ type rewriter struct {
 }
 
 func (p *rewriter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	req, _ := http.NewRequest("POST", "http://"+p.upstream+r.URL.Path, r.Body)
-	req.Header = r.Header.Clone()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		http.Error(w, err.Error(), 502)
+	resp, ok := forward(w, r, p.upstream)
+	if !ok {
 		return
 	}
 	defer resp.Body.Close()
