@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/cost"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
@@ -137,10 +138,9 @@ func fillGateway(row *results.Row, w usage.Window, res *load.Result, c config.Co
 	row.GatewayMemRSSMiB = results.Some(results.Round3(MiB(w.PeakRSS)))
 	row.GatewayMemGrowthMiBPerMin = results.Some(results.Round3(w.GrowthPerSec * 60 / (1 << 20)))
 	// Cost (docs/method.md), from the same window: the gateway's cores and peak working set.
-	hourly := cores*c.USDPerVCPUHour + float64(w.Peak)/(1<<30)*c.USDPerGBHour
-	if res.RPS > 0 && hourly > 0 {
-		row.CostUSDPer1M = results.Some(results.Round6(hourly / (res.RPS * 3600) * 1e6))
-		row.RPSPerUSDHour = results.Some(results.Round3(res.RPS / hourly))
+	if usd, perHour, ok := cost.PerMillion(c, cores, float64(w.Peak)/(1<<30), res.RPS); ok {
+		row.CostUSDPer1M = results.Some(results.Round6(usd))
+		row.RPSPerUSDHour = results.Some(results.Round3(perHour))
 	}
 }
 
