@@ -107,22 +107,28 @@ func (b *builder) build(dst []byte, worker, seq int) (req, user []byte) {
 	}
 	b.body = body
 
-	req = append(dst, b.head...)
-	if k := b.key(seq); k != "" {
-		if s.API == script.Messages {
-			req = append(req, "x-api-key: "...)
-		} else {
-			req = append(req, "Authorization: Bearer "...)
-		}
-		req = append(req, k...)
-		req = append(req, "\r\n"...)
-	}
-	req = append(req, "Content-Length: "...)
-	req = strconv.AppendInt(req, int64(len(body)), 10)
-	req = append(req, "\r\n\r\n"...)
+	req = b.headers(dst, b.key(seq), len(body))
 	bodyAt := len(req)
 	req = append(req, body...)
 	return req, req[bodyAt+userStart : bodyAt+userEnd]
+}
+
+// headers appends the request line and headers of a request with that key
+// and a body of that length.
+func (b *builder) headers(dst []byte, key string, length int) []byte {
+	dst = append(dst, b.head...)
+	if key != "" {
+		if b.shape.API == script.Messages {
+			dst = append(dst, "x-api-key: "...)
+		} else {
+			dst = append(dst, "Authorization: Bearer "...)
+		}
+		dst = append(dst, key...)
+		dst = append(dst, "\r\n"...)
+	}
+	dst = append(dst, "Content-Length: "...)
+	dst = strconv.AppendInt(dst, int64(length), 10)
+	return append(dst, "\r\n\r\n"...)
 }
 
 func (b *builder) key(seq int) string {

@@ -254,19 +254,7 @@ func (c *conversation) assistant(sc *script.Script) {
 // request appends turn's whole request (head, key, length, body) to dst.
 func (c *conversation) request(dst []byte, b *builder, key string) []byte {
 	prefix := c.prefix
-	dst = append(dst, b.head...)
-	if key != "" {
-		if c.s.api == script.Messages {
-			dst = append(dst, "x-api-key: "...)
-		} else {
-			dst = append(dst, "Authorization: Bearer "...)
-		}
-		dst = append(dst, key...)
-		dst = append(dst, "\r\n"...)
-	}
-	dst = append(dst, "Content-Length: "...)
-	dst = strconv.AppendInt(dst, int64(len(prefix)+len(c.hist)+2), 10)
-	dst = append(dst, "\r\n\r\n"...)
+	dst = b.headers(dst, key, len(prefix)+len(c.hist)+2)
 	dst = append(dst, prefix...)
 	dst = append(dst, c.hist...)
 	return append(dst, "]}"...)
