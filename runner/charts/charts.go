@@ -157,10 +157,10 @@ func barsOf(t summary.Table, skipDirect bool, panels ...panelSpec) *figure {
 		switch {
 		case skipDirect && a.Name == "direct":
 		case missing(a) != "":
-			f.Missing = append(f.Missing, row{Name: a.Name, Class: armClass(a), Missing: missing(a)})
+			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class, Missing: missing(a)})
 		default:
 			arms = append(arms, a)
-			f.Rows = append(f.Rows, row{Name: a.Name, Class: armClass(a)})
+			f.Rows = append(f.Rows, row{Name: a.Name, Class: a.Class})
 		}
 	}
 	for _, ps := range panels {
@@ -254,7 +254,7 @@ func lineOver(ts []summary.Table, skipDirect bool, x func(summary.Point) string,
 			if !ok {
 				i = len(f.Lines)
 				seen[a.Name] = i
-				f.Lines = append(f.Lines, line{Name: a.Name, Class: armClass(a), Y: make([]value, len(f.X))})
+				f.Lines = append(f.Lines, line{Name: a.Name, Class: a.Class, Y: make([]value, len(f.X))})
 			}
 			f.Lines[i].Y[xi] = y(a)
 		}

@@ -66,15 +66,6 @@ type line struct {
 
 func some(o results.Optional) value { return value{V: o.V, Set: o.Set} }
 
-// armClass is an arm's class, "direct" for the direct arm in CSVs older
-// than the gateway_class column.
-func armClass(a summary.Arm) string {
-	if a.Class == "" && a.Name == "direct" {
-		return "direct"
-	}
-	return a.Class
-}
-
 // footnote states what a figure drew: how many requests and trials, the
 // method, the CPU layout, the host and the run's date, from the rows.
 func footnote(method string, arms []summary.Arm) []string {

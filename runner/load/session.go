@@ -81,19 +81,6 @@ func LoadSession(path string) (*Session, error) {
 	return &s, nil
 }
 
-// ContextTokens is about how many tokens the last turn's request carries:
-// system, tools, every user text and tool output (characters / 4).
-func (s *Session) ContextTokens() int {
-	n := len(s.System)/4 + s.SystemTokens
-	for _, t := range s.Tools {
-		n += (len(t.Name) + len(t.Description) + len(t.Parameters)) / 4
-	}
-	for _, t := range s.Turns {
-		n += len(t.User)/4 + t.ToolOutputTokens
-	}
-	return n
-}
-
 // body returns the fixed start of every request body, up to the opening
 // of the history array.
 func (s *Session) body(model string, stream bool) []byte {

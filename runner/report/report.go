@@ -37,13 +37,6 @@ func hero(tables []summary.Table) (summary.Table, bool) {
 	return best, found
 }
 
-func class(a summary.Arm) string {
-	if a.Class == "" && a.Name == "direct" {
-		return "direct"
-	}
-	return a.Class
-}
-
 // Block is the README's results block: the hero chart and what it shows.
 func Block(recs []results.Record, chartsDir string) string {
 	var b strings.Builder
@@ -63,7 +56,7 @@ func Block(recs []results.Record, chartsDir string) string {
 		case a.Trials == 0:
 			absent = append(absent, a.Name)
 		case a.AddedP50.Set:
-			byClass[class(a)] = append(byClass[class(a)], fmt.Sprintf("%s %+.3f", a.Name, a.AddedP50.V))
+			byClass[a.Class] = append(byClass[a.Class], fmt.Sprintf("%s %+.3f", a.Name, a.AddedP50.V))
 		}
 	}
 	fmt.Fprintf(&b, "Added p50 latency per request over the client talking to the mock directly, at one client, in ms "+
@@ -142,7 +135,7 @@ func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, char
 			if a.Trials == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", a.Name, orDash(class(a)), a.Trials,
+			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", a.Name, orDash(a.Class), a.Trials,
 				summary.Fixed(a.P50, 3), summary.Signed(a.AddedP50), summary.CI(a), summary.Signed(a.AddedP99),
 				summary.Fixed(a.CPUUsPerReq, 1), summary.Fixed(a.MemPeakMiB, 1), summary.Fixed(a.CostPer1M, 6))
 		}

@@ -41,7 +41,7 @@ func (p Point) String() string {
 // Arm is one arm at one point, over its trials.
 type Arm struct {
 	Name     string
-	Class    string // gateway_class: direct, proxy, ai, hosted ("" in CSVs older than the column)
+	Class    string // gateway_class: direct, proxy, ai, hosted ("" for a gateway in CSVs older than the column)
 	Rows     []results.Record
 	Requests int64  // requests_ok over the ok rows
 	Trials   int    // trials with status ok
@@ -184,6 +184,9 @@ func arm(name string, rows []results.Record) Arm {
 	}
 	if a.Trials > 0 {
 		a.Status = "ok"
+	}
+	if a.Class == "" && name == "direct" {
+		a.Class = "direct" // CSVs older than the gateway_class column
 	}
 	a.P50 = median(rows, col("latency_p50_ms"))
 	a.P99 = median(rows, col("latency_p99_ms"))
