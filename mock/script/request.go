@@ -70,6 +70,16 @@ func (a API) MarshalText() ([]byte, error) {
 	return []byte(apiNames[a]), nil
 }
 
+// UnmarshalText reads an API's name, as MarshalText writes it.
+func (a *API) UnmarshalText(b []byte) error {
+	v, err := ParseAPI(string(b))
+	if err != nil {
+		return err
+	}
+	*a = v
+	return nil
+}
+
 // Request is what the mock needs to know of a request. Its byte slices are
 // owned by the Request and reused across Parse calls, so a pooled Request
 // does not allocate per request.

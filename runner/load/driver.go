@@ -42,14 +42,22 @@ type Config struct {
 	MaxErrorRate float64
 	Raw          bool // keep a record per measured request
 	// Session, when set, makes each client run this multi-turn session over
-	// and over: a session is what is counted (Worker.session).
-	Session *Session
+	// and over: a session is what is counted (Worker.session). A Job
+	// carries it as the profile's text.
+	Session *Session `json:"-"`
 	// Window, when set, is called as the measured window begins (true) and
 	// ends (false), so resource sampling lines up with it.
-	Window func(begin bool)
+	Window func(begin bool) `json:"-"`
 	// Abort, when done, cuts off the requests in flight at once (Run's ctx
 	// only stops new ones, letting those in flight finish or time out).
-	Abort context.Context
+	Abort context.Context `json:"-"`
+	// Start, when set, is when the run's clock starts (warmup, window and
+	// arrivals count from it): drivers that share a load point share it.
+	// Run waits for it; a driver that starts late sends its first
+	// arrivals late, and they are counted so.
+	Start time.Time
+	// Shard is this driver's share when several offer one load point.
+	Shard Shard
 	// SLO: a measured request is good when it succeeded within every bound
 	// set here; goodput is the good share of the measured requests.
 	SLO SLO
@@ -558,6 +566,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	b := newBuilder(target, cfg.Shape)
 
 	base := time.Now()
+	if !cfg.Start.IsZero() {
+		sleepFor(ctx, time.Until(cfg.Start))
+		// The shared start on this process's monotonic clock: a late
+		// driver's clock still counts from it.
+		base = time.Now().Add(-max(time.Since(cfg.Start), 0))
+	}
 	measureFrom := cfg.Warmup
 	endAt := cfg.Warmup + cfg.Duration
 	if cfg.Duration <= 0 {
@@ -607,7 +621,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	workers := make([]*worker, cfg.Conns)
 	for i := range workers {
-		workers[i] = newWorker(i, &cfg, base, addr, tlsConf, b, shards[i%len(shards)])
+		workers[i] = newWorker(cfg.Shard.FirstWorker+i, &cfg, base, addr, tlsConf, b, shards[i%len(shards)])
 	}
 	// Builders share the filler; each worker needs its own body buffer.
 	for _, w := range workers {

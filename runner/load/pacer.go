@@ -17,6 +17,9 @@ type Pacer struct {
 	poisson  bool
 	rng      uint64
 	at       float64 // seconds from start of the next arrival
+	n        int     // arrivals drawn
+	index    int     // Share: this driver's arrivals are n mod of == index
+	of       int
 }
 
 // NewPacer returns a pacer for rate requests per second; with poisson the
@@ -25,8 +28,22 @@ func NewPacer(rate float64, poisson bool, seed uint64) *Pacer {
 	return &Pacer{interval: 1 / rate, poisson: poisson, rng: seed}
 }
 
+// Share makes the pacer return only arrivals k (from 0) with k mod of ==
+// index: one driver's share of a schedule several drivers walk together.
+func (p *Pacer) Share(index, of int) { p.index, p.of = index, of }
+
 // Next returns when the next request is due, as an offset from the start.
 func (p *Pacer) Next() time.Duration {
+	for {
+		due := p.step()
+		p.n++
+		if p.of <= 1 || (p.n-1)%p.of == p.index {
+			return due
+		}
+	}
+}
+
+func (p *Pacer) step() time.Duration {
 	due := p.at
 	gap := p.interval
 	if p.poisson {

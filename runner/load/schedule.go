@@ -45,8 +45,10 @@ type pacerStats struct {
 }
 
 func newSchedule(ctx context.Context, cfg *Config, base time.Time, endAt time.Duration, more func() bool) *schedule {
+	pacer := NewPacer(cfg.Rate, cfg.Poisson, cfg.Seed)
+	pacer.Share(cfg.Shard.Index, cfg.Shard.Of)
 	return &schedule{ctx: ctx, base: base, endAt: endAt, measureFrom: cfg.Warmup, more: more, workers: int64(cfg.Conns),
-		pacer: NewPacer(cfg.Rate, cfg.Poisson, cfg.Seed), stats: pacerStats{lag: newHist()}}
+		pacer: pacer, stats: pacerStats{lag: newHist()}}
 }
 
 // next claims the next arrival and returns its due time once it is due.

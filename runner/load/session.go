@@ -50,7 +50,14 @@ func LoadSession(path string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseSession(data, path)
+}
+
+// ParseSession reads a profile from data; name says where it came from in
+// errors. A driver in a container gets its profile this way, in its job.
+func ParseSession(data []byte, path string) (*Session, error) {
 	var s Session
+	var err error
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
