@@ -37,14 +37,14 @@ type Result struct {
 	FirstError map[string]string // per class, what the first failed request met
 	Statuses   map[int]int64
 	// Histograms travel apart from the rest (Result.Encode).
-	Latency  *hdrhistogram.Histogram `json:"-"` // µs, from due (open loop) or write (closed loop) to last byte
-	Service  *hdrhistogram.Histogram `json:"-"` // µs, from the actual write
-	TTFB     *hdrhistogram.Histogram `json:"-"` // µs, to the end of the response headers
-	TTFT     *hdrhistogram.Histogram `json:"-"` // µs, to the first content event
-	ITL      *hdrhistogram.Histogram `json:"-"` // µs, between content events, pooled
-	Lead     *hdrhistogram.Histogram `json:"-"` // µs, TTFT minus TTFB: near zero when a buffer held the headers too
-	PacerLag *hdrhistogram.Histogram `json:"-"` // µs, open loop: how late the pacer released arrivals
-	SendLag  *hdrhistogram.Histogram `json:"-"` // µs, open loop: from each measured request's due time to its write
+	Latency    *hdrhistogram.Histogram `json:"-"` // µs, from due (open loop) or write (closed loop) to last byte
+	Service    *hdrhistogram.Histogram `json:"-"` // µs, from the actual write
+	TTFB       *hdrhistogram.Histogram `json:"-"` // µs, to the end of the response headers
+	TTFT       *hdrhistogram.Histogram `json:"-"` // µs, to the first content event
+	ITL        *hdrhistogram.Histogram `json:"-"` // µs, between content events, pooled
+	Lead       *hdrhistogram.Histogram `json:"-"` // µs, TTFT minus TTFB: near zero when a buffer held the headers too
+	PacerLag   *hdrhistogram.Histogram `json:"-"` // µs, open loop: how late the pacer released arrivals
+	SendLag    *hdrhistogram.Histogram `json:"-"` // µs, open loop: from each measured request's due time to its write
 	Arrivals   int64                   // open loop: arrivals due in the window
 	Late       int64                   // of those, sent over 1ms late with a worker free: the rig fell behind
 	CapDelayed int64                   // of those, sent over 1ms late because every worker was busy
