@@ -22,6 +22,7 @@ import (
 	"github.com/compose-spec/compose-go/v2/types"
 
 	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
+	"github.com/gatewaybench/gatewaybench/internal/hostinfo"
 	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
@@ -76,7 +77,7 @@ type runner struct {
 	topo   topology // measured at the start of each scenario
 	runID  string
 	mgr    *stack.Manager
-	host   hostInfo
+	host   hostinfo.Host
 	mock   stack.Image
 	images map[string]stack.Image // per gateway, obtained once per run
 	out    Outcome
@@ -100,7 +101,7 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 			return stack.MockImage(ctx, e, o.ModuleDir, labels)
 		}
 	}
-	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, host: readHost()}
+	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, host: hostinfo.Read()}
 	r.out = Outcome{RunID: r.runID, Unavailable: map[string]string{}}
 	p := o.Progress
 	// Where results go is checked before anything starts: a directory that

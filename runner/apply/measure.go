@@ -1,14 +1,11 @@
 package apply
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/runner/plan"
@@ -23,7 +20,7 @@ func (r *runner) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.Load
 	row := results.Row{
 		RunID: r.runID, Scenario: sc.Name, Kind: sc.Kind, Gateway: a.Name, ArmLabel: a.Label, GatewayClass: a.Class, GatewayVersion: a.Version,
 		Trial: trial, Mode: string(pt.Mode), Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
-		HostCPU: r.host.cpu, Kernel: r.host.kernel, Status: results.OK, Floor: r.o.Plan.Floor,
+		HostCPU: r.host.CPU, Kernel: r.host.Kernel, Status: results.OK, Floor: r.o.Plan.Floor,
 		CPUsDriver: l.Driver.CPUs.Text, CPUsMock: l.Mock.CPUs.Text, CPUsGateway: l.Gateway.CPUs.Text,
 		RigRTTSameUs: r.topo.same, RigRTTCrossUs: r.topo.cross,
 	}
@@ -62,32 +59,4 @@ func probeGet(url string) stack.Probe {
 		}
 		return at, nil
 	}
-}
-
-type hostInfo struct{ cpu, kernel string }
-
-func readHost() hostInfo {
-	var h hostInfo
-	if f, err := os.Open("/proc/cpuinfo"); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-				h.cpu = strings.TrimSpace(v)
-				break
-			}
-		}
-		f.Close()
-	}
-	var u syscall.Utsname
-	if syscall.Uname(&u) == nil {
-		b := make([]byte, 0, len(u.Release))
-		for _, c := range u.Release {
-			if c == 0 {
-				break
-			}
-			b = append(b, byte(c))
-		}
-		h.kernel = string(b)
-	}
-	return h
 }

@@ -86,6 +86,14 @@ type Engine interface {
 	Containers(ctx context.Context, key, value string) ([]string, error)
 	// Remove force-removes one container by id.
 	Remove(ctx context.Context, id string) error
+	// CopyTo unpacks a tar archive into dir of a created container, before
+	// it starts: how a driver container gets its job on any engine.
+	CopyTo(ctx context.Context, id, dir string, archive io.Reader) error
+	// Wait blocks until the container is not running and returns its exit code.
+	Wait(ctx context.Context, id string) (int, error)
+	// Output is everything a container wrote, standard output and standard
+	// error apart.
+	Output(ctx context.Context, id string) (stdout, stderr string, err error)
 	// RemoveByLabel force-removes every container carrying label key=value
 	// (any value when value is empty) and returns how many it removed.
 	RemoveByLabel(ctx context.Context, key, value string) (int, error)

@@ -132,32 +132,45 @@ func tail(b []byte, n int) []byte {
 }
 
 // MockImage builds the mock as a static binary and packs it FROM scratch.
-// The tag carries the binary's hash, so a changed mock is a new image.
 func MockImage(ctx context.Context, e Engine, moduleDir string, labels map[string]string) (Image, error) {
-	tmp, err := TempDir("mock")
+	return goImage(ctx, e, moduleDir, "mock", labels)
+}
+
+// DriverImage is the load driver (./driver) as an image, for engines the
+// HCL places drivers on (docs/scale.md).
+func DriverImage(ctx context.Context, e Engine, moduleDir string, labels map[string]string) (Image, error) {
+	return goImage(ctx, e, moduleDir, "driver", labels)
+}
+
+// goImage builds the command in moduleDir/name as a static binary and packs
+// it FROM scratch as gatewaybench/name. The tag carries the binary's hash,
+// so a changed binary is a new image, and the same one is built once per
+// engine.
+func goImage(ctx context.Context, e Engine, moduleDir, name string, labels map[string]string) (Image, error) {
+	tmp, err := TempDir(name)
 	if err != nil {
 		return Image{}, err
 	}
 	defer tmp.Remove()
-	bin := filepath.Join(tmp.Dir, "mock")
-	cmd := hostCommand(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./mock")
+	bin := filepath.Join(tmp.Dir, name)
+	cmd := hostCommand(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./"+name)
 	cmd.Dir = moduleDir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return Image{}, fmt.Errorf("build the mock from its source in %q (run runner from the gatewaybench repository, or keep the HCL file inside it): %v\n%s", moduleDir, err, out)
+		return Image{}, fmt.Errorf("build the %s from its source in %q (run runner from the gatewaybench repository, or keep the HCL file inside it): %v\n%s", name, moduleDir, err, out)
 	}
 	data, err := os.ReadFile(bin)
 	if err != nil {
 		return Image{}, err
 	}
 	sum := sha256.Sum256(data)
-	ref := "gatewaybench/mock:" + hex.EncodeToString(sum[:6])
+	ref := "gatewaybench/" + name + ":" + hex.EncodeToString(sum[:6])
 	if info, err := e.Image(ctx, ref); err == nil && info.Found {
 		return Image{Ref: ref, ID: info.ID, Size: info.Size, Source: "local"}, nil
 	}
 	tarball, err := TarContext(map[string]File{
-		"Dockerfile": {Data: []byte("FROM scratch\nCOPY mock /mock\nENTRYPOINT [\"/mock\"]\n")},
-		"mock":       {Mode: 0o755, Data: data},
+		"Dockerfile": {Data: []byte("FROM scratch\nCOPY " + name + " /" + name + "\nENTRYPOINT [\"/" + name + "\"]\n")},
+		name:         {Mode: 0o755, Data: data},
 	})
 	if err != nil {
 		return Image{}, err

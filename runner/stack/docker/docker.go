@@ -182,6 +182,36 @@ func (e *Engine) Logs(ctx context.Context, id string, tail int) (string, error) 
 	return out.String(), nil
 }
 
+func (e *Engine) CopyTo(ctx context.Context, id, dir string, archive io.Reader) error {
+	return e.cli.CopyToContainer(ctx, id, dir, archive, container.CopyToContainerOptions{})
+}
+
+func (e *Engine) Wait(ctx context.Context, id string) (int, error) {
+	okc, errc := e.cli.ContainerWait(ctx, id, container.WaitConditionNotRunning)
+	select {
+	case r := <-okc:
+		if r.Error != nil {
+			return int(r.StatusCode), fmt.Errorf("wait for %.12s: %s", id, r.Error.Message)
+		}
+		return int(r.StatusCode), nil
+	case err := <-errc:
+		return 0, fmt.Errorf("wait for %.12s: %w", id, err)
+	}
+}
+
+func (e *Engine) Output(ctx context.Context, id string) (string, string, error) {
+	r, err := e.cli.ContainerLogs(ctx, id, container.LogsOptions{ShowStdout: true, ShowStderr: true})
+	if err != nil {
+		return "", "", err
+	}
+	defer r.Close()
+	var stdout, stderr bytes.Buffer
+	if _, err := stdcopy.StdCopy(&stdout, &stderr, r); err != nil && !errors.Is(err, io.EOF) {
+		return stdout.String(), stderr.String(), err
+	}
+	return stdout.String(), stderr.String(), nil
+}
+
 func (e *Engine) Remove(ctx context.Context, id string) error {
 	err := e.cli.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
 	if client.IsErrNotFound(err) {

@@ -3,9 +3,13 @@
 package fake
 
 import (
+	"archive/tar"
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"path"
+	"strconv"
 	"sync"
 
 	"github.com/gatewaybench/gatewaybench/runner/stack"
@@ -31,6 +35,14 @@ type Engine struct {
 	StatsFunc   func(spec stack.ContainerSpec) stack.Stats
 	// RemoveFunc runs when a container is removed (e.g. to stop a server the test started).
 	RemoveFunc func(spec stack.ContainerSpec)
+	// RunFunc, when it claims a container (ok), is its process: it runs from
+	// Start in its own goroutine with the files CopyTo put in, and the
+	// container stops when it returns, with that output and exit code.
+	RunFunc func(spec stack.ContainerSpec, files map[string][]byte) (run func() (stdout, stderr string, exit int), ok bool)
+
+	files  map[string]map[string][]byte // per container, what CopyTo put in
+	exited map[string]chan struct{}     // per container a RunFunc runs, closed when it returns
+	output map[string][3]string         // stdout, stderr, exit code
 }
 
 var _ stack.Engine = (*Engine)(nil)
@@ -117,11 +129,96 @@ func (e *Engine) Start(_ context.Context, id string) error {
 	e.mu.Lock()
 	e.record("start %s", spec.Name)
 	e.running[id] = true
+	files := e.files[id]
 	e.mu.Unlock()
+	if e.RunFunc != nil {
+		if run, ok := e.RunFunc(spec, files); ok {
+			done := make(chan struct{})
+			e.mu.Lock()
+			if e.exited == nil {
+				e.exited, e.output = map[string]chan struct{}{}, map[string][3]string{}
+			}
+			e.exited[id] = done
+			e.mu.Unlock()
+			go func() {
+				stdout, stderr, code := run()
+				e.mu.Lock()
+				e.output[id] = [3]string{stdout, stderr, strconv.Itoa(code)}
+				e.running[id] = false
+				e.mu.Unlock()
+				close(done)
+			}()
+		}
+	}
 	if e.StartFunc != nil {
 		return e.StartFunc(spec)
 	}
 	return nil
+}
+
+// CopyTo keeps the archive's regular files, by path under dir.
+func (e *Engine) CopyTo(_ context.Context, id, dir string, archive io.Reader) error {
+	spec, ok := e.spec(id)
+	if !ok {
+		return fmt.Errorf("no container %s", id)
+	}
+	tr := tar.NewReader(archive)
+	got := map[string][]byte{}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if h.Typeflag == tar.TypeReg {
+			b, err := io.ReadAll(tr)
+			if err != nil {
+				return err
+			}
+			got[path.Join(dir, h.Name)] = b
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.record("copy-to %s %s", spec.Name, dir)
+	if e.files == nil {
+		e.files = map[string]map[string][]byte{}
+	}
+	if e.files[id] == nil {
+		e.files[id] = map[string][]byte{}
+	}
+	maps.Copy(e.files[id], got)
+	return nil
+}
+
+// Wait returns when a RunFunc process has returned; other containers run
+// until removed.
+func (e *Engine) Wait(ctx context.Context, id string) (int, error) {
+	e.mu.Lock()
+	done, ok := e.exited[id]
+	e.mu.Unlock()
+	if !ok {
+		<-ctx.Done()
+		return 0, ctx.Err()
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	code, _ := strconv.Atoi(e.output[id][2])
+	return code, nil
+}
+
+func (e *Engine) Output(_ context.Context, id string) (string, string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	o := e.output[id]
+	return o[0], o[1], nil
 }
 
 func (e *Engine) Inspect(_ context.Context, id string) (stack.ContainerState, error) {

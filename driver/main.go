@@ -1,0 +1,67 @@
+// Command driver is the load driver as a container runs it: it reads one
+// load.Job (a driver's share of a run), drives it, and writes the result,
+// histograms included, to standard output for the executor to merge with
+// the other drivers' (docs/scale.md). runner apply builds it into the
+// image gatewaybench/driver and starts it on the engine the HCL places the
+// driver on; people drive ad hoc with `runner drive` instead.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/gatewaybench/gatewaybench/internal/hostinfo"
+	"github.com/gatewaybench/gatewaybench/runner/load"
+)
+
+func main() {
+	jobPath := flag.String("job", "/job.json", "the job to run (load.Job as JSON)")
+	host := flag.Bool("host", false, "print this host's CPU model, cores and kernel as JSON, and exit")
+	flag.Parse()
+	if *host {
+		json.NewEncoder(os.Stdout).Encode(hostinfo.Read())
+		return
+	}
+	if err := run(*jobPath); err != nil {
+		fmt.Fprintf(os.Stderr, "driver: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var job load.Job
+	if err := json.Unmarshal(data, &job); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	cfg, err := job.Load()
+	if err != nil {
+		return err
+	}
+	// A stop (SIGTERM, or the executor's interrupt) ends load; a second cuts
+	// off the requests in flight, as runner drive's Ctrl-C does.
+	ctx, stop := context.WithCancel(context.Background())
+	abort, cut := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		<-sig
+		stop()
+		<-sig
+		cut()
+	}()
+	cfg.Abort = abort
+	res, err := load.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return res.Encode(os.Stdout)
+}
