@@ -15,17 +15,25 @@ import (
 
 // ComposeEnv is the environment compose files are interpolated with: only
 // these variables, never the host's, so a stack is the same on every machine.
-func ComposeEnv(cfg *Config, g *Gateway) map[string]string {
+func ComposeEnv(cfg *Config, g *Gateway, replica int) map[string]string {
+	cores := len(cfg.CPUs.Gateway.CPUs)
+	if replica < len(g.ReplicaCPUs) {
+		cores = len(g.ReplicaCPUs[replica].CPUs)
+	}
 	return map[string]string{
 		"MOCK_PORT": strconv.Itoa(cfg.Mock.Port),
-		"MOCK_URL":  MockURL(cfg.Mock.Port),
+		"MOCK_HOST": cfg.MockAddress(),
+		"MOCK_URL":  URLAt(cfg.MockAddress(), cfg.Mock.Port),
 		// the second mock of failover scenarios, for a configuration's fallback
 		"MOCK_FALLBACK_PORT": strconv.Itoa(cfg.Mock.FallbackPort),
-		"MOCK_FALLBACK_URL":  MockURL(cfg.Mock.FallbackPort),
-		"GATEWAY_PORT":       strconv.Itoa(g.Port),
-		"GATEWAY_NAME":       g.Name,
-		// how many CPUs the gateway's cpuset holds, for its worker count
-		"GATEWAY_CORES": strconv.Itoa(len(cfg.CPUs.Gateway.CPUs)),
+		"MOCK_FALLBACK_URL":  URLAt(cfg.MockAddress(), cfg.Mock.FallbackPort),
+		// where this replica listens: replica i (from 0) on port + i
+		"GATEWAY_HOST":    cfg.GatewayAddress(),
+		"GATEWAY_PORT":    strconv.Itoa(g.Port + replica),
+		"GATEWAY_NAME":    g.Name,
+		"GATEWAY_REPLICA": strconv.Itoa(replica + 1),
+		// how many CPUs the replica's cpuset holds, for its worker count
+		"GATEWAY_CORES": strconv.Itoa(cores),
 	}
 }
 
@@ -70,7 +78,7 @@ func LoadCompose(ctx context.Context, cfg *Config) (map[string]*types.Project, h
 		details := types.ConfigDetails{
 			WorkingDir:  dir,
 			ConfigFiles: []types.ConfigFile{{Filename: g.ComposePath}},
-			Environment: ComposeEnv(cfg, g),
+			Environment: ComposeEnv(cfg, g, 0),
 		}
 		name := "gatewaybench-" + strings.ReplaceAll(g.Name, "_", "-")
 		// First without reading any file the compose file names (env files,
@@ -94,12 +102,17 @@ func LoadCompose(ctx context.Context, cfg *Config) (map[string]*types.Project, h
 				fmt.Sprintf("service %q of %s may not: %s.", g.Service, g.Compose, strings.Join(refused, "; ")))
 			continue
 		}
-		if p, err = loader.LoadWithContext(ctx, details, func(o *loader.Options) { o.SetProjectName(name, true) }); err != nil {
-			fail(g.ComposeRange, "Invalid compose file",
-				fmt.Sprintf("compose-go rejected %s for gateway %q: %v.", g.Compose, g.Name, err))
-			continue
+		// One project per replica: each is interpolated with its own port
+		// and cores.
+		for i := range max(g.Replicas, 1) {
+			details.Environment = ComposeEnv(cfg, g, i)
+			if p, err = loader.LoadWithContext(ctx, details, func(o *loader.Options) { o.SetProjectName(name, true) }); err != nil {
+				fail(g.ComposeRange, "Invalid compose file",
+					fmt.Sprintf("compose-go rejected %s for gateway %q: %v.", g.Compose, g.Name, err))
+				break
+			}
+			projects[ReplicaKey(g.Name, i)] = p
 		}
-		projects[g.Name] = p
 	}
 	return projects, diags
 }

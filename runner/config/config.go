@@ -21,7 +21,10 @@ type Config struct {
 	Dir       string // directory of the HCL file; relative paths resolve here
 	Defaults  Defaults
 	CPUs      Roles[CPUSet]
-	Memory    Roles[int64] // bytes; 0 = unlimited
+	Memory    Roles[int64]  // bytes; 0 = unlimited
+	Engines   []Engine      // the local engine first
+	Placement Roles[string] // which engine runs each role
+	Drivers   Drivers
 	Cost      Cost
 	Mock      Mock
 	Gateways  []Gateway
@@ -106,6 +109,10 @@ type Gateway struct {
 	Model         string
 	APIKey        string
 	Prepare       []string // host-side command that assembles the image's build context
+	// Replicas of the gateway run side by side, replica i on Port + i with
+	// ReplicaCPUs[i]; the driver spreads its connections over them.
+	Replicas    int
+	ReplicaCPUs []CPUSet
 	// Hosted: no stack; requests go to URL (scheme and host), with the key
 	// read at run time from the environment variable APIKeyEnv.
 	Hosted       bool

@@ -97,8 +97,12 @@ type rawGateway struct {
 	Model         *string                      `hcl:"model,optional"`
 	APIKey        *string                      `hcl:"api_key,optional"`
 	Prepare       []string                     `hcl:"prepare,optional"`
-	Body          hcl.Body                     `hcl:",body"`
-	DeclRange     hcl.Range                    `hcl:",def_range"`
+	// Replicas run side by side, replica i on port + i, each on its own
+	// cpuset (ReplicaCPUs, default cpus.gateway).
+	Replicas    *int      `hcl:"replicas,optional"`
+	ReplicaCPUs []string  `hcl:"replica_cpus,optional"`
+	Body        hcl.Body  `hcl:",body"`
+	DeclRange   hcl.Range `hcl:",def_range"`
 }
 
 // rawHosted is a hosted API measured beside the direct arm: no container,
@@ -148,14 +152,18 @@ type rawScenario struct {
 // Stage one decodes only the mock block: its port feeds the evaluation
 // context (mock.port, mock.url) of everything else.
 type rawStage1 struct {
-	Mock   *rawKnobs `hcl:"mock,block"`
-	Remain hcl.Body  `hcl:",remain"`
+	Mock *rawKnobs `hcl:"mock,block"`
+	// Where the mock runs decides its URL, so engines come first too.
+	Engines   []rawEngine `hcl:"engine,block"`
+	Placement *rawRoles   `hcl:"placement,block"`
+	Remain    hcl.Body    `hcl:",remain"`
 }
 
 type rawStage2 struct {
 	Defaults  *rawDefaults  `hcl:"defaults,block"`
 	CPUs      *rawRoles     `hcl:"cpus,block"`
 	Memory    *rawRoles     `hcl:"memory,block"`
+	Driver    *rawDriver    `hcl:"driver,block"`
 	Cost      *rawCost      `hcl:"cost,block"`
 	Gateways  []rawGateway  `hcl:"gateway,block"`
 	Hosted    []rawHosted   `hcl:"hosted,block"`
@@ -225,12 +233,15 @@ func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 	c := &checker{}
 	cfg := &Config{Filename: filename, Dir: filepath.Dir(filename)}
 	cfg.Mock = c.mock(s1.Mock)
+	cfg.Engines = c.engines(s1.Engines)
+	cfg.Placement = c.placement(s1.Placement, cfg.Engines)
 
 	var s2 rawStage2
-	diags = append(diags, gohcl.DecodeBody(s1.Remain, evalContext(cfg.Mock.Port), &s2)...)
+	diags = append(diags, gohcl.DecodeBody(s1.Remain, evalContext(URLAt(cfg.MockAddress(), cfg.Mock.Port), cfg.Mock.Port), &s2)...)
 	cfg.Defaults = c.defaults(s2.Defaults)
 	cfg.CPUs = c.cpus(s2.CPUs)
 	cfg.Memory = c.memory(s2.Memory)
+	cfg.Drivers = c.drivers(s2.Driver, cfg)
 	cfg.Cost = c.cost(s2.Cost)
 	cfg.Gateways = c.gateways(s2.Gateways, cfg)
 	cfg.Gateways = append(cfg.Gateways, c.hosted(s2.Hosted, cfg)...)
@@ -253,14 +264,11 @@ func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 	return cfg, diags
 }
 
-// MockURL is where the mock listens, as gateways and the direct arm reach it.
-func MockURL(port int) string { return fmt.Sprintf("http://127.0.0.1:%d", port) }
-
-func evalContext(mockPort int) *hcl.EvalContext {
+func evalContext(mockURL string, mockPort int) *hcl.EvalContext {
 	return &hcl.EvalContext{Variables: map[string]cty.Value{
 		"mock": cty.ObjectVal(map[string]cty.Value{
 			"port": cty.NumberIntVal(int64(mockPort)),
-			"url":  cty.StringVal(MockURL(mockPort)),
+			"url":  cty.StringVal(mockURL),
 		}),
 	}}
 }
@@ -711,13 +719,21 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		c.requestSafe(b, "model", "model", g.Model)
 		c.oneOf(b, "arm", g.Arm, []string{"default", "tuned"})
 		c.oneOf(b, "class", g.Class, []string{"proxy", "ai"})
-		if r.Port < 1 || r.Port > 65535 {
-			c.errorf(attrRange(b, "port"), "Invalid port", "port must be 1..65535; got %d.", r.Port)
-		} else if other, taken := ports[r.Port]; taken {
-			c.errorf(attrRange(b, "port"), "Port already in use",
-				"port %d is already used by %s; stacks of one scenario run side by side, so each needs its own port.", r.Port, other)
-		} else {
-			ports[r.Port] = "gateway " + strings.TrimSpace(r.Name)
+		c.replicas(&r, cfg, &g)
+		for i := range g.Replicas {
+			port, who := r.Port+i, "gateway "+strings.TrimSpace(r.Name)
+			if i > 0 {
+				who += fmt.Sprintf(" (replica %d)", i+1)
+			}
+			if port < 1 || port > 65535 {
+				c.errorf(attrRange(b, "port"), "Invalid port", "port must be 1..65535; got %d%s.", port, map[bool]string{true: " for " + who + ", which listens on port + " + strconv.Itoa(i)}[i > 0])
+				break
+			} else if other, taken := ports[port]; taken {
+				c.errorf(attrRange(b, "port"), "Port already in use",
+					"port %d (%s) is already used by %s; stacks of one scenario run side by side, so each needs its own port.", port, who, other)
+				break
+			}
+			ports[port] = who
 		}
 		c.apis(b, r.API, r.Paths, &g)
 		for name, h := range r.APIHeaders {

@@ -3,6 +3,7 @@ package kinds
 import (
 	"context"
 	"fmt"
+	"net"
 	"strconv"
 	"sync"
 
@@ -31,7 +32,7 @@ func (failover) Plan(p *plan.Plan, s *plan.Scenario) {
 	}
 	clean := k
 	clean.ErrorRate, clean.MidstreamAt, clean.ResetRate, clean.HangRate, clean.RetryAfter = 0, 0, 0, 0, 0
-	s.FallbackCmd = append([]string{"-addr=127.0.0.1:" + strconv.Itoa(p.Mock.FallbackPort)}, clean.Args()...)
+	s.FallbackCmd = append([]string{"-addr=" + net.JoinHostPort(p.Mock.Address, strconv.Itoa(p.Mock.FallbackPort))}, clean.Args()...)
 	// Errors are what is measured here: a run is never failed for their
 	// share, only for hiding them (Measure).
 	for i := range s.Runs {

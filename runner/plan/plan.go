@@ -8,6 +8,7 @@ package plan
 
 import (
 	"fmt"
+	"net"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -24,18 +25,23 @@ type Plan struct {
 	Source string `json:"source"`
 	// Dir is where relative paths (results, prepare commands) resolve: the
 	// HCL file's directory.
-	Dir       string      `json:"dir"`
-	Layout    Layout      `json:"layout"`
-	Cost      config.Cost `json:"cost"`
-	Mock      Mock        `json:"mock"`
-	Floor     string      `json:"floor,omitempty"` // the floor arm's name (docs/method.md, "Topology")
-	BaselineK float64     `json:"baseline_k"`      // the controlled-baseline factor (docs/method.md)
-	Arms      []Arm       `json:"arms"`
-	Scenarios []Scenario  `json:"scenarios"`
+	Dir    string `json:"dir"`
+	Layout Layout `json:"layout"`
+	// Engines run the roles (the local engine first); Layout names which.
+	Engines   []config.Engine `json:"engines"`
+	Drivers   config.Drivers  `json:"drivers"`
+	Cost      config.Cost     `json:"cost"`
+	Mock      Mock            `json:"mock"`
+	Floor     string          `json:"floor,omitempty"` // the floor arm's name (docs/method.md, "Topology")
+	BaselineK float64         `json:"baseline_k"`      // the controlled-baseline factor (docs/method.md)
+	Arms      []Arm           `json:"arms"`
+	Scenarios []Scenario      `json:"scenarios"`
 }
 
-// Placement is where a role runs: its CPUs and memory limit (0 = none).
+// Placement is where a role runs: its engine, its CPUs there and its
+// memory limit (0 = none).
 type Placement struct {
+	Engine string        `json:"engine"`
 	CPUs   config.CPUSet `json:"cpus"`
 	Memory int64         `json:"memory_bytes"`
 }
@@ -49,9 +55,10 @@ type Layout struct {
 
 // Mock is the upstream every arm reaches.
 type Mock struct {
-	Port   int    `json:"port"`
-	URL    string `json:"url"`
-	Health string `json:"health"` // readiness probe: GET answers 200
+	Address string `json:"address"` // where the mock's engine is reached
+	Port    int    `json:"port"`
+	URL     string `json:"url"`
+	Health  string `json:"health"` // readiness probe: GET answers 200
 	// The fallback mock of failover scenarios: the same answers, no
 	// injected failures.
 	FallbackPort int    `json:"fallback_port"`
@@ -80,10 +87,20 @@ type Arm struct {
 	Mounts    []string          `json:"mounts,omitempty"`
 	Env       map[string]string `json:"compose_env,omitempty"`
 	Placement *Placement        `json:"placement,omitempty"` // nil: nothing to place (direct, hosted)
+	// Replicas of a stack arm run side by side (at least one): each its own
+	// container, port and cpuset, from its own compose project.
+	Replicas []Replica `json:"replicas,omitempty"`
 	// Ready is the request that proves the arm works for a scenario (only
 	// on a scenario's arms): the scenario's own request, with the headers
 	// the answer must carry.
 	Ready *Request `json:"ready,omitempty"`
+}
+
+// Replica is one container of a gateway arm.
+type Replica struct {
+	Port    int           `json:"port"`
+	CPUs    config.CPUSet `json:"cpus"`
+	Project string        `json:"project"` // its key in the compose projects (config.ReplicaKey)
 }
 
 // Scenario is one scenario's share of the plan.
@@ -171,15 +188,18 @@ func (p LoadPoint) String() string {
 
 // Request is what the driver sends in a run.
 type Request struct {
-	API          script.API `json:"api"`
-	URL          string     `json:"url"`
-	Stream       bool       `json:"stream"`
-	Tools        bool       `json:"tools"`
-	PromptTokens int        `json:"prompt_tokens"`
-	Model        string     `json:"model"`
-	APIKey       Secret     `json:"api_key,omitempty"`
-	APIKeyEnv    string     `json:"api_key_env,omitempty"` // hosted arms: the key is read from this variable when the run starts
-	Headers      Headers    `json:"headers,omitempty"`
+	API script.API `json:"api"`
+	URL string     `json:"url"`
+	// URLs: a gateway with replicas is reached at each (URL is the first);
+	// the driver's connections go round robin over them.
+	URLs         []string `json:"urls,omitempty"`
+	Stream       bool     `json:"stream"`
+	Tools        bool     `json:"tools"`
+	PromptTokens int      `json:"prompt_tokens"`
+	Model        string   `json:"model"`
+	APIKey       Secret   `json:"api_key,omitempty"`
+	APIKeyEnv    string   `json:"api_key_env,omitempty"` // hosted arms: the key is read from this variable when the run starts
+	Headers      Headers  `json:"headers,omitempty"`
 	// Directive opens the user message: knobs for the answer that pass
 	// through gateways which drop X-Mock-* headers (script.DirectivePrefix).
 	Directive string `json:"directive,omitempty"`
@@ -226,13 +246,14 @@ type SLO struct {
 // (config.LoadCompose); a gateway missing from it is planned without an
 // image. kinds says what runs each scenario kind needs.
 func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) *Plan {
-	mockURL := config.MockURL(cfg.Mock.Port)
+	mockURL := config.URLAt(cfg.MockAddress(), cfg.Mock.Port)
 	p := &Plan{
 		Source: cfg.Filename, Dir: cfg.Dir, Cost: cfg.Cost, Floor: cfg.Defaults.Floor, BaselineK: cfg.Defaults.BaselineK,
-		Layout: Layout{Placement{cfg.CPUs.Driver, cfg.Memory.Driver}, Placement{cfg.CPUs.Mock, cfg.Memory.Mock},
-			Placement{cfg.CPUs.Gateway, cfg.Memory.Gateway}},
-		Mock: Mock{Port: cfg.Mock.Port, URL: mockURL, Health: mockURL + "/health",
-			FallbackPort: cfg.Mock.FallbackPort, FallbackURL: config.MockURL(cfg.Mock.FallbackPort)},
+		Layout: Layout{Placement{cfg.Placement.Driver, cfg.CPUs.Driver, cfg.Memory.Driver}, Placement{cfg.Placement.Mock, cfg.CPUs.Mock, cfg.Memory.Mock},
+			Placement{cfg.Placement.Gateway, cfg.CPUs.Gateway, cfg.Memory.Gateway}},
+		Engines: cfg.Engines, Drivers: cfg.Drivers,
+		Mock: Mock{Address: cfg.MockAddress(), Port: cfg.Mock.Port, URL: mockURL, Health: mockURL + "/health",
+			FallbackPort: cfg.Mock.FallbackPort, FallbackURL: config.URLAt(cfg.MockAddress(), cfg.Mock.FallbackPort)},
 	}
 	p.Arms = append(p.Arms, Arm{Name: config.DirectArm, Label: "direct", Class: "direct", Direct: true, Port: cfg.Mock.Port})
 	for i := range cfg.Gateways {
@@ -241,8 +262,11 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 		if g.Hosted {
 			a.Hosted, a.URL = true, g.URL
 		} else {
-			a.Compose, a.Service, a.Prepare, a.Env = g.Compose, g.Service, g.Prepare, config.ComposeEnv(cfg, g)
+			a.Compose, a.Service, a.Prepare, a.Env = g.Compose, g.Service, g.Prepare, config.ComposeEnv(cfg, g, 0)
 			a.Placement = &p.Layout.Gateway
+			for i, cpus := range g.ReplicaCPUs {
+				a.Replicas = append(a.Replicas, Replica{Port: g.Port + i, CPUs: cpus, Project: config.ReplicaKey(g.Name, i)})
+			}
 			if proj := projects[g.Name]; proj != nil {
 				a.Image, a.Mounts = proj.Services[g.Service].Image, mounts(proj, g.Service)
 			}
@@ -292,7 +316,7 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 		Name: sc.Name, Kind: sc.Kind, API: sc.API.String(), Stream: sc.Stream, Tools: sc.Tools, Trials: sc.Trials,
 		MaxTrials: sc.MaxTrials, CIWidth: sc.CIWidth,
 		CSV: filepath.Join(cfg.Defaults.ResultsDir, sc.Name+".csv"), Settle: Duration(sc.Settle),
-		MockCmd: append([]string{"-addr=127.0.0.1:" + strconv.Itoa(cfg.Mock.Port)}, sc.Knobs.Args()...),
+		MockCmd: append([]string{"-addr=" + net.JoinHostPort(cfg.MockAddress(), strconv.Itoa(cfg.Mock.Port))}, sc.Knobs.Args()...),
 		MockEnv: sc.Knobs.Env(), Knobs: sc.Knobs, CancelAfter: sc.CancelAfter,
 		P99Bounds: durations(sc.P99Bounds), Session: sc.Session,
 	}
@@ -358,16 +382,39 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 func request(cfg *config.Config, sc *config.Scenario, g *config.Gateway, pt LoadPoint) Request {
 	r := Request{API: sc.API, Stream: sc.Stream, Tools: sc.Tools, PromptTokens: pt.PromptTokens, Model: "mock-model"}
 	if g == nil {
-		r.URL = config.MockURL(cfg.Mock.Port) + sc.API.Path()
+		r.URL = config.URLAt(cfg.MockAddress(), cfg.Mock.Port) + sc.API.Path()
 		r.APIKey = Secret(sc.Knobs.APIKey)
 		return r
 	}
-	r.URL = fmt.Sprintf("http://127.0.0.1:%d%s", g.Port, g.Paths[sc.API])
+	r.URL = config.URLAt(cfg.GatewayAddress(), g.Port) + g.Paths[sc.API]
+	if g.Replicas > 1 {
+		for i := range g.Replicas {
+			r.URLs = append(r.URLs, config.URLAt(cfg.GatewayAddress(), g.Port+i)+g.Paths[sc.API])
+		}
+	}
 	if g.Hosted {
 		r.URL, r.APIKeyEnv = g.URL+g.Paths[sc.API], g.APIKeyEnv
 	}
 	r.Model, r.APIKey, r.Headers, r.ExpectHeaders = g.Model, Secret(g.APIKey), g.HeadersFor(sc.API), g.ExpectHeaders
 	return r
+}
+
+// Engine returns the engine of that name, or nil.
+func (p *Plan) Engine(name string) *config.Engine {
+	for i := range p.Engines {
+		if p.Engines[i].Name == name {
+			return &p.Engines[i]
+		}
+	}
+	return nil
+}
+
+// Address is where containers on the named engine are reached.
+func (p *Plan) Address(engine string) string {
+	if e := p.Engine(engine); e != nil {
+		return e.Address
+	}
+	return "127.0.0.1"
 }
 
 // Runs counts the plan's runs.

@@ -21,13 +21,26 @@ func (p *Plan) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "cpus:   driver=%s mock=%s gateway=%s\n", l.Driver.CPUs.Text, l.Mock.CPUs.Text, l.Gateway.CPUs.Text)
 	fmt.Fprintf(w, "memory: driver=%s mock=%s gateway=%s\n", config.FormatSize(l.Driver.Memory),
 		config.FormatSize(l.Mock.Memory), config.FormatSize(l.Gateway.Memory))
-	fmt.Fprintf(w, "cost:   $%g per vCPU-hour, $%g per GB-hour\n\n", p.Cost.USDPerVCPUHour, p.Cost.USDPerGBHour)
+	fmt.Fprintf(w, "cost:   $%g per vCPU-hour, $%g per GB-hour\n", p.Cost.USDPerVCPUHour, p.Cost.USDPerGBHour)
+	// Engines and drivers are told only where a file sets them: one engine
+	// and one driver in this process is the default.
+	if len(p.Engines) > 1 || l.Driver.Engine != config.LocalEngine || l.Mock.Engine != config.LocalEngine || l.Gateway.Engine != config.LocalEngine {
+		for _, e := range p.Engines {
+			fmt.Fprintf(w, "engine: %s\n", e)
+		}
+		fmt.Fprintf(w, "placement: driver=%s mock=%s gateway=%s\n", l.Driver.Engine, l.Mock.Engine, l.Gateway.Engine)
+	}
+	if d := p.Drivers; d.Container {
+		fmt.Fprintf(w, "drivers: %d per load point, containers of the driver image on %s, sharing each point's schedule\n",
+			d.Instances, strings.Join(d.Engines, ", "))
+	}
+	fmt.Fprintln(w)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "arm\tlabel\tlistens\tstack\timage\tversion")
 	for _, a := range p.Arms {
 		if a.Direct {
-			fmt.Fprintf(tw, "%s\t%s\t127.0.0.1:%d\t(built in: client to mock)\t-\t-\n", a.Name, a.Label, a.Port)
+			fmt.Fprintf(tw, "%s\t%s\t%s:%d\t(built in: client to mock)\t-\t-\n", a.Name, a.Label, p.Mock.Address, a.Port)
 			continue
 		}
 		label := a.Label
@@ -38,7 +51,15 @@ func (p *Plan) WriteText(w io.Writer) {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t(hosted: no stack)\t-\t%s\n", a.Name, label, a.URL, dash(a.Version))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t127.0.0.1:%d\t%s service %s\t%s\t%s\n", a.Name, label, a.Port,
+		listens := fmt.Sprintf("%s:%d", p.Address(l.Gateway.Engine), a.Port)
+		if len(a.Replicas) > 1 {
+			var rs []string
+			for _, r := range a.Replicas {
+				rs = append(rs, fmt.Sprintf(":%d cpus %s", r.Port, r.CPUs.Text))
+			}
+			listens = fmt.Sprintf("%d replicas (%s)", len(a.Replicas), strings.Join(rs, ", "))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s service %s\t%s\t%s\n", a.Name, label, listens,
 			a.Compose, a.Service, dash(a.Image), dash(a.Version))
 	}
 	tw.Flush()
