@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -311,5 +312,59 @@ func TestHostileShapes(t *testing.T) {
 		if !diags.HasErrors() || diags[0].Summary != c.summary {
 			t.Errorf("%s: %v", c.name, diags)
 		}
+	}
+}
+
+// TestScaleOutDecodes: engines, the placement of roles on them, drivers
+// and replicas, as a scale-out file declares them.
+func TestScaleOutDecodes(t *testing.T) {
+	cfg, _, diags := loadAll(t, "testdata/valid/scaleout.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	g := cfg.Gateway("proxy")
+	checks := []struct {
+		name     string
+		got, exp any
+	}{
+		{"engines", engineNames(cfg.Engines), "local, second, remote"},
+		{"second host", cfg.Engine("second").Host, "unix:///run/gatewaybench-second/docker.sock"},
+		{"remote context", cfg.Engine("remote").Context, "lab"},
+		{"remote address", cfg.Engine("remote").Address, "10.0.0.7"},
+		{"placement", cfg.Placement, Roles[string]{Driver: "local", Mock: "second", Gateway: "second"}},
+		{"drivers", fmt.Sprint(cfg.Drivers), "{2 [local second] true}"},
+		{"replicas", g.Replicas, 2},
+		{"replica cpus", g.ReplicaCPUs[0].Text + "," + g.ReplicaCPUs[1].Text, "0,1"},
+		{"replica 2's port", ComposeEnv(cfg, g, 1)["GATEWAY_PORT"], "18082"},
+		{"replica 2's cores", ComposeEnv(cfg, g, 1)["GATEWAY_CORES"], "1"},
+	}
+	for _, c := range checks {
+		if !reflect.DeepEqual(c.got, c.exp) {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.exp)
+		}
+	}
+	// One compose project per replica, each interpolated with its port.
+	projects, _ := LoadCompose(context.Background(), cfg)
+	for i, key := range []string{"proxy", "proxy#2"} {
+		p := projects[key]
+		if p == nil {
+			t.Fatalf("no compose project %s", key)
+		}
+		want := fmt.Sprintf("127.0.0.1:%d", 18081+i)
+		if cmd := strings.Join(p.Services["proxy"].Command, " "); !strings.Contains(cmd, want) {
+			t.Errorf("replica %d's command %q does not listen on %s", i+1, cmd, want)
+		}
+	}
+	// Without a driver block, a driver placed on another engine runs there
+	// in a container.
+	cfg, _ = Parse("x.hcl", []byte(`
+engine "b" { host = "unix:///b.sock" }
+placement { driver = "b" }
+scenario "s" {
+  kind = "overhead"
+  concurrency = [1]
+}`))
+	if cfg == nil || !cfg.Drivers.Container || cfg.Drivers.Engines[0] != "b" {
+		t.Errorf("a driver placed on engine b: %+v", cfg.Drivers)
 	}
 }

@@ -35,6 +35,7 @@ func TestPlanText(t *testing.T) {
 		"full":       "../config/testdata/valid/full.hcl",
 		"minimal":    "../config/testdata/valid/minimal.hcl",
 		"benchmarks": "../../benchmarks.hcl",
+		"scaleout":   "../config/testdata/valid/scaleout.hcl",
 	}
 	for name, path := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -77,3 +77,38 @@ gateway "injector" {
   headers = { "x-a" = "ok\r\nX-Injected: 1" } # want: Control character in a request value
   api_key = "sk\nevil" # want: Control character in a request value
 }
+
+engine "far" {
+  host    = "http://far:2375" # want: Invalid engine host
+  address = "far.example" # want: Invalid address
+}
+
+engine "both" {
+  context = "lab"
+  host    = "tcp://lab:2375" # want: Both context and host
+}
+
+placement {
+  mock = "nowhere" # want: Unknown engine
+}
+
+driver {
+  instances = 100 # want: Value out of range
+  engines   = ["local", "elsewhere"] # want: Unknown engine
+}
+
+gateway "replicated" {
+  compose      = "x.yaml"
+  service      = "x"
+  port         = 18096
+  api          = ["openai"]
+  replicas     = 3
+  replica_cpus = ["0", "1"] # want: One cpuset per replica
+}
+
+gateway "next_door" {
+  compose = "x.yaml"
+  service = "x"
+  port    = 18097 # want: Port already in use
+  api     = ["openai"]
+}
