@@ -66,13 +66,16 @@ func TestSaturation(t *testing.T) {
 		}
 		return c
 	}
-	layout := func(d, m, g string) plan.Layout {
-		return plan.Layout{Driver: plan.Placement{CPUs: set(d)}, Mock: plan.Placement{CPUs: set(m)}, Gateway: plan.Placement{CPUs: set(g)}}
+	layout := func(d, m, g string) Rig {
+		return Rig{Driver: set(d), Mock: set(m), Gateway: set(g), DriverEngines: 1, DriverBesideMock: true, MockBesideGateway: true}
 	}
 	def, old, own := layout("0", "1", "1"), layout("0", "0", "1"), layout("0", "1", "2-3")
+	// Two engines: a driver on each, the mock and gateway on the second
+	// with cpusets that read like the driver's.
+	apart := Rig{Driver: set("0"), Mock: set("0"), Gateway: set("1"), DriverEngines: 2, DriverBesideMock: true, MockBesideGateway: true}
 	for _, tc := range []struct {
 		name                  string
-		cpus                  plan.Layout
+		cpus                  Rig
 		driver, mock, gateway float64
 		gatewayArm            bool
 		want                  string // prefix; "" for none
@@ -84,6 +87,9 @@ func TestSaturation(t *testing.T) {
 		{"old layout: driver and mock share", old, 0.6, 0.35, 0.2, false, "rig saturated: driver and mock share cpus and used 0.95 of 1"},
 		{"old layout: gateway full is the gateway's", old, 0.3, 0.2, 0.99, true, ""},
 		{"own cores: mock full", own, 0.3, 0.95, 1.5, true, "rig saturated: mock used 0.95 of 1"},
+		{"two driver engines: 1.5 of 2", apart, 1.5, 0.3, 0.3, true, ""},
+		{"two driver engines: full", apart, 1.85, 0.3, 0.3, true, "rig saturated: driver used 1.85 of 2 cpus"},
+		{"two driver engines: the mock alone", apart, 0.9, 0.92, 0.0, false, "rig saturated: mock used 0.92 of 1"},
 	} {
 		got := Saturation(tc.cpus, tc.driver, tc.mock, tc.gateway, tc.gatewayArm)
 		if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {

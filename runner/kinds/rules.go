@@ -14,13 +14,49 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
+// Rig is the CPUs each role had in a run, as the saturation guard judges
+// them: roles on different engines never share CPUs, whatever their
+// cpusets say, and drivers on several engines have that many times the
+// driver's cpuset.
+type Rig struct {
+	Driver, Mock, Gateway config.CPUSet
+	DriverEngines         int  // engines the drivers ran on
+	DriverBesideMock      bool // a driver ran on the mock's engine
+	MockBesideGateway     bool // the mock and the gateway ran on one engine
+}
+
+// RigOf is the rig of arm a's runs in plan p: the gateway's CPUs are
+// those of all its replicas.
+func RigOf(p *plan.Plan, a *plan.Arm) Rig {
+	l := p.Layout
+	r := Rig{Driver: l.Driver.CPUs, Mock: l.Mock.CPUs, Gateway: l.Gateway.CPUs, MockBesideGateway: l.Mock.Engine == l.Gateway.Engine}
+	engines := p.Drivers.Engines[:min(len(p.Drivers.Engines), max(p.Drivers.Instances, 1))]
+	if len(engines) == 0 {
+		engines = []string{l.Driver.Engine}
+	}
+	seen := map[string]bool{}
+	for _, e := range engines {
+		seen[e] = true
+	}
+	r.DriverEngines, r.DriverBesideMock = len(seen), seen[l.Mock.Engine]
+	if len(a.Replicas) > 1 {
+		var all []int
+		for _, rep := range a.Replicas {
+			all = append(all, rep.CPUs.CPUs...)
+		}
+		slices.Sort(all)
+		r.Gateway = config.CPUSet{CPUs: slices.Compact(all)}
+	}
+	return r
+}
+
 // Saturation is the rig's guard (docs/method.md, "Saturation"): a point
 // where the driver or the mock used nearly all of its CPUs cannot tell the
 // gateway's cost from the rig's. Roles that share CPUs are judged together.
 // Where the mock shares the gateway's CPUs (the 2-core default layout), a
 // gateway arm that fills them is "contended": its figures hold for that
 // layout, but part of the CPU went to the mock (its share is given).
-func Saturation(l plan.Layout, driver, mock, gateway float64, gatewayArm bool) string {
+func Saturation(r Rig, driver, mock, gateway float64, gatewayArm bool) string {
 	union := func(sets ...config.CPUSet) int {
 		seen := map[int]bool{}
 		for _, s := range sets {
@@ -31,18 +67,21 @@ func Saturation(l plan.Layout, driver, mock, gateway float64, gatewayArm bool) s
 		return len(seen)
 	}
 	full := func(used float64, n int) bool { return used > 0.9*float64(n) }
-	cpus := config.Roles[config.CPUSet]{Driver: l.Driver.CPUs, Mock: l.Mock.CPUs, Gateway: l.Gateway.CPUs}
-	dm, mg := len(cpus.Driver.Overlap(cpus.Mock)) > 0, len(cpus.Mock.Overlap(cpus.Gateway)) > 0
+	drivers := len(r.Driver.CPUs) * max(r.DriverEngines, 1)
+	// Driver and mock are judged together where one driver engine holds
+	// both on shared CPUs; drivers spread over engines are judged alone.
+	dm := r.DriverBesideMock && r.DriverEngines <= 1 && len(r.Driver.Overlap(r.Mock)) > 0
+	mg := r.MockBesideGateway && len(r.Mock.Overlap(r.Gateway)) > 0
 	switch {
 	case dm:
-		if n := union(cpus.Driver, cpus.Mock); full(driver+mock, n) {
+		if n := union(r.Driver, r.Mock); full(driver+mock, n) {
 			return fmt.Sprintf("rig saturated: driver and mock share cpus and used %.2f of %d", driver+mock, n)
 		}
-	case full(driver, len(cpus.Driver.CPUs)):
-		return fmt.Sprintf("rig saturated: driver used %.2f of %d cpus", driver, len(cpus.Driver.CPUs))
+	case full(driver, drivers):
+		return fmt.Sprintf("rig saturated: driver used %.2f of %d cpus", driver, drivers)
 	}
 	if mg {
-		n := union(cpus.Mock, cpus.Gateway)
+		n := union(r.Mock, r.Gateway)
 		switch {
 		case !gatewayArm && full(mock, n):
 			return fmt.Sprintf("rig saturated: mock used %.2f of %d cpus", mock, n)
@@ -51,8 +90,8 @@ func Saturation(l plan.Layout, driver, mock, gateway float64, gatewayArm bool) s
 		}
 		return ""
 	}
-	if !dm && full(mock, len(cpus.Mock.CPUs)) {
-		return fmt.Sprintf("rig saturated: mock used %.2f of %d cpus", mock, len(cpus.Mock.CPUs))
+	if !dm && full(mock, len(r.Mock.CPUs)) {
+		return fmt.Sprintf("rig saturated: mock used %.2f of %d cpus", mock, len(r.Mock.CPUs))
 	}
 	return ""
 }

@@ -108,7 +108,7 @@ func drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 	}
 	// One client in a closed loop keeps the rig's CPUs busy without queueing
 	// anything behind them: the guard is for points with more in flight.
-	if v := Saturation(m.Plan.Layout, res.DriverCPU.Cores(), mockW.Cores(), gwW.Cores(), m.Gateway != nil); v != "" && (run.Point.Mode == plan.Open || run.Point.Concurrency > 1) {
+	if v := Saturation(RigOf(m.Plan, m.Arm), res.DriverCPU.Cores(), mockW.Cores(), gwW.Cores(), m.Gateway != nil); v != "" && (run.Point.Mode == plan.Open || run.Point.Concurrency > 1) {
 		verdicts = append(verdicts, v)
 	}
 	if m.Gateway != nil {

@@ -23,7 +23,11 @@ import (
 
 // Config is one load test.
 type Config struct {
-	URL      string
+	URL string
+	// URLs, when set, are replicas of one target (URL among them): worker k
+	// (numbered across drivers) keeps its connection to URLs[k mod len],
+	// the client-side round robin of docs/scale.md.
+	URLs     []string
 	Shape    Shape
 	Conns    int           // closed loop: connections; open loop: max requests in flight
 	Rate     float64       // > 0: open loop at this many requests per second
@@ -540,10 +544,24 @@ func (w *worker) jsonMatches() bool {
 // Run drives cfg until its window ends, Requests are sent, or ctx is
 // cancelled (the result is then marked partial).
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	target, err := url.Parse(cfg.URL)
-	addr, tlsConf, err := dialTarget(target, err)
-	if err != nil {
-		return nil, fmt.Errorf("target %q: %w", cfg.URL, err)
+	urls := cfg.URLs
+	if len(urls) == 0 {
+		urls = []string{cfg.URL}
+	}
+	type target struct {
+		url  *url.URL
+		addr string
+		tls  *tls.Config
+		b    *builder
+	}
+	targets := make([]target, len(urls))
+	for i, u := range urls {
+		parsed, err := url.Parse(u)
+		addr, tlsConf, err := dialTarget(parsed, err)
+		if err != nil {
+			return nil, fmt.Errorf("target %q: %w", u, err)
+		}
+		targets[i] = target{url: parsed, addr: addr, tls: tlsConf}
 	}
 	if cfg.Duration <= 0 && cfg.Requests <= 0 {
 		return nil, fmt.Errorf("unbounded load: set a duration or a number of requests")
@@ -563,14 +581,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		cfg.Shape.Tools = true // an agent declares its tools; the mock calls the first
 	}
-	b := newBuilder(target, cfg.Shape)
+	for i := range targets {
+		targets[i].b = newBuilder(targets[i].url, cfg.Shape)
+	}
 
 	base := time.Now()
+	var late time.Duration // past the shared start
 	if !cfg.Start.IsZero() {
 		sleepFor(ctx, time.Until(cfg.Start))
 		// The shared start on this process's monotonic clock: a late
 		// driver's clock still counts from it.
-		base = time.Now().Add(-max(time.Since(cfg.Start), 0))
+		late = max(time.Since(cfg.Start), 0)
+		base = time.Now().Add(-late)
 	}
 	measureFrom := cfg.Warmup
 	endAt := cfg.Warmup + cfg.Duration
@@ -621,11 +643,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	workers := make([]*worker, cfg.Conns)
 	for i := range workers {
-		workers[i] = newWorker(cfg.Shard.FirstWorker+i, &cfg, base, addr, tlsConf, b, shards[i%len(shards)])
+		id := cfg.Shard.FirstWorker + i
+		t := &targets[id%len(targets)]
+		workers[i] = newWorker(id, &cfg, base, t.addr, t.tls, t.b, shards[i%len(shards)])
 	}
 	// Builders share the filler; each worker needs its own body buffer.
 	for _, w := range workers {
-		wb := *b
+		wb := *w.b
 		wb.body = nil
 		w.b = &wb
 		if cfg.Session != nil {
@@ -685,6 +709,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.Window = cfg.Duration
 	}
 	r.Partial = ctx.Err() != nil
+	r.StartLate = late
 	r.finish(cfg)
 	return r, nil
 }

@@ -53,11 +53,14 @@ type Result struct {
 	DriverCPU  CPU
 	Connects   int
 	Partial    bool
-	Open       bool
-	Verdict    string // why the point cannot be trusted, or "ok"
-	Failed     string // why the run failed (errors over the limit, nothing completed), or ""
-	RPS        float64
-	Raw        []Record
+	// StartLate: how long after the shared start (Config.Start) the
+	// driver began; past the warmup, its window opened without it.
+	StartLate time.Duration
+	Open      bool
+	Verdict   string // why the point cannot be trusted, or "ok"
+	Failed    string // why the run failed (errors over the limit, nothing completed), or ""
+	RPS       float64
+	Raw       []Record
 }
 
 func merge(ws []*worker, shards []*hists, s *schedule, cfg Config) *Result {
@@ -127,6 +130,9 @@ func (r *Result) finish(cfg Config) {
 	}
 	if r.Open && r.Arrivals > 0 && float64(r.Late) > 0.01*float64(r.Arrivals) {
 		why = append(why, fmt.Sprintf("falling behind: %d of %d arrivals sent over %s late with a worker free", r.Late, r.Arrivals, lateThreshold))
+	}
+	if r.StartLate > cfg.Warmup {
+		why = append(why, fmt.Sprintf("late start: a driver began %s after the shared start, past the %s warmup", r.StartLate.Round(time.Millisecond), cfg.Warmup))
 	}
 	if r.Partial {
 		why = append(why, "partial: interrupted")

@@ -162,6 +162,7 @@ func Merge(cfg Config, parts ...*Result) *Result {
 		r.Window = max(r.Window, p.Window)
 		r.Connects += p.Connects
 		r.Partial = r.Partial || p.Partial
+		r.StartLate = max(r.StartLate, p.StartLate)
 		r.Raw = append(r.Raw, p.Raw...)
 	}
 	r.finish(cfg)

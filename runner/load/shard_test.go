@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -173,4 +174,44 @@ func roundTrip(j Job) (Config, error) {
 		return Config{}, err
 	}
 	return back.Load()
+}
+
+// TestReplicasRoundRobin: with a target's replicas in URLs, worker k keeps
+// its connection to replica k mod n, so both replicas serve, and every
+// request is answered by one of them.
+func TestReplicasRoundRobin(t *testing.T) {
+	k := fastKnobs()
+	a, b := server.New(k), server.New(k)
+	urls := []string{"http://" + startServer(t, a) + script.Chat.Path(), "http://" + startServer(t, b) + script.Chat.Path()}
+	res, err := Run(context.Background(), Config{
+		URL: urls[0], URLs: urls, Shape: Shape{API: script.Chat, Model: "mock-model"},
+		Conns: 4, Requests: 40, Timeout: 10 * time.Second, Knobs: k, Fidelity: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	na, nb := a.Counters().Snapshot().Total, b.Counters().Snapshot().Total
+	if res.OK != 40 || na+nb != 40 || na == 0 || nb == 0 || res.Connects != 4 {
+		t.Errorf("%d ok over %d connections; replica 1 served %d, replica 2 %d: want 40 over 4, both serving", res.OK, res.Connects, na, nb)
+	}
+}
+
+// TestLateStartIsTold: a driver that begins after its window opened says
+// so in the verdict, and the merged result keeps it.
+func TestLateStartIsTold(t *testing.T) {
+	k := fastKnobs()
+	addr := startServer(t, server.New(k))
+	cfg := Config{URL: "http://" + addr + script.Chat.Path(), Shape: Shape{API: script.Chat, Model: "mock-model"},
+		Conns: 1, Duration: 200 * time.Millisecond, Warmup: 50 * time.Millisecond, Knobs: k, Fidelity: true,
+		Start: time.Now().Add(-time.Second)} // a second late, far past the warmup
+	r, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.StartLate < time.Second || !strings.Contains(r.Verdict, "late start") {
+		t.Errorf("started %s late, verdict %q", r.StartLate, r.Verdict)
+	}
+	if m := Merge(cfg, r); !strings.Contains(m.Verdict, "late start") {
+		t.Errorf("merged verdict %q", m.Verdict)
+	}
 }

@@ -32,6 +32,12 @@ type Row struct {
 	// topology: the layout and what it costs (docs/method.md, "Topology")
 	Floor                                   string // the run's floor arm, or ""
 	CPUsDriver, CPUsMock, CPUsGateway       string
+	// scale-out (docs/scale.md): the engine each role ran on, the hosts
+	// behind them, how many drivers offered the load, and the gateway's
+	// replicas and the CPUs of their cpusets together
+	Engines, Hosts         string
+	Drivers                int
+	Replicas, GatewayCores Optional
 	RigRTTSameUs, RigRTTCrossUs, TopologyUs Optional
 	// outcome
 	Status Status
@@ -55,6 +61,9 @@ type Row struct {
 	GatewayMemIdleMiB, GatewayMemPeakMiB, GatewayMemRSSMiB Optional
 	GatewayMemGrowthMiBPerMin, GatewayMemRecoveredMiB      Optional
 	GatewayMemPeakMeasure                                  string
+	// per replica, in replica order, ";"-separated (the gateway_* columns
+	// hold their sums)
+	ReplicaCPUCores, ReplicaMemPeakMiB string
 	GatewayMemSamples                                      Optional // readings behind peak and growth
 	MockCPUCores, DriverCPUCores, DriverCPUUsPerReq        Optional
 	ColdStartMS                                            Optional
@@ -160,6 +169,11 @@ var columns = func() []column {
 		{"cpus_driver", func(r *Row) string { return r.CPUsDriver }},
 		{"cpus_mock", func(r *Row) string { return r.CPUsMock }},
 		{"cpus_gateway", func(r *Row) string { return r.CPUsGateway }},
+		{"engines", func(r *Row) string { return r.Engines }},
+		{"hosts", func(r *Row) string { return r.Hosts }},
+		{"drivers", func(r *Row) string { return itoa(int64(r.Drivers)) }},
+		{"replicas", func(r *Row) string { return r.Replicas.String() }},
+		{"gateway_cores", func(r *Row) string { return r.GatewayCores.String() }},
 		{"rig_rtt_same_core_us", func(r *Row) string { return r.RigRTTSameUs.String() }},
 		{"rig_rtt_cross_core_us", func(r *Row) string { return r.RigRTTCrossUs.String() }},
 		{"topology_excess_us", func(r *Row) string { return r.TopologyUs.String() }},
@@ -219,6 +233,8 @@ var columns = func() []column {
 		{"gateway_mem_rss_mib", func(r *Row) string { return r.GatewayMemRSSMiB.String() }},
 		{"gateway_mem_growth_mib_per_min", func(r *Row) string { return r.GatewayMemGrowthMiBPerMin.String() }},
 		{"gateway_mem_recovered_mib", func(r *Row) string { return r.GatewayMemRecoveredMiB.String() }},
+		{"replica_cpu_cores", func(r *Row) string { return r.ReplicaCPUCores }},
+		{"replica_mem_peak_mib", func(r *Row) string { return r.ReplicaMemPeakMiB }},
 		{"mock_cpu_cores", func(r *Row) string { return r.MockCPUCores.String() }},
 		{"driver_cpu_cores", func(r *Row) string { return r.DriverCPUCores.String() }},
 		{"driver_cpu_us_per_req", func(r *Row) string { return r.DriverCPUUsPerReq.String() }},

@@ -124,3 +124,24 @@ func readKV(path string) (map[string]uint64, error) {
 	}
 	return m, sc.Err()
 }
+
+// Sum is the containers of one arm read as one (a gateway's replicas): CPU
+// and memory add up at each reading, so a peak is the peak of the sum.
+type Sum []Source
+
+func (s Sum) Read() (Counters, error) {
+	var k Counters
+	for _, src := range s {
+		c, err := src.Read()
+		if err != nil {
+			return Counters{}, err
+		}
+		k.CPU += c.CPU
+		k.ThrottledPeriods += c.ThrottledPeriods
+		k.Throttled += c.Throttled
+		k.Usage += c.Usage
+		k.InactiveFile += c.InactiveFile
+		k.RSS += c.RSS
+	}
+	return k, nil
+}

@@ -91,3 +91,22 @@ func TestSlope(t *testing.T) {
 		t.Errorf("slope of one point = %g", s)
 	}
 }
+
+type fixed Counters
+
+func (f fixed) Read() (Counters, error) { return Counters(f), nil }
+
+// TestSumAddsReplicas: an arm's replicas read as one add up counter by
+// counter, so the working set of the sum is the sum of working sets.
+func TestSumAddsReplicas(t *testing.T) {
+	a := fixed{CPU: time.Second, Usage: 10 << 20, InactiveFile: 2 << 20, RSS: 6 << 20, ThrottledPeriods: 1}
+	b := fixed{CPU: 3 * time.Second, Usage: 20 << 20, InactiveFile: 4 << 20, RSS: 12 << 20, Throttled: time.Millisecond}
+	got, err := Sum{a, b}.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Counters{CPU: 4 * time.Second, Usage: 30 << 20, InactiveFile: 6 << 20, RSS: 18 << 20, ThrottledPeriods: 1, Throttled: time.Millisecond}
+	if got != want || got.WorkingSet() != Counters(a).WorkingSet()+Counters(b).WorkingSet() {
+		t.Errorf("sum %+v, want %+v", got, want)
+	}
+}
