@@ -34,15 +34,7 @@ func main() {
 }
 
 func run(path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var job load.Job
-	if err := json.Unmarshal(data, &job); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	cfg, err := job.Load()
+	job, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
@@ -58,10 +50,5 @@ func run(path string) error {
 		<-sig
 		cut()
 	}()
-	cfg.Abort = abort
-	res, err := load.Run(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	return res.Encode(os.Stdout)
+	return load.RunJob(ctx, abort, job, os.Stdout)
 }

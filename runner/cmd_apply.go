@@ -54,7 +54,7 @@ func cmdApply(args []string) int {
 	if *quick {
 		p.Quick()
 	}
-	if err := cpusOnHost(p.Layout, runtime.NumCPU()); err != nil {
+	if err := cpusOnHost(p, runtime.NumCPU()); err != nil {
 		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 		return exitUsage
 	}
@@ -74,16 +74,27 @@ func cmdApply(args []string) int {
 		return exitFailure
 	}
 	defer engine.Close()
-	// The driver is this process: pin it to its cpuset like the containers,
-	// and hold its heap to the declared memory (a limit the Go collector
-	// works to keep, not a cgroup's hard one; every buffer an answer can
-	// fill is bounded besides, docs/method.md "Errors").
-	if err := affinity.Pin(p.Layout.Driver.CPUs.CPUs); err != nil {
+	others, err := connectOthers(p.Engines)
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 		return exitFailure
 	}
-	if m := p.Layout.Driver.Memory; m > 0 {
-		debug.SetMemoryLimit(m)
+	for _, e := range others {
+		defer e.(*docker.Engine).Close()
+	}
+	// A driver in this process is pinned to its cpuset like the containers,
+	// and holds its heap to the declared memory (a limit the Go collector
+	// works to keep, not a cgroup's hard one; every buffer an answer can
+	// fill is bounded besides, docs/method.md "Errors"). Drivers in
+	// containers get both from their engine.
+	if !p.Drivers.Container {
+		if err := affinity.Pin(p.Layout.Driver.CPUs.CPUs); err != nil {
+			fmt.Fprintf(os.Stderr, "apply: %v\n", err)
+			return exitFailure
+		}
+		if m := p.Layout.Driver.Memory; m > 0 {
+			debug.SetMemoryLimit(m)
+		}
 	}
 
 	loadCtx, hardCtx, release := interrupts("interrupted: stopping load, keeping finished runs, tearing down (again to tear down at once)",
@@ -92,7 +103,7 @@ func cmdApply(args []string) int {
 
 	st, _ := os.Stdout.Stat()
 	out, err := apply.Run(loadCtx, hardCtx, apply.Options{
-		Plan: p, Projects: projects, Engine: engine, ModuleDir: moduleDir(p.Dir),
+		Plan: p, Projects: projects, Engine: engine, Engines: others, ModuleDir: moduleDir(p.Dir),
 		Progress: &apply.Progress{W: os.Stdout, TTY: st != nil && st.Mode()&os.ModeCharDevice != 0},
 	})
 	if err != nil {
@@ -120,14 +131,30 @@ func cmdApply(args []string) int {
 
 // cpusOnHost refuses a layout that names CPUs this host does not have,
 // before anything starts (the engine would say so only at a container's start).
-func cpusOnHost(l plan.Layout, n int) error {
+func cpusOnHost(p *plan.Plan, n int) error {
+	l := p.Layout
 	for _, r := range []struct {
 		role string
-		set  config.CPUSet
-	}{{"driver", l.Driver.CPUs}, {"mock", l.Mock.CPUs}, {"gateway", l.Gateway.CPUs}} {
-		for _, c := range r.set.CPUs {
+		on   plan.Placement
+	}{{"driver", l.Driver}, {"mock", l.Mock}, {"gateway", l.Gateway}} {
+		if r.on.Engine != config.LocalEngine || (r.role == "driver" && p.Drivers.Container && !slices.Equal(p.Drivers.Engines, []string{config.LocalEngine})) {
+			continue // another engine's host: its engine refuses a CPU it lacks
+		}
+		for _, c := range r.on.CPUs.CPUs {
 			if c >= n {
-				return fmt.Errorf("cpus.%s = %q names CPU %d, but this host has CPUs 0-%d; change the cpus block", r.role, r.set.Text, c, n-1)
+				return fmt.Errorf("cpus.%s = %q names CPU %d, but this host has CPUs 0-%d; change the cpus block", r.role, r.on.CPUs.Text, c, n-1)
+			}
+		}
+	}
+	if l.Gateway.Engine != config.LocalEngine {
+		return nil
+	}
+	for _, a := range p.Arms {
+		for i, rep := range a.Replicas {
+			for _, c := range rep.CPUs.CPUs {
+				if c >= n {
+					return fmt.Errorf("gateway %s: replica %d's cpuset %q names CPU %d, but this host has CPUs 0-%d; change replica_cpus", a.Name, i+1, rep.CPUs.Text, c, n-1)
+				}
 			}
 		}
 	}
@@ -224,6 +251,31 @@ func cmdDown(args []string) int {
 }
 
 // connect returns an engine that answers.
+// connectOthers connects to the plan's engines other than the local one:
+// a Docker context resolved to its endpoint, or a host as written.
+func connectOthers(engines []config.Engine) (map[string]stack.Engine, error) {
+	out := map[string]stack.Engine{}
+	for _, e := range engines {
+		if e.Name == config.LocalEngine && e.Context == "" && e.Host == "" {
+			continue
+		}
+		host := e.Host
+		if e.Context != "" {
+			h, err := docker.ContextHost(e.Context)
+			if err != nil {
+				return nil, fmt.Errorf("engine %s: %w", e.Name, err)
+			}
+			host = h
+		}
+		eng, err := docker.At(host)
+		if err != nil {
+			return nil, fmt.Errorf("engine %s: %w", e.Name, err)
+		}
+		out[e.Name] = eng
+	}
+	return out, nil
+}
+
 func connect() (*docker.Engine, error) {
 	engine, err := docker.New()
 	if err != nil {

@@ -33,15 +33,20 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/usage"
 )
 
-// Options for a run: the plan, the compose projects its gateway arms name,
-// and the engine that runs their containers. Nothing is read from the HCL.
+// Options for a run: the plan, the compose projects its gateway arms name
+// (one per replica, config.ReplicaKey), and the engines that run their
+// containers. Nothing is read from the HCL.
 type Options struct {
 	Plan     *plan.Plan
 	Projects map[string]*types.Project
-	Engine   stack.Engine
+	Engine   stack.Engine // the local engine
+	// Engines are the plan's other engines, by name.
+	Engines map[string]stack.Engine
 	// MockImage builds (or finds) the mock's image; nil builds it from the
-	// source in ModuleDir (stack.MockImage).
-	MockImage  func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error)
+	// source in ModuleDir (stack.MockImage). DriverImage likewise for the
+	// driver's (stack.DriverImage), on each engine a driver runs on.
+	MockImage   func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error)
+	DriverImage func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error)
 	ModuleDir  string // the repository, to build the mock image from source
 	CgroupRoot string // usually /sys/fs/cgroup
 	Progress   *Progress
@@ -63,24 +68,26 @@ type Outcome struct {
 
 // arm is an arm that is up for a scenario.
 type arm struct {
-	plan      *plan.Arm
-	container *stack.Container // nil for the direct arm and hosted arms
-	key       string           // a hosted arm's key, read from its environment variable; never written anywhere
-	image     stack.Image
-	source    usage.Source
-	coldStart time.Duration
-	idleMem   uint64
+	plan       *plan.Arm
+	containers []*stack.Container // one per replica; none for the direct arm and hosted arms
+	key        string             // a hosted arm's key, read from its environment variable; never written anywhere
+	image      stack.Image
+	source     usage.Source   // every replica's container, read as one
+	replicas   []usage.Source // each replica's, when there are several
+	coldStart  time.Duration  // until the last replica answered
+	idleMem    uint64
 }
 
 type runner struct {
-	o      Options
-	topo   topology // measured at the start of each scenario
-	runID  string
-	mgr    *stack.Manager
-	host   hostinfo.Host
-	mock   stack.Image
-	images map[string]stack.Image // per gateway, obtained once per run
-	out    Outcome
+	o       Options
+	topo    topology // measured at the start of each scenario
+	runID   string
+	mgrs    map[string]*stack.Manager // per engine in use
+	hosts   map[string]hostinfo.Host  // per engine in use
+	mock    stack.Image
+	drivers map[string]stack.Image // the driver image, per engine it was built on
+	images  map[string]stack.Image // per gateway, obtained once per run
+	out     Outcome
 }
 
 // Run executes the plan. loadCtx cancelled (first Ctrl-C) stops load: the
@@ -101,7 +108,12 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 			return stack.MockImage(ctx, e, o.ModuleDir, labels)
 		}
 	}
-	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, host: hostinfo.Read()}
+	if o.DriverImage == nil {
+		o.DriverImage = func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error) {
+			return stack.DriverImage(ctx, e, o.ModuleDir, labels)
+		}
+	}
+	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, drivers: map[string]stack.Image{}}
 	r.out = Outcome{RunID: r.runID, Unavailable: map[string]string{}}
 	p := o.Progress
 	// Where results go is checked before anything starts: a directory that
@@ -114,11 +126,6 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 		}
 	}
 
-	if n, err := stack.Sweep(hardCtx, o.Engine); err != nil {
-		return r.out, fmt.Errorf("sweep leftover containers: %w", err)
-	} else if n > 0 {
-		p.Logf("removed %d container(s) left by an earlier run", n)
-	}
 	if n, err := stack.SweepTemp(); err != nil {
 		return r.out, fmt.Errorf("sweep leftover temporary directories: %w", err)
 	} else if n > 0 {
@@ -129,18 +136,21 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 		return r.out, err
 	}
 	defer tmp.Remove()
-	r.mgr = &stack.Manager{Engine: o.Engine, Run: r.runID, Dir: tmp.Dir}
-	defer func() {
-		if n, err := r.mgr.Down(); err != nil {
-			p.Logf("teardown: %v (run `runner down`)", err)
-		} else if n > 0 {
-			p.Logf("removed %d container(s)", n)
-		}
-	}()
+	defer r.down()
+	if err := r.connect(hardCtx, tmp.Dir); err != nil {
+		return r.out, err
+	}
 
 	p.Logf("run %s: %d runs planned, at most %s of load (unavailable gateways shorten it)", r.runID, o.Plan.Runs(), o.Plan.Estimate().D().Round(time.Second))
 	p.Logf("building the mock image")
-	if r.mock, err = o.MockImage(hardCtx, o.Engine, map[string]string{stack.LabelRun: r.runID}); err != nil {
+	mockEngine, err := r.engine(o.Plan.Layout.Mock.Engine)
+	if err != nil {
+		return r.out, err
+	}
+	if r.mock, err = o.MockImage(hardCtx, mockEngine, map[string]string{stack.LabelRun: r.runID}); err != nil {
+		return r.out, err
+	}
+	if err := r.readHosts(hardCtx); err != nil {
 		return r.out, err
 	}
 	for i := range o.Plan.Scenarios {
@@ -243,18 +253,19 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	p.Logf("scenario %s (%s): %d runs -> %s (%s of load left in the plan, stack start-ups aside)", sc.Name, sc.Kind, len(sc.Runs), path, left)
 
 	pm := r.o.Plan.Mock
+	mockEngine := r.o.Plan.Layout.Mock.Engine
 	mockC, err := r.startMock(hardCtx, sc, "mock", sc.MockCmd, pm.Port, pm.Health)
 	if err != nil {
 		return err
 	}
-	defer r.mgr.Remove(mockC)
-	mockSrc := r.source(mockC.ID)
+	defer r.mgr(mockEngine).Remove(mockC)
+	mockSrc := r.source(mockEngine, mockC.ID)
 	if sc.FallbackCmd != nil {
 		fb, err := r.startMock(hardCtx, sc, "mock-fallback", sc.FallbackCmd, pm.FallbackPort, pm.FallbackURL+"/health")
 		if err != nil {
 			return err
 		}
-		defer r.mgr.Remove(fb)
+		defer r.mgr(mockEngine).Remove(fb)
 	}
 
 	arms := map[string]*arm{}
@@ -287,12 +298,18 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 			continue
 		}
 		arms[pa.Name] = a
-		if a.container == nil {
+		if len(a.containers) == 0 {
 			p.Logf("%s (hosted) answers", pa.Name)
 			continue
 		}
-		defer r.mgr.Remove(a.container)
-		p.Logf("%s up: image %s (%s, %.1f MiB), cold start %s", pa.Name, a.image.Ref, a.image.Source, kinds.MiB(uint64(a.image.Size)), a.coldStart.Round(time.Millisecond))
+		for _, c := range a.containers {
+			defer r.mgr(r.o.Plan.Layout.Gateway.Engine).Remove(c)
+		}
+		replicas := ""
+		if len(a.containers) > 1 {
+			replicas = fmt.Sprintf(", %d replicas", len(a.containers))
+		}
+		p.Logf("%s up: image %s (%s, %.1f MiB)%s, cold start %s", pa.Name, a.image.Ref, a.image.Source, kinds.MiB(uint64(a.image.Size)), replicas, a.coldStart.Round(time.Millisecond))
 	}
 
 	r.topo = r.measureTopology()
@@ -425,13 +442,16 @@ func (r *runner) meter(sc *plan.Scenario, run *plan.Run, a *arm, mockSrc usage.S
 	m := &kinds.Meter{Plan: r.o.Plan, Scenario: sc, Arm: a.plan, Mock: mockSrc, Key: a.key,
 		Base: r.baseRow(sc, a.plan, run.Trial, run.Point)}
 	m.Base.Variant = run.Variant
+	if r.o.Plan.Drivers.Container {
+		m.Drive = func(ctx context.Context, cfg load.Config) (*load.Result, error) { return r.driveFleet(ctx, m.Abort, cfg) }
+	}
 	switch {
-	case a.container != nil:
-		m.Gateway = a.source
+	case len(a.containers) > 0:
+		m.Gateway, m.Replicas = a.source, a.replicas
 		if a.image.Ref != "" {
 			m.Base.Image, m.Base.ImageID, m.Base.ImageSizeMiB = a.image.Ref, a.image.ID, kinds.MiB(uint64(a.image.Size))
 		}
-		m.Base.ConfigHash = a.container.Spec.Labels[stack.LabelConfigHash]
+		m.Base.ConfigHash = a.containers[0].Spec.Labels[stack.LabelConfigHash]
 		m.Base.ColdStartMS = results.Some(results.Round3(float64(a.coldStart.Microseconds()) / 1000))
 		m.Base.GatewayMemIdleMiB = results.Some(results.Round3(kinds.MiB(a.idleMem)))
 	case a.plan.Direct:
@@ -463,76 +483,119 @@ func (r *runner) startMock(ctx context.Context, sc *plan.Scenario, name string, 
 	for _, k := range slices.Sorted(maps.Keys(sc.MockEnv)) {
 		svc.Env = append(svc.Env, k+"="+sc.MockEnv[k])
 	}
-	if err := r.o.PortFree(port); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if r.onThisMachine(l.Engine) {
+		if err := r.o.PortFree(port); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 	}
-	c, err := r.mgr.Start(ctx, svc)
+	mgr := r.mgr(l.Engine)
+	c, err := mgr.Start(ctx, svc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if _, err := r.mgr.WaitReady(ctx, c, probeGet(health), r.o.ReadyTimeout); err != nil {
-		r.mgr.Remove(c)
+	if _, err := mgr.WaitReady(ctx, c, probeGet(health), r.o.ReadyTimeout); err != nil {
+		mgr.Remove(c)
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return c, nil
 }
 
-// startArm brings a gateway arm up and waits until the scenario's own
-// request works through it.
+// startArm brings a gateway arm up, every replica of it, and waits until
+// the scenario's own request works through each.
 func (r *runner) startArm(ctx context.Context, pa *plan.Arm) (*arm, error) {
 	if pa.Hosted {
 		return r.startHosted(ctx, pa)
 	}
-	proj := r.o.Projects[pa.Name]
-	if proj == nil {
-		return nil, fmt.Errorf("no compose project loaded for %s", pa.Name)
-	}
-	svc, err := stack.FromCompose(proj, pa.Service)
-	if err != nil {
+	engine := r.o.Plan.Layout.Gateway.Engine
+	mgr := r.mgr(engine)
+	a := &arm{plan: pa}
+	fail := func(err error) (*arm, error) {
+		for _, c := range a.containers {
+			mgr.Remove(c)
+		}
 		return nil, err
 	}
-	svc.Stack, svc.Role = pa.Name, stack.RoleGateway
-	if pa.Placement != nil {
-		svc.CPUSet, svc.Memory = pa.Placement.CPUs.Text, pa.Placement.Memory
-	}
-	if svc.Build != nil {
-		svc.Build.Prepare, svc.Build.PrepareDir = pa.Prepare, r.o.Plan.Dir
-		for _, k := range slices.Sorted(maps.Keys(pa.Env)) {
-			svc.Build.Env = append(svc.Build.Env, k+"="+pa.Env[k])
+	reps := pa.Replicas
+	if len(reps) == 0 { // a plan built without replicas: the arm is one container
+		reps = []plan.Replica{{Port: pa.Port, Project: pa.Name}}
+		if pa.Placement != nil {
+			reps[0].CPUs = pa.Placement.CPUs
 		}
 	}
-	img, ok := r.images[pa.Name]
-	if !ok {
-		img = stack.EnsureImage(ctx, r.o.Engine, &svc, map[string]string{stack.LabelRun: r.runID})
-		r.images[pa.Name] = img
-	}
-	if img.Unavailable != "" {
-		return nil, fmt.Errorf("image %s unavailable: %s", img.Ref, img.Unavailable)
-	}
-	if err := r.o.PortFree(pa.Port); err != nil {
-		return nil, err
-	}
-	c, err := r.mgr.Start(ctx, &svc)
-	if err != nil {
-		return nil, err
-	}
-	req := *pa.Ready
-	shape := kinds.Shape(req)
-	cold, err := r.mgr.WaitReady(ctx, c, func(ctx context.Context) (time.Time, error) { return load.Probe(ctx, req.URL, shape, nil) }, r.o.ReadyTimeout)
-	if err == nil && len(req.ExpectHeaders) > 0 {
-		// Once up, one more request proves the path the configuration claims.
-		pctx, cancel := context.WithTimeout(ctx, r.o.ReadyTimeout)
-		_, err = load.Probe(pctx, req.URL, shape, req.ExpectHeaders)
-		cancel()
+	for i, rep := range reps {
+		proj := r.o.Projects[rep.Project]
+		if proj == nil {
+			return fail(fmt.Errorf("no compose project loaded for %s", rep.Project))
+		}
+		svc, err := stack.FromCompose(proj, pa.Service)
 		if err != nil {
-			err = fmt.Errorf("%w: %v", stack.ErrNotReady, err)
+			return fail(err)
 		}
+		svc.Stack, svc.Role = pa.Name, stack.RoleGateway
+		if i > 0 {
+			svc.Stack = fmt.Sprintf("%s-replica-%d", pa.Name, i+1)
+		}
+		svc.CPUSet = rep.CPUs.Text
+		if pa.Placement != nil {
+			svc.Memory = pa.Placement.Memory
+		}
+		if svc.Build != nil {
+			svc.Build.Prepare, svc.Build.PrepareDir = pa.Prepare, r.o.Plan.Dir
+			for _, k := range slices.Sorted(maps.Keys(pa.Env)) {
+				svc.Build.Env = append(svc.Build.Env, k+"="+pa.Env[k])
+			}
+		}
+		img, ok := r.images[pa.Name]
+		if !ok {
+			e, err := r.engine(engine)
+			if err != nil {
+				return fail(err)
+			}
+			img = stack.EnsureImage(ctx, e, &svc, map[string]string{stack.LabelRun: r.runID})
+			r.images[pa.Name] = img
+		}
+		if img.Unavailable != "" {
+			return fail(fmt.Errorf("image %s unavailable: %s", img.Ref, img.Unavailable))
+		}
+		a.image = img
+		if r.onThisMachine(engine) {
+			if err := r.o.PortFree(rep.Port); err != nil {
+				return fail(err)
+			}
+		}
+		c, err := mgr.Start(ctx, &svc)
+		if err != nil {
+			return fail(err)
+		}
+		a.containers = append(a.containers, c)
+		req := *pa.Ready
+		if len(req.URLs) > i {
+			req.URL = req.URLs[i]
+		}
+		shape := kinds.Shape(req)
+		cold, err := mgr.WaitReady(ctx, c, func(ctx context.Context) (time.Time, error) { return load.Probe(ctx, req.URL, shape, nil) }, r.o.ReadyTimeout)
+		if err == nil && len(req.ExpectHeaders) > 0 {
+			// Once up, one more request proves the path the configuration claims.
+			pctx, cancel := context.WithTimeout(ctx, r.o.ReadyTimeout)
+			_, err = load.Probe(pctx, req.URL, shape, req.ExpectHeaders)
+			cancel()
+			if err != nil {
+				err = fmt.Errorf("%w: %v", stack.ErrNotReady, err)
+			}
+		}
+		if err != nil {
+			return fail(err)
+		}
+		a.coldStart = max(a.coldStart, cold)
+		a.replicas = append(a.replicas, r.source(engine, c.ID))
 	}
-	if err != nil {
-		r.mgr.Remove(c)
-		return nil, err
+	a.source = a.replicas[0]
+	if len(a.replicas) > 1 {
+		a.source = usage.Sum(a.replicas)
+	} else {
+		a.replicas = nil
 	}
-	return &arm{plan: pa, container: c, image: img, source: r.source(c.ID), coldStart: cold}, nil
+	return a, nil
 }
 
 // startHosted readies a hosted arm: its key from the environment and one
@@ -619,15 +682,6 @@ func portFree(port int) error {
 		return fmt.Errorf("port %d on 127.0.0.1 is already in use by another process (%v); stop it or change the port in the HCL", port, err)
 	}
 	return ln.Close()
-}
-
-// source reads a container's cgroup directly, or falls back to the engine's
-// one-shot stats where the cgroup is not visible (a remote engine).
-func (r *runner) source(id string) usage.Source {
-	if cg, err := usage.Find(r.o.CgroupRoot, id); err == nil {
-		return cg
-	}
-	return &engineSource{e: r.o.Engine, id: id}
 }
 
 type engineSource struct {

@@ -156,7 +156,7 @@ func testPlan(t *testing.T, ps *ports, window time.Duration) (*plan.Plan, Option
 		Layout: plan.Layout{Driver: plan.Placement{CPUs: set("0")}, Mock: plan.Placement{CPUs: set("0"), Memory: 256 << 20},
 			Gateway: plan.Placement{CPUs: set("1"), Memory: 512 << 20}},
 		Cost: config.Cost{USDPerVCPUHour: 0.04, USDPerGBHour: 0.005},
-		Mock: plan.Mock{Port: mockPort, URL: config.MockURL(mockPort), Health: config.MockURL(mockPort) + "/health"},
+		Mock: plan.Mock{Address: "127.0.0.1", Port: mockPort, URL: config.URLAt("127.0.0.1", mockPort), Health: config.URLAt("127.0.0.1", mockPort) + "/health"},
 	}
 	p.Arms = []plan.Arm{{Name: "direct", Label: "direct", Direct: true, Port: mockPort}}
 	projects := map[string]*types.Project{}
@@ -240,7 +240,7 @@ func inProcess(t *testing.T, ps *ports, p *plan.Plan) *fake.Engine {
 			mu.Lock()
 			stops[spec.Name] = func() { s.Shutdown() }
 			mu.Unlock()
-		case "proxy":
+		case "proxy", "proxy-replica-2":
 			port, _ := strconv.Atoi(spec.Cmd[1])
 			target, _ := url.Parse(p.Mock.URL)
 			rp := httputil.NewSingleHostReverseProxy(target)
@@ -518,7 +518,7 @@ func TestHostedArmNeverLeaksTheKey(t *testing.T) {
 	t.Setenv("GATEWAYBENCH_TEST_HOSTED_KEY", secret)
 	ps := newPorts(t)
 	mockPort := ps.hold(t)
-	upstream, _ := url.Parse(config.MockURL(mockPort))
+	upstream, _ := url.Parse(config.URLAt("127.0.0.1", mockPort))
 	rp := httputil.NewSingleHostReverseProxy(upstream)
 	rp.FlushInterval = -1
 	var unauthorized sync.Map

@@ -20,9 +20,22 @@ func (r *runner) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.Load
 	row := results.Row{
 		RunID: r.runID, Scenario: sc.Name, Kind: sc.Kind, Gateway: a.Name, ArmLabel: a.Label, GatewayClass: a.Class, GatewayVersion: a.Version,
 		Trial: trial, Mode: string(pt.Mode), Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
-		HostCPU: r.host.CPU, Kernel: r.host.Kernel, Status: results.OK, Floor: r.o.Plan.Floor,
+		HostCPU: r.gatewayHost().CPU, Kernel: r.gatewayHost().Kernel, Status: results.OK, Floor: r.o.Plan.Floor,
 		CPUsDriver: l.Driver.CPUs.Text, CPUsMock: l.Mock.CPUs.Text, CPUsGateway: l.Gateway.CPUs.Text,
 		RigRTTSameUs: r.topo.same, RigRTTCrossUs: r.topo.cross,
+		Engines: r.enginesText(), Hosts: r.hostsText(), Drivers: max(r.o.Plan.Drivers.Instances, 1),
+	}
+	if len(a.Replicas) > 0 {
+		var cpus []string
+		cores := map[int]bool{}
+		for _, rep := range a.Replicas {
+			cpus = append(cpus, rep.CPUs.Text)
+			for _, c := range rep.CPUs.CPUs {
+				cores[c] = true
+			}
+		}
+		row.Replicas, row.GatewayCores = results.Some(float64(len(a.Replicas))), results.Some(float64(len(cores)))
+		row.CPUsGateway = strings.Join(cpus, ";")
 	}
 	if row.Mode == "" {
 		row.Mode = string(plan.Closed) // a row for an arm that never ran

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/usage"
@@ -104,14 +105,27 @@ type Meter struct {
 	Plan     *plan.Plan
 	Scenario *plan.Scenario
 	Arm      *plan.Arm
-	Gateway  usage.Source // the arm's container; nil for the direct arm and hosted arms
+	Gateway  usage.Source // the arm's containers read as one; nil for the direct arm and hosted arms
+	// Replicas: each replica's container, when the arm has several.
+	Replicas []usage.Source
 	Mock     usage.Source
+	// Drive runs a run's load: nil runs it in this process (load.Run); the
+	// executor sets it to run drivers in containers (docs/scale.md).
+	Drive func(ctx context.Context, cfg load.Config) (*load.Result, error)
 	Key      string // a hosted arm's key, read from its environment variable
 	// Abort, when done, cuts off requests in flight at once (the second
 	// Ctrl-C); the ctx given to Measure only stops new ones.
 	Abort context.Context
 	// Base is the row with identity and provenance filled by the executor.
 	Base results.Row
+}
+
+// run drives cfg as the executor says: in this process unless Drive is set.
+func (m *Meter) run(ctx context.Context, cfg load.Config) (*load.Result, error) {
+	if m.Drive != nil {
+		return m.Drive(ctx, cfg)
+	}
+	return load.Run(ctx, cfg)
 }
 
 // notYet is a kind whose measurement is not built: its scenarios are planned

@@ -49,6 +49,8 @@ func drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 	var gwS, mockS *usage.Sampler
 	var gwW, mockW usage.Window
 	var gwErr, mockErr error
+	repS := make([]*usage.Sampler, len(m.Replicas))
+	repW := make([]usage.Window, len(m.Replicas))
 	window := func(begin bool) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -56,18 +58,26 @@ func drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 			if m.Gateway != nil {
 				gwS, gwErr = usage.Begin(m.Gateway, sampleEvery)
 			}
+			for i, src := range m.Replicas {
+				repS[i], _ = usage.Begin(src, sampleEvery)
+			}
 			mockS, mockErr = usage.Begin(m.Mock, sampleEvery)
 			return
 		}
 		if gwS != nil {
 			gwW, gwErr = gwS.End()
 		}
+		for i, s := range repS {
+			if s != nil {
+				repW[i], _ = s.End()
+			}
+		}
 		if mockS != nil {
 			mockW, mockErr = mockS.End()
 		}
 	}
 	cfg := load.Config{
-		URL: run.Request.URL, Shape: Shape(run.Request), Conns: run.Point.Concurrency,
+		URL: run.Request.URL, URLs: run.Request.URLs, Shape: Shape(run.Request), Conns: run.Point.Concurrency,
 		Duration: run.Duration.D(), Warmup: run.Warmup.D(), Timeout: run.Timeout.D(),
 		Knobs: m.Scenario.Knobs, Fidelity: true, Window: window, MaxErrorRate: run.MaxErrorRate, Abort: m.Abort,
 		SLO: load.SLO{Latency: run.SLO.Latency.D(), TTFT: run.SLO.TTFT.D(), ITL: run.SLO.ITL.D()},
@@ -86,7 +96,7 @@ func drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 	if tweak != nil {
 		tweak(&cfg)
 	}
-	res, err := load.Run(ctx, cfg)
+	res, err := m.run(ctx, cfg)
 	if err != nil {
 		return results.Row{}, nil, err
 	}
@@ -116,6 +126,7 @@ func drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 			verdicts = append(verdicts, "no gateway usage: "+gwErr.Error())
 		} else if gwS != nil {
 			fillGateway(&row, gwW, res, m.Plan.Cost)
+			fillReplicas(&row, repS, repW)
 		}
 	}
 	row.Verdict = results.VerdictOK
@@ -142,6 +153,21 @@ func fillGateway(row *results.Row, w usage.Window, res *load.Result, c config.Co
 		row.CostUSDPer1M = results.Some(results.Round6(usd))
 		row.RPSPerUSDHour = results.Some(results.Round3(perHour))
 	}
+}
+
+// fillReplicas gives each replica's cores and peak working set, in replica
+// order; a replica whose cgroup could not be read leaves its place empty.
+func fillReplicas(row *results.Row, samplers []*usage.Sampler, ws []usage.Window) {
+	if len(ws) == 0 {
+		return
+	}
+	cores, peaks := make([]string, len(ws)), make([]string, len(ws))
+	for i, w := range ws {
+		if samplers[i] != nil {
+			cores[i], peaks[i] = results.Some(results.Round3(w.Cores())).String(), results.Some(results.Round3(MiB(w.Peak))).String()
+		}
+	}
+	row.ReplicaCPUCores, row.ReplicaMemPeakMiB = strings.Join(cores, ";"), strings.Join(peaks, ";")
 }
 
 // Shape is the driver's load shape of a planned request.

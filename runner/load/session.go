@@ -29,7 +29,11 @@ type Session struct {
 
 	api    script.API
 	filler []byte
+	source []byte // the profile as read, for a driver in a container
 }
+
+// Source is the profile's text, as ParseSession read it.
+func (s *Session) Source() []byte { return s.source }
 
 // SessionTool is one tool the agent declares.
 type SessionTool struct {
@@ -84,6 +88,7 @@ func ParseSession(data []byte, path string) (*Session, error) {
 			return nil, fmt.Errorf("%s: turn %d needs user text and tool_output_tokens in 0..200000", path, i)
 		}
 	}
+	s.source = data
 	s.filler = []byte(strings.Repeat("lorem ipsum dolor sit amet ", 200_000*4/27+1))
 	return &s, nil
 }

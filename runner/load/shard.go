@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -72,6 +73,25 @@ func (j *Job) Load() (Config, error) {
 		cfg.Session = s
 	}
 	return cfg, nil
+}
+
+// RunJob runs a job as a driver in a container does: the job's JSON in,
+// the encoded result out.
+func RunJob(ctx, abort context.Context, job []byte, out io.Writer) error {
+	var j Job
+	if err := json.Unmarshal(job, &j); err != nil {
+		return fmt.Errorf("the job: %w", err)
+	}
+	cfg, err := j.Load()
+	if err != nil {
+		return err
+	}
+	cfg.Abort = abort
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return res.Encode(out)
 }
 
 // wire is a Result as it travels between processes: its histograms in

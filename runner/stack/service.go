@@ -16,6 +16,7 @@ import (
 const (
 	RoleMock    = "mock"
 	RoleGateway = "gateway"
+	RoleDriver  = "driver"
 )
 
 // Service is one container to run, resolved from a compose service (or

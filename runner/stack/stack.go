@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +26,15 @@ type Manager struct {
 
 // Start creates and starts s. A container that cannot start is removed.
 func (m *Manager) Start(ctx context.Context, s *Service) (*Container, error) {
+	c, err := m.Create(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return c, m.StartCreated(ctx, c)
+}
+
+// Create creates s without starting it, so files can be copied in first.
+func (m *Manager) Create(ctx context.Context, s *Service) (*Container, error) {
 	spec, err := s.Spec(m.Run, m.Dir)
 	if err != nil {
 		return nil, err
@@ -33,12 +43,67 @@ func (m *Manager) Start(ctx context.Context, s *Service) (*Container, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Container{ID: id, Service: s, Spec: spec, Started: time.Now()}
-	if err := m.Engine.Start(ctx, id); err != nil {
-		m.remove(id)
-		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
+	return &Container{ID: id, Service: s, Spec: spec}, nil
+}
+
+// StartCreated starts a created container; one that cannot start is removed.
+func (m *Manager) StartCreated(ctx context.Context, c *Container) error {
+	c.Started = time.Now()
+	if err := m.Engine.Start(ctx, c.ID); err != nil {
+		m.remove(c.ID)
+		return fmt.Errorf("start %s: %w", c.Spec.Name, err)
 	}
-	return c, nil
+	return nil
+}
+
+// RunOnce runs s to its end with files copied into dir first, and returns
+// what it wrote to standard output; it fails with its standard error when
+// it exits non-zero. The container is removed either way.
+func (m *Manager) RunOnce(ctx context.Context, s *Service, dir string, files map[string]File) (string, error) {
+	c, err := m.Create(ctx, s)
+	if err != nil {
+		return "", err
+	}
+	defer m.remove(c.ID)
+	if err := m.CopyIn(ctx, c, dir, files); err != nil {
+		return "", err
+	}
+	if err := m.StartCreated(ctx, c); err != nil {
+		return "", err
+	}
+	return m.Result(ctx, c)
+}
+
+// CopyIn puts files into dir of a created container.
+func (m *Manager) CopyIn(ctx context.Context, c *Container, dir string, files map[string]File) error {
+	if len(files) == 0 {
+		return nil
+	}
+	tarball, err := TarContext(files)
+	if err != nil {
+		return err
+	}
+	if err := m.Engine.CopyTo(ctx, c.ID, dir, bytes.NewReader(tarball)); err != nil {
+		return fmt.Errorf("copy into %s: %w", c.Spec.Name, err)
+	}
+	return nil
+}
+
+// Result waits for a started container to end and returns its standard
+// output; a non-zero exit is an error carrying its standard error.
+func (m *Manager) Result(ctx context.Context, c *Container) (string, error) {
+	code, err := m.Engine.Wait(ctx, c.ID)
+	if err != nil {
+		return "", err
+	}
+	stdout, stderr, err := m.Engine.Output(ctx, c.ID)
+	if err != nil {
+		return "", fmt.Errorf("output of %s: %w", c.Spec.Name, err)
+	}
+	if code != 0 {
+		return stdout, fmt.Errorf("%s exited with code %d:\n%s", c.Spec.Name, code, indent(strings.TrimSpace(stderr)))
+	}
+	return stdout, nil
 }
 
 // ExitError says a container stopped while it was expected to serve.

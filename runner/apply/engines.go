@@ -1,0 +1,205 @@
+package apply
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+
+	"github.com/gatewaybench/gatewaybench/internal/hostinfo"
+	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/stack"
+	"github.com/gatewaybench/gatewaybench/runner/usage"
+)
+
+// enginesInUse are the engines the plan puts a role on, local first, then
+// in the plan's order (an empty name is the local engine).
+func (r *runner) enginesInUse() []string {
+	l, d := r.o.Plan.Layout, r.o.Plan.Drivers
+	names := []string{l.Mock.Engine, l.Gateway.Engine}
+	if d.Container {
+		names = append(names, d.Engines...)
+	} else {
+		names = append(names, l.Driver.Engine)
+	}
+	for i, n := range names {
+		if n == "" {
+			names[i] = config.LocalEngine
+		}
+	}
+	var out []string
+	if slices.Contains(names, config.LocalEngine) {
+		out = append(out, config.LocalEngine)
+	}
+	for _, e := range r.o.Plan.Engines {
+		if e.Name != config.LocalEngine && slices.Contains(names, e.Name) {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+// engine is the engine of that name.
+func (r *runner) engine(name string) (stack.Engine, error) {
+	if name == config.LocalEngine || name == "" {
+		return r.o.Engine, nil
+	}
+	if e, ok := r.o.Engines[name]; ok {
+		return e, nil
+	}
+	return nil, fmt.Errorf("engine %q is in the plan but was not connected", name)
+}
+
+// mgr is the manager of this run's containers on an engine.
+func (r *runner) mgr(name string) *stack.Manager {
+	if name == "" {
+		name = config.LocalEngine
+	}
+	return r.mgrs[name]
+}
+
+// connect makes a manager per engine in use, checks each answers, and
+// removes what earlier runs left there.
+func (r *runner) connect(ctx context.Context, dir string) error {
+	r.mgrs = map[string]*stack.Manager{}
+	for _, name := range r.enginesInUse() {
+		e, err := r.engine(name)
+		if err != nil {
+			return err
+		}
+		if name != config.LocalEngine {
+			if _, err := e.Ping(ctx); err != nil {
+				return fmt.Errorf("engine %s: %w", name, err)
+			}
+		}
+		if n, err := stack.Sweep(ctx, e); err != nil {
+			return fmt.Errorf("sweep leftover containers on engine %s: %w", name, err)
+		} else if n > 0 {
+			r.o.Progress.Logf("removed %d container(s) left by an earlier run on engine %s", n, name)
+		}
+		r.mgrs[name] = &stack.Manager{Engine: e, Run: r.runID, Dir: dir}
+	}
+	return nil
+}
+
+// down removes this run's containers on every engine.
+func (r *runner) down() {
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for k := range r.mgrs {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		if n, err := r.mgrs[name].Down(); err != nil {
+			r.o.Progress.Logf("teardown on engine %s: %v (run `runner down`)", name, err)
+		} else if n > 0 {
+			r.o.Progress.Logf("removed %d container(s) on engine %s", n, name)
+		}
+	}
+}
+
+// spread says whether the plan leaves this machine's one engine: roles on
+// other engines, or drivers in containers.
+func (r *runner) spread() bool {
+	return len(r.enginesInUse()) > 1 || r.enginesInUse()[0] != config.LocalEngine || r.o.Plan.Drivers.Container
+}
+
+// readHosts fills r.hosts: where the plan stays on the local engine with
+// the driver in this process, this machine; otherwise each engine's host,
+// as a driver container there reads it.
+func (r *runner) readHosts(ctx context.Context) error {
+	r.hosts = map[string]hostinfo.Host{}
+	if !r.spread() {
+		r.hosts[config.LocalEngine] = hostinfo.Read()
+		return nil
+	}
+	for _, name := range r.enginesInUse() {
+		img, err := r.driverImage(ctx, name)
+		if err != nil {
+			return err
+		}
+		out, err := r.mgr(name).RunOnce(ctx, &stack.Service{Stack: "host", Role: stack.RoleDriver, Image: img.Ref, Cmd: []string{"-host"}}, "/", nil)
+		if err != nil {
+			return fmt.Errorf("read the host of engine %s: %w", name, err)
+		}
+		var h hostinfo.Host
+		if err := json.Unmarshal([]byte(out), &h); err != nil {
+			return fmt.Errorf("the host of engine %s: %q: %w", name, out, err)
+		}
+		r.hosts[name] = h
+		r.o.Progress.Logf("engine %s: %s", name, h)
+	}
+	return nil
+}
+
+// driverImage builds (once per engine) the driver image on an engine.
+func (r *runner) driverImage(ctx context.Context, name string) (stack.Image, error) {
+	if img, ok := r.drivers[name]; ok {
+		return img, nil
+	}
+	e, err := r.engine(name)
+	if err != nil {
+		return stack.Image{}, err
+	}
+	img, err := r.o.DriverImage(ctx, e, map[string]string{stack.LabelRun: r.runID})
+	if err != nil {
+		return stack.Image{}, fmt.Errorf("driver image on engine %s: %w", name, err)
+	}
+	r.drivers[name] = img
+	return img, nil
+}
+
+// gatewayHost is the host of the gateways' engine: the machine a row's
+// host_cpu and kernel columns describe.
+func (r *runner) gatewayHost() hostinfo.Host {
+	e := r.o.Plan.Layout.Gateway.Engine
+	if e == "" {
+		e = config.LocalEngine
+	}
+	return r.hosts[e]
+}
+
+// hostsText is the rows' hosts column: each engine in use and its host.
+func (r *runner) hostsText() string {
+	if !r.spread() {
+		return ""
+	}
+	var parts []string
+	for _, name := range r.enginesInUse() {
+		parts = append(parts, name+": "+r.hosts[name].String())
+	}
+	return strings.Join(parts, "; ")
+}
+
+// enginesText is the rows' engines column: which engine ran each role.
+func (r *runner) enginesText() string {
+	l, d := r.o.Plan.Layout, r.o.Plan.Drivers
+	driver := l.Driver.Engine
+	if d.Container {
+		driver = strings.Join(d.Engines[:min(len(d.Engines), d.Instances)], ",")
+	}
+	return fmt.Sprintf("driver=%s mock=%s gateway=%s", driver, l.Mock.Engine, l.Gateway.Engine)
+}
+
+// onThisMachine says whether an engine's containers are reached on
+// loopback: only there can the runner check a port is free.
+func (r *runner) onThisMachine(engine string) bool {
+	ip := net.ParseIP(r.o.Plan.Address(engine))
+	return ip != nil && ip.IsLoopback()
+}
+
+// source reads a container's cgroup directly where this machine has it
+// (engines on this machine), or asks its engine for one-shot stats.
+func (r *runner) source(engine, id string) usage.Source {
+	if cg, err := usage.Find(r.o.CgroupRoot, id); err == nil {
+		return cg
+	}
+	e, err := r.engine(engine)
+	if err != nil {
+		e = r.o.Engine
+	}
+	return &engineSource{e: e, id: id}
+}

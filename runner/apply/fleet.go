@@ -1,0 +1,140 @@
+package apply
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/stack"
+)
+
+// startLead is how far ahead of now the drivers' shared start is set, per
+// driver, once their containers exist: a container starts in 0.1-0.5 s
+// here. A driver that still starts late says so in its row's verdict.
+const startLead = 500 * time.Millisecond
+
+// driveFleet runs one run's load in driver containers (docs/scale.md,
+// "Several drivers"): the load point split among the plan's driver
+// instances, each on its engine and the driver cpuset there, all from one
+// start on the wall clock; their results merged exactly. The caller's
+// Window is called at the shared window's ends on this machine's clock.
+func (r *runner) driveFleet(ctx, hard context.Context, cfg load.Config) (*load.Result, error) {
+	d, l := r.o.Plan.Drivers, r.o.Plan.Layout
+	window := cfg.Window
+	cfg.Window, cfg.Abort = nil, nil
+	var session []byte
+	if cfg.Session != nil {
+		session = cfg.Session.Source()
+	}
+	parts := load.Split(cfg, d.Instances)
+	type driver struct {
+		mgr *stack.Manager
+		c   *stack.Container
+	}
+	drivers := make([]driver, len(parts))
+	defer func() {
+		for _, dr := range drivers {
+			if dr.c != nil {
+				dr.mgr.Remove(dr.c)
+			}
+		}
+	}()
+	for i := range parts {
+		engine := d.Engines[i%len(d.Engines)]
+		img, err := r.driverImage(hard, engine)
+		if err != nil {
+			return nil, err
+		}
+		mgr := r.mgr(engine)
+		svc := &stack.Service{Stack: fmt.Sprintf("driver-%d", i+1), Role: stack.RoleDriver, Image: img.Ref,
+			Cmd: []string{"-job", "/job.json"}, CPUSet: l.Driver.CPUs.Text, Memory: l.Driver.Memory}
+		c, err := mgr.Create(hard, svc)
+		if err != nil {
+			return nil, fmt.Errorf("driver %d on engine %s: %w", i+1, engine, err)
+		}
+		drivers[i] = driver{mgr, c}
+	}
+	start := time.Now().Add(startLead * time.Duration(1+len(parts)))
+	for i := range parts {
+		parts[i].Start = start
+		job, err := json.Marshal(load.Job{Config: parts[i], Session: session})
+		if err != nil {
+			return nil, err
+		}
+		if err := drivers[i].mgr.CopyIn(hard, drivers[i].c, "/", map[string]stack.File{"job.json": {Mode: 0o644, Data: job}}); err != nil {
+			return nil, err
+		}
+	}
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for i := range drivers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = drivers[i].mgr.StartCreated(hard, drivers[i].c)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("driver %d: %w", i+1, err)
+		}
+	}
+	// The usage window on this machine's clock, as each driver opens and
+	// closes its own on the shared start (docs/scale.md says how clocks of
+	// several machines must agree).
+	var once sync.Once
+	end := func() {
+		once.Do(func() {
+			if window != nil {
+				window(false)
+			}
+		})
+	}
+	if window != nil {
+		begin := time.AfterFunc(time.Until(start.Add(cfg.Warmup)), func() { window(true) })
+		defer begin.Stop()
+	}
+	endTimer := time.AfterFunc(time.Until(start.Add(cfg.Warmup+cfg.Duration)), end)
+	defer endTimer.Stop()
+
+	results := make([]*load.Result, len(parts))
+	for i := range drivers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := drivers[i].mgr.Result(hard, drivers[i].c)
+			if err == nil {
+				results[i], err = load.DecodeResult(strings.NewReader(out))
+			}
+			errs[i] = err
+		}()
+	}
+	// A first Ctrl-C stops the run where it is: the drivers are removed and
+	// the row is written as partial from nothing measured.
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		for _, dr := range drivers {
+			dr.mgr.Remove(dr.c)
+		}
+		<-done
+		end()
+		m := load.Merge(cfg)
+		m.Partial = true
+		return m, nil
+	}
+	end()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("driver %d: %w", i+1, err)
+		}
+	}
+	return load.Merge(cfg, results...), nil
+}
