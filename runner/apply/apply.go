@@ -47,9 +47,9 @@ type Options struct {
 	// driver's (stack.DriverImage), on each engine a driver runs on.
 	MockImage   func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error)
 	DriverImage func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error)
-	ModuleDir  string // the repository, to build the mock image from source
-	CgroupRoot string // usually /sys/fs/cgroup
-	Progress   *Progress
+	ModuleDir   string // the repository, to build the mock image from source
+	CgroupRoot  string // usually /sys/fs/cgroup
+	Progress    *Progress
 	// ReadyTimeout bounds a stack's start-up: container start to first answer.
 	ReadyTimeout time.Duration
 	// PortFree checks that nothing listens where a stack is about to; nil
@@ -443,7 +443,9 @@ func (r *runner) meter(sc *plan.Scenario, run *plan.Run, a *arm, mockSrc usage.S
 		Base: r.baseRow(sc, a.plan, run.Trial, run.Point)}
 	m.Base.Variant = run.Variant
 	if r.o.Plan.Drivers.Container {
-		m.Drive = func(ctx context.Context, cfg load.Config) (*load.Result, error) { return r.driveFleet(ctx, m.Abort, cfg) }
+		m.Drive = func(ctx context.Context, cfg load.Config) (*load.Result, error) {
+			return r.driveFleet(ctx, m.Abort, cfg)
+		}
 	}
 	switch {
 	case len(a.containers) > 0:

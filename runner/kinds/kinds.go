@@ -112,7 +112,7 @@ type Meter struct {
 	// Drive runs a run's load: nil runs it in this process (load.Run); the
 	// executor sets it to run drivers in containers (docs/scale.md).
 	Drive func(ctx context.Context, cfg load.Config) (*load.Result, error)
-	Key      string // a hosted arm's key, read from its environment variable
+	Key   string // a hosted arm's key, read from its environment variable
 	// Abort, when done, cuts off requests in flight at once (the second
 	// Ctrl-C); the ctx given to Measure only stops new ones.
 	Abort context.Context

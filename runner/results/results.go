@@ -30,14 +30,14 @@ type Row struct {
 	Image, ImageID, GatewayVersion, ConfigHash, HostCPU, Kernel string
 	ImageSizeMiB                                                float64
 	// topology: the layout and what it costs (docs/method.md, "Topology")
-	Floor                                   string // the run's floor arm, or ""
-	CPUsDriver, CPUsMock, CPUsGateway       string
+	Floor                             string // the run's floor arm, or ""
+	CPUsDriver, CPUsMock, CPUsGateway string
 	// scale-out (docs/scale.md): the engine each role ran on, the hosts
 	// behind them, how many drivers offered the load, and the gateway's
 	// replicas and the CPUs of their cpusets together
-	Engines, Hosts         string
-	Drivers                int
-	Replicas, GatewayCores Optional
+	Engines, Hosts                          string
+	Drivers                                 int
+	Replicas, GatewayCores                  Optional
 	RigRTTSameUs, RigRTTCrossUs, TopologyUs Optional
 	// outcome
 	Status Status
@@ -63,11 +63,11 @@ type Row struct {
 	GatewayMemPeakMeasure                                  string
 	// per replica, in replica order, ";"-separated (the gateway_* columns
 	// hold their sums)
-	ReplicaCPUCores, ReplicaMemPeakMiB string
-	GatewayMemSamples                                      Optional // readings behind peak and growth
-	MockCPUCores, DriverCPUCores, DriverCPUUsPerReq        Optional
-	ColdStartMS                                            Optional
-	CostUSDPer1M, RPSPerUSDHour                            Optional
+	ReplicaCPUCores, ReplicaMemPeakMiB              string
+	GatewayMemSamples                               Optional // readings behind peak and growth
+	MockCPUCores, DriverCPUCores, DriverCPUUsPerReq Optional
+	ColdStartMS                                     Optional
+	CostUSDPer1M, RPSPerUSDHour                     Optional
 	// goodput: the share of measured requests that succeeded within the
 	// SLO the row states (empty: no SLO)
 	Goodput, SLOLatencyMS, SLOTTFTMS, SLOITLMS Optional
