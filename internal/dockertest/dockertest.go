@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -47,4 +48,85 @@ func BuildStatic(t *testing.T, pkg string) string {
 		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
 	}
 	return out
+}
+
+// SecondEngine starts a second Docker engine on this machine to stand in
+// for another host: its own socket, data root, exec root and pid file, no
+// bridge or iptables rules of its own (every container uses host
+// networking), its own containerd namespace. It returns the socket's
+// unix:// address; the engine is stopped when the test ends. Root and
+// dockerd are needed: without them the test skips (fails, when Required).
+func SecondEngine(t *testing.T) string {
+	t.Helper()
+	dockerd, err := exec.LookPath("dockerd")
+	if err != nil || os.Geteuid() != 0 {
+		if Required() {
+			t.Fatalf("GATEWAYBENCH_DOCKER=1 but a second engine cannot start here (dockerd: %v, uid %d)", err, os.Geteuid())
+		}
+		t.Skipf("a second engine needs root and dockerd (%v)", err)
+	}
+	// Not t.TempDir: the engine's data root may hold mounts until it has
+	// stopped, and a unix socket path must stay short.
+	dir, err := os.MkdirTemp("", "gb-engine-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := "unix://" + filepath.Join(dir, "docker.sock")
+	log, err := os.Create(filepath.Join(dir, "dockerd.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(dockerd, "--host", host, "--data-root", filepath.Join(dir, "data"), "--exec-root", filepath.Join(dir, "exec"),
+		"--pidfile", filepath.Join(dir, "docker.pid"), "--bridge", "none", "--iptables=false", "--ip-masq=false",
+		"--containerd-namespace", "gatewaybench-second", "--containerd-plugins-namespace", "gatewaybench-second-plugins")
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(60 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+		log.Close()
+		os.RemoveAll(dir)
+	})
+	e, err := docker.At(host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	// Wait for the engine's answer (or its exit), not for a fixed time.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := e.Ping(ctx)
+		cancel()
+		if err == nil {
+			return host
+		}
+		select {
+		case <-exited:
+			b, _ := os.ReadFile(filepath.Join(dir, "dockerd.log"))
+			t.Fatalf("the second dockerd exited: %s", tail(b))
+		default:
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(filepath.Join(dir, "dockerd.log"))
+			t.Fatalf("the second dockerd did not answer within 2 minutes: %s", tail(b))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func tail(b []byte) []byte {
+	if len(b) > 2000 {
+		return b[len(b)-2000:]
+	}
+	return b
 }

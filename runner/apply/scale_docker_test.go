@@ -1,0 +1,206 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/internal/dockertest"
+	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/kinds"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/stack"
+	"github.com/gatewaybench/gatewaybench/runner/stack/docker"
+)
+
+// fakeSSH puts an ssh on PATH that, asked to run `docker system
+// dial-stdio` on the test's host, runs it against the engine at sock: the
+// ssh:// engine path end to end, without an ssh server.
+func fakeSSH(t *testing.T, sock string) {
+	dir := t.TempDir()
+	script := fmt.Sprintf(`#!/bin/sh
+case "$*" in
+  *"-- gatewaybench@second-engine docker system dial-stdio") exec docker -H %s system dial-stdio ;;
+  *) echo "the test's ssh was asked: $*" >&2; exit 255 ;;
+esac
+`, sock)
+	if err := os.WriteFile(filepath.Join(dir, "ssh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// TestApplyTwoEngines: a second Docker engine on this machine stands in for
+// a second host. The mock and nginx run there (reached over ssh), two
+// drivers in containers run on the first; then the same file runs on one
+// engine with the driver in this process. Both runs must give rows of the
+// same shape (the same arms, points and statuses, the same measurement
+// columns filled), every container on the engine its role was placed on,
+// and nothing left on either engine.
+func TestApplyTwoEngines(t *testing.T) {
+	local := dockertest.Engine(t)
+	holdHost(t)
+	sock := dockertest.SecondEngine(t)
+	fakeSSH(t, sock)
+
+	cfg, _, diags := config.Load("testdata/scale.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	second, err := docker.At(cfg.Engine("second").Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	spread := t.TempDir()
+	_, o := loadPlan(t, "testdata/scale.hcl", spread)
+	onLocal, onSecond := record(local), record(second)
+	o.Engine, o.Engines, o.Progress = onLocal, map[string]stack.Engine{"second": onSecond}, &Progress{W: &timedLog{t: t}}
+	out, err := Run(context.Background(), context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, e := range map[string]stack.Engine{"local": local, "second": second} {
+		if left, _ := e.Containers(context.Background(), stack.LabelRun, out.RunID); len(left) != 0 {
+			t.Errorf("%d containers left on engine %s", len(left), name)
+		}
+	}
+	if got := onSecond.stacks(); !slices.Contains(got, "mock") || !slices.Contains(got, "nginx") || slices.ContainsFunc(got, isDriver) {
+		t.Errorf("the second engine ran %v; want the mock and nginx, no driver", got)
+	}
+	if got := onLocal.stacks(); !slices.Contains(got, "driver-1") || !slices.Contains(got, "driver-2") || slices.Contains(got, "mock") || slices.Contains(got, "nginx") {
+		t.Errorf("the local engine ran %v; want the drivers only", got)
+	}
+	for name, st := range onLocal.state {
+		if isDriver(name) && (st.CPUSet != cfg.CPUs.Driver.Text || !st.HostNet) {
+			t.Errorf("%s: cpuset %q, host network %v; want the driver's %q", name, st.CPUSet, st.HostNet, cfg.CPUs.Driver.Text)
+		}
+	}
+
+	// The same file on one engine, the driver in this process.
+	single := t.TempDir()
+	cfg1, o1 := loadPlan(t, "testdata/scale.hcl", single)
+	cfg1.Engines, cfg1.Placement = cfg1.Engines[:1], config.Roles[string]{Driver: config.LocalEngine, Mock: config.LocalEngine, Gateway: config.LocalEngine}
+	cfg1.Drivers = config.Drivers{Instances: 1, Engines: []string{config.LocalEngine}}
+	o1.Plan = plan.Build(cfg1, o1.Projects, kinds.Planner)
+	o1.Engine, o1.Progress = local, &Progress{W: &timedLog{t: t}}
+	if _, err := Run(context.Background(), context.Background(), o1); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, csv := range []string{"overhead.csv", "open.csv"} {
+		a, b := shape(t, filepath.Join(spread, csv)), shape(t, filepath.Join(single, csv))
+		if !slices.Equal(a, b) {
+			t.Errorf("%s: two engines gave\n%s\none engine\n%s", csv, strings.Join(a, "\n"), strings.Join(b, "\n"))
+		}
+		for _, r := range readCSV(t, filepath.Join(spread, csv)) {
+			t.Logf("%s two engines, %s %s c=%s rate=%s: %s ok, p50 %sms, drivers %s, engines %q, hosts %q, verdict %s", csv, r["gateway"], r["mode"],
+				r["concurrency"], r["rate_rps"], r["requests_ok"], r["latency_p50_ms"], r["drivers"], r["engines"], r["hosts"], r["verdict"])
+			if r["drivers"] != "2" || r["engines"] != "driver=local mock=second gateway=second" || strings.Count(r["hosts"], "cores") != 2 {
+				t.Errorf("%s %s: drivers %q engines %q hosts %q", csv, r["gateway"], r["drivers"], r["engines"], r["hosts"])
+			}
+		}
+		for _, r := range readCSV(t, filepath.Join(single, csv)) {
+			t.Logf("%s one engine, %s %s c=%s rate=%s: %s ok, p50 %sms", csv, r["gateway"], r["mode"], r["concurrency"], r["rate_rps"], r["requests_ok"], r["latency_p50_ms"])
+		}
+	}
+}
+
+func isDriver(stack string) bool { return strings.HasPrefix(stack, "driver-") }
+
+// shape is what a results file holds without its figures: per row, its
+// arm, point and status, and which measurement columns it fills.
+func shape(t *testing.T, path string) []string {
+	t.Helper()
+	// Columns that say how the load was made, not what it measured.
+	how := []string{"run_id", "engines", "hosts", "drivers", "host_cpu", "kernel", "image", "image_id", "image_size_mib",
+		"config_hash", "rig_rtt_same_core_us", "rig_rtt_cross_core_us", "topology_excess_us", "verdict"}
+	var out []string
+	for _, r := range readCSV(t, path) {
+		var filled []string
+		for k, v := range r {
+			if v != "" && !slices.Contains(how, k) {
+				filled = append(filled, k)
+			}
+		}
+		slices.Sort(filled)
+		out = append(out, fmt.Sprintf("%s %s c=%s rate=%s %s: %s", r["gateway"], r["mode"], r["concurrency"], r["rate_rps"], r["status"], strings.Join(filled, ",")))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// recording notes which stacks an engine started and what it says of them.
+type recording struct{ *inspecting }
+
+func record(e stack.Engine) recording {
+	return recording{&inspecting{Engine: e, started: map[string]time.Time{}, state: map[string]stack.ContainerState{}, labels: map[string]map[string]string{}}}
+}
+
+func (r recording) stacks() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for name := range r.started {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestApplyReplicas: nginx in two replicas on their own cpusets; the
+// driver's connections spread over them, and the replicas' own cgroups show
+// both served a fair share of the load.
+func TestApplyReplicas(t *testing.T) {
+	real := dockertest.Engine(t)
+	holdHost(t)
+	results := t.TempDir()
+	_, o := loadPlan(t, "testdata/replicas.hcl", results)
+	e := record(real)
+	o.Engine, o.Progress = e, &Progress{W: &timedLog{t: t}}
+	out, err := Run(context.Background(), context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := real.Containers(context.Background(), stack.LabelRun, out.RunID); len(left) != 0 {
+		t.Errorf("%d containers left", len(left))
+	}
+	for name, want := range map[string]string{"nginx": "1", "nginx-replica-2": "0"} {
+		if st, ok := e.state[name]; !ok || st.CPUSet != want {
+			t.Errorf("%s: started %v, cpuset %q; want %q", name, ok, st.CPUSet, want)
+		}
+	}
+	rows := readCSV(t, filepath.Join(results, "overhead.csv"))
+	seen := false
+	for _, r := range rows {
+		if r["gateway"] != "nginx" {
+			continue
+		}
+		seen = true
+		t.Logf("nginx x2: %s ok at %s/s, p50 %sms; gateway cores %s (per replica %s), peak MiB %s (per replica %s), cpus %s",
+			r["requests_ok"], r["rps"], r["latency_p50_ms"], r["gateway_cpu_cores"], r["replica_cpu_cores"], r["gateway_mem_peak_mib"], r["replica_mem_peak_mib"], r["cpus_gateway"])
+		if r["status"] != "ok" || r["replicas"] != "2" || r["gateway_cores"] != "2" || r["cpus_gateway"] != "1;0" {
+			t.Errorf("nginx row: status %s (%s), replicas %q, cores %q, cpus %q", r["status"], r["reason"], r["replicas"], r["gateway_cores"], r["cpus_gateway"])
+		}
+		parts := strings.Split(r["replica_cpu_cores"], ";")
+		if len(parts) != 2 {
+			t.Fatalf("replica_cpu_cores %q", r["replica_cpu_cores"])
+		}
+		a, _ := strconv.ParseFloat(parts[0], 64)
+		b, _ := strconv.ParseFloat(parts[1], 64)
+		// Four connections, two per replica: each replica's share of the CPU
+		// is near half; a quarter is the wide margin a busy host allows.
+		if a <= 0 || b <= 0 || a < 0.25*(a+b) || b < 0.25*(a+b) {
+			t.Errorf("replicas used %.3f and %.3f cores: the load was not split", a, b)
+		}
+	}
+	if !seen {
+		t.Fatal("no nginx row")
+	}
+}

@@ -1,0 +1,67 @@
+# Scale-out on two engines of one machine: the mock and nginx on a second
+# Docker engine (reached over ssh, as a remote host would be), two drivers
+# in containers on the first sharing each load point. TestApplyTwoEngines
+# runs it so and again on one engine, and compares the results' shapes.
+defaults {
+  allow_host_paths = ["../../.."]
+  trials   = 1
+  warmup   = "300ms"
+  duration = "1s"
+  settle   = "200ms"
+}
+
+engine "second" {
+  # The test puts an ssh on PATH that runs `docker system dial-stdio`
+  # against the second engine's socket.
+  host = "ssh://gatewaybench@second-engine"
+}
+
+placement {
+  driver  = "local"
+  mock    = "second"
+  gateway = "second"
+}
+
+driver {
+  instances = 2
+}
+
+cpus {
+  driver  = "0"
+  mock    = "0"
+  gateway = "1"
+}
+
+memory {
+  mock    = "256MiB"
+  gateway = "64MiB"
+}
+
+mock {
+  port = 28280
+  fallback_port = 28279
+  ttft = "0s"
+  itl  = "2ms"
+  output_tokens = 8
+}
+
+gateway "nginx" {
+  class   = "proxy"
+  compose = "../../../compose/nginx.yaml"
+  service = "nginx"
+  port    = 28281
+  api     = ["openai"]
+  prepare = ["../../../gateways/nginx/prepare.sh"]
+}
+
+scenario "overhead" {
+  kind        = "overhead"
+  stream      = true
+  concurrency = [1, 4]
+}
+
+scenario "open" {
+  kind        = "throughput"
+  rates       = [200]
+  max_in_flight = 16
+}
