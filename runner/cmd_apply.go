@@ -219,9 +219,21 @@ func moduleDir(dir string) string {
 }
 
 func cmdDown(args []string) int {
-	if len(args) != 0 {
-		fmt.Fprintln(os.Stderr, "usage: runner down")
+	if len(args) > 1 {
+		fmt.Fprintln(os.Stderr, "usage: runner down [FILE]  (with FILE, also on every engine it declares)")
 		return exitUsage
+	}
+	var others map[string]stack.Engine
+	if len(args) == 1 {
+		cfg, _, ok := loadConfig(args[0])
+		if !ok {
+			return exitUsage
+		}
+		var err error
+		if others, err = connectOthers(cfg.Engines); err != nil {
+			fmt.Fprintf(os.Stderr, "down: %v\n", err)
+			return exitFailure
+		}
 	}
 	lock, err := runlock.Acquire(runlock.Path(), "runner down")
 	if err != nil {
@@ -235,22 +247,30 @@ func cmdDown(args []string) int {
 		return exitFailure
 	}
 	defer engine.Close()
-	n, err := stack.Sweep(context.Background(), engine)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "down: %v\n", err)
-		return exitFailure
+	engines := map[string]stack.Engine{config.LocalEngine: engine}
+	maps.Copy(engines, others)
+	failed := false
+	for _, name := range slices.Sorted(maps.Keys(engines)) {
+		n, err := stack.Sweep(context.Background(), engines[name])
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "down: engine %s: %v\n", name, err)
+			failed = true
+			continue
+		}
+		fmt.Printf("removed %d container(s) labelled %s on engine %s\n", n, stack.LabelRun, name)
 	}
-	fmt.Printf("removed %d container(s) labelled %s\n", n, stack.LabelRun)
 	if n, err := stack.SweepTemp(); err != nil {
 		fmt.Fprintf(os.Stderr, "down: temporary directories: %v\n", err)
 		return exitFailure
 	} else if n > 0 {
 		fmt.Printf("removed %d temporary director(ies) of earlier runs\n", n)
 	}
+	if failed {
+		return exitFailure
+	}
 	return 0
 }
 
-// connect returns an engine that answers.
 // connectOthers connects to the plan's engines other than the local one:
 // a Docker context resolved to its endpoint, or a host as written.
 func connectOthers(engines []config.Engine) (map[string]stack.Engine, error) {

@@ -20,7 +20,7 @@ usage:
                           PNG figures from the CSVs alone (default results -> charts)
   runner compare [--max-regression 10%] OLD_DIR NEW_DIR
                           exit 1 when a gateway's overhead regressed beyond the threshold
-  runner down             remove every container carrying the project's labels
+  runner down [FILE]      remove every container carrying the project's labels (with FILE, on its engines too)
   runner drive [flags] URL  an ad-hoc load test (open or closed loop) with a summary table or --json
   runner selfbench mock   the mock's req/s and CPU/request against nginx, same cores, same wrk
   runner selfbench driver runner drive's req/s and p50 against wrk's, same cores, same nginx
