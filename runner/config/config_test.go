@@ -32,7 +32,8 @@ func loadAll(t *testing.T, path string) (*Config, []byte, hcl.Diagnostics) {
 
 func TestValidFiles(t *testing.T) {
 	files, _ := filepath.Glob("testdata/valid/*.hcl")
-	files = append(files, "../../benchmarks.hcl")
+	examples, _ := filepath.Glob("../../examples/*.hcl")
+	files = append(append(files, "../../benchmarks.hcl"), examples...)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			_, src, diags := loadAll(t, f)

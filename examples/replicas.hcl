@@ -1,0 +1,55 @@
+# A gateway scaled out: nginx alone and nginx in two replicas (each its own
+# container, port and cpuset), side by side under the same load. The
+# driver's connections go round robin over the replicas (connection k to
+# replica k mod 2); rows give the replicas' CPU and memory summed and one
+# by one (replica_cpu_cores, replica_mem_peak_mib).
+#
+#   go run ./runner apply examples/replicas.hcl --results results-replicas
+defaults {
+  allow_host_paths = [".."]
+  trials   = 3
+  warmup   = "1s"
+  duration = "3s"
+  settle   = "500ms"
+}
+
+cpus {
+  driver  = "0"
+  mock    = "1"
+  gateway = "1"
+}
+
+mock {
+  port = 18080
+}
+
+gateway "nginx" {
+  compose = "../compose/nginx.yaml"
+  service = "nginx"
+  class   = "proxy"
+  port    = 18081
+  api     = ["openai"]
+  version = "Debian nginx-light 1.22"
+  prepare = ["../gateways/nginx/prepare.sh"]
+}
+
+gateway "nginx-x2" {
+  compose      = "../compose/nginx.yaml"
+  service      = "nginx"
+  class        = "proxy"
+  port         = 18091 # and 18092 for the second replica
+  api          = ["openai"]
+  version      = "Debian nginx-light 1.22"
+  prepare      = ["../gateways/nginx/prepare.sh"]
+  replicas     = 2
+  replica_cpus = ["1", "0"]
+}
+
+scenario "overhead" {
+  kind        = "overhead"
+  concurrency = [1, 4, 32]
+  mock {
+    ttft = "0s"
+    itl  = "0s"
+  }
+}
