@@ -201,6 +201,10 @@ func (c *checker) replicas(r *rawGateway, cfg *Config, g *Gateway) {
 				continue
 			}
 		}
+		if both := set.Overlap(cfg.CPUs.Driver); len(both) > 0 && len(r.ReplicaCPUs) > 0 && cfg.Placement.Gateway == cfg.Placement.Driver {
+			c.add(hcl.DiagWarning, attrRange(r.Body, "replica_cpus"), "Overlapping cpusets",
+				fmt.Sprintf("replica %d shares CPUs %v with the driver: their CPU use competes, and the saturation guard judges them together.", i+1, both))
+		}
 		g.ReplicaCPUs = append(g.ReplicaCPUs, set)
 	}
 }

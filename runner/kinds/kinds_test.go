@@ -73,6 +73,7 @@ func TestSaturation(t *testing.T) {
 	// Two engines: a driver on each, the mock and gateway on the second
 	// with cpusets that read like the driver's.
 	apart := Rig{Driver: set("0"), Mock: set("0"), Gateway: set("1"), DriverEngines: 2, DriverBesideMock: true, MockBesideGateway: true}
+	replicas := layout("0", "1", "0-1")
 	for _, tc := range []struct {
 		name                  string
 		cpus                  Rig
@@ -90,6 +91,12 @@ func TestSaturation(t *testing.T) {
 		{"two driver engines: 1.5 of 2", apart, 1.5, 0.3, 0.3, true, ""},
 		{"two driver engines: full", apart, 1.85, 0.3, 0.3, true, "rig saturated: driver used 1.85 of 2 cpus"},
 		{"two driver engines: the mock alone", apart, 0.9, 0.92, 0.0, false, "rig saturated: mock used 0.92 of 1"},
+		// nginx in two replicas, one on the driver's core and one on the
+		// mock's: the three roles share the two cores (seen in a run: the
+		// driver 0.96, mock 0.44, gateway 0.75 at four clients).
+		{"a replica on the driver's core", replicas, 0.96, 0.44, 0.75, true, "rig saturated: driver, mock and gateway share cpus and used 2.15 of 2"},
+		{"a replica on the driver's core, direct arm", replicas, 0.96, 0.44, 0, false, "rig saturated: driver used 0.96 of 1 cpus"},
+		{"a replica on the driver's core, quiet", replicas, 0.5, 0.3, 0.4, true, ""},
 	} {
 		got := Saturation(tc.cpus, tc.driver, tc.mock, tc.gateway, tc.gatewayArm)
 		if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {

@@ -52,48 +52,83 @@ func RigOf(p *plan.Plan, a *plan.Arm) Rig {
 
 // Saturation is the rig's guard (docs/method.md, "Saturation"): a point
 // where the driver or the mock used nearly all of its CPUs cannot tell the
-// gateway's cost from the rig's. Roles that share CPUs are judged together.
-// Where the mock shares the gateway's CPUs (the 2-core default layout), a
+// gateway's cost from the rig's. Roles that share CPUs (on one engine) are
+// judged together, over the CPUs of them all. Where the mock shares the
+// gateway's CPUs but the driver does not (the 2-core default layout), a
 // gateway arm that fills them is "contended": its figures hold for that
 // layout, but part of the CPU went to the mock (its share is given).
 func Saturation(r Rig, driver, mock, gateway float64, gatewayArm bool) string {
-	union := func(sets ...config.CPUSet) int {
+	full := func(used float64, n int) bool { return used > 0.9*float64(n) }
+	// Driver and mock share where one driver engine holds both on shared
+	// CPUs; drivers spread over engines are judged alone. Likewise the
+	// driver and the gateway (a replica on the driver's cores).
+	one := r.DriverEngines <= 1
+	dm := one && r.DriverBesideMock && len(r.Driver.Overlap(r.Mock)) > 0
+	dg := one && r.DriverBesideMock && r.MockBesideGateway && len(r.Driver.Overlap(r.Gateway)) > 0
+	mg := r.MockBesideGateway && len(r.Mock.Overlap(r.Gateway)) > 0
+	if !gatewayArm { // the direct arm: the gateway idles, the mock is judged on its own CPUs
+		gateway, dg, mg = 0, false, false
+	}
+	type role struct {
+		name string
+		cpus config.CPUSet
+		used float64
+	}
+	roles := []role{{"driver", r.Driver, driver}, {"mock", r.Mock, mock}, {"gateway", r.Gateway, gateway}}
+	shares := [3][3]bool{{false, dm, dg}, {dm, false, mg}, {dg, mg, false}}
+	// Groups of roles that share CPUs, directly or through another.
+	group := [3]int{0, 1, 2}
+	for changed := true; changed; {
+		changed = false
+		for i := range 3 {
+			for j := range 3 {
+				if shares[i][j] && group[j] != group[i] {
+					group[i], group[j] = min(group[i], group[j]), min(group[i], group[j])
+					changed = true
+				}
+			}
+		}
+	}
+	for g := range 3 {
+		var names []string
+		var used float64
 		seen := map[int]bool{}
-		for _, s := range sets {
-			for _, c := range s.CPUs {
+		for i, ro := range roles {
+			if group[i] != g {
+				continue
+			}
+			names, used = append(names, ro.name), used+ro.used
+			for _, c := range ro.cpus.CPUs {
 				seen[c] = true
 			}
 		}
-		return len(seen)
-	}
-	full := func(used float64, n int) bool { return used > 0.9*float64(n) }
-	drivers := len(r.Driver.CPUs) * max(r.DriverEngines, 1)
-	// Driver and mock are judged together where one driver engine holds
-	// both on shared CPUs; drivers spread over engines are judged alone.
-	dm := r.DriverBesideMock && r.DriverEngines <= 1 && len(r.Driver.Overlap(r.Mock)) > 0
-	mg := r.MockBesideGateway && len(r.Mock.Overlap(r.Gateway)) > 0
-	switch {
-	case dm:
-		if n := union(r.Driver, r.Mock); full(driver+mock, n) {
-			return fmt.Sprintf("rig saturated: driver and mock share cpus and used %.2f of %d", driver+mock, n)
+		n := len(seen)
+		if g == 0 && len(names) == 1 {
+			n = len(r.Driver.CPUs) * max(r.DriverEngines, 1) // drivers on several engines
 		}
-	case full(driver, drivers):
-		return fmt.Sprintf("rig saturated: driver used %.2f of %d cpus", driver, drivers)
-	}
-	if mg {
-		n := union(r.Mock, r.Gateway)
+		if len(names) == 0 || !full(used, n) {
+			continue
+		}
 		switch {
-		case !gatewayArm && full(mock, n):
-			return fmt.Sprintf("rig saturated: mock used %.2f of %d cpus", mock, n)
-		case gatewayArm && full(mock+gateway, n):
-			return fmt.Sprintf("contended: gateway and mock share cpus and used %.2f of %d (mock %.2f)", mock+gateway, n, mock)
+		case len(names) == 1 && names[0] == "gateway":
+			// the gateway filling its own CPUs is what is measured
+		case len(names) == 1:
+			return fmt.Sprintf("rig saturated: %s used %.2f of %d cpus", names[0], used, n)
+		case names[0] != "driver" && gatewayArm:
+			return fmt.Sprintf("contended: gateway and mock share cpus and used %.2f of %d (mock %.2f)", used, n, mock)
+		default:
+			return fmt.Sprintf("rig saturated: %s share cpus and used %.2f of %d", joinAnd(names), used, n)
 		}
-		return ""
-	}
-	if !dm && full(mock, len(r.Mock.CPUs)) {
-		return fmt.Sprintf("rig saturated: mock used %.2f of %d cpus", mock, len(r.Mock.CPUs))
 	}
 	return ""
+}
+
+// joinAnd joins names as a sentence does: "a and b", "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // pcts are h's percentiles in ms, each only where enough samples support it.
