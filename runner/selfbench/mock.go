@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
+	"github.com/gatewaybench/gatewaybench/runner/stats"
 )
 
 // Options are shared by the self-benchmarks.
@@ -143,12 +144,24 @@ func Mock(ctx context.Context, o Options) error {
 	tw.Flush()
 	mockMed := median(results["mock"], func(s sample) float64 { return s.RPS })
 	nginxMed := median(results["nginx"], func(s sample) float64 { return s.RPS })
-	ratio := mockMed.RPS / nginxMed.RPS
+	// The ratio is taken round by round, the two servers measured back to
+	// back, so the host's slow drift (a busy neighbour) cancels within a
+	// round; the median of the rounds' ratios is the figure, with its
+	// interval where the rounds allow one.
+	var ratios []string
+	var rs []float64
+	for r := range o.Rounds {
+		x := results["mock"][r].RPS / results["nginx"][r].RPS
+		rs, ratios = append(rs, x), append(ratios, strconv.FormatFloat(x, 'f', 3, 64))
+	}
+	e, _ := stats.MedianCI(rs)
 	verdict := "meets"
-	if ratio < mockTarget {
+	if e.Median < mockTarget {
 		verdict = "MISSES"
 	}
-	fmt.Fprintf(o.Out, "mock/nginx req/s: %.3fx (median of %d; target >= %.2fx: %s)\n", ratio, o.Rounds, mockTarget, verdict)
+	interval := fmt.Sprintf("[%.3f, %.3f] at %.0f%%", e.Lo, e.Hi, e.Confidence*100)
+	fmt.Fprintf(o.Out, "mock/nginx req/s: %.3fx, median of the rounds' ratios (%s), interval %s; target >= %.2fx: %s\n",
+		e.Median, strings.Join(ratios, " "), interval, mockTarget, verdict)
 	fmt.Fprintf(o.Out, "mock/nginx CPU per request: %.2fx\n",
 		float64(mockMed.CPUPerReq)/float64(nginxMed.CPUPerReq))
 
