@@ -45,6 +45,27 @@ gateway "nginx-x2" {
   replica_cpus = ["1", "0"]
 }
 
+# The same two replicas behind a declared L7 balancer: nginx, round robin
+# per request (compose/nginx-lb.yaml). Its CPU and memory are in the arm's
+# sums, and apart in balancer_cpu_cores and balancer_mem_peak_mib.
+gateway "nginx-x2-lb" {
+  compose      = "../compose/nginx.yaml"
+  service      = "nginx"
+  class        = "proxy"
+  port         = 18093 # and 18094
+  api          = ["openai"]
+  version      = "Debian nginx-light 1.22"
+  prepare      = ["../gateways/nginx/prepare.sh"]
+  replicas     = 2
+  replica_cpus = ["1", "0"]
+  balancer {
+    compose = "../compose/nginx-lb.yaml"
+    service = "lb"
+    port    = 18095
+    cpus    = "1"
+  }
+}
+
 scenario "overhead" {
   kind        = "overhead"
   concurrency = [1, 4, 32]

@@ -13,9 +13,11 @@ import (
 	"io"
 	"maps"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,6 +76,7 @@ type arm struct {
 	image      stack.Image
 	source     usage.Source   // every replica's container, read as one
 	replicas   []usage.Source // each replica's, when there are several
+	balancer   usage.Source   // a declared balancer's, when there is one
 	coldStart  time.Duration  // until the last replica answered
 	idleMem    uint64
 }
@@ -449,7 +452,7 @@ func (r *runner) meter(sc *plan.Scenario, run *plan.Run, a *arm, mockSrc usage.S
 	}
 	switch {
 	case len(a.containers) > 0:
-		m.Gateway, m.Replicas = a.source, a.replicas
+		m.Gateway, m.Replicas, m.Balancer = a.source, a.replicas, a.balancer
 		if a.image.Ref != "" {
 			m.Base.Image, m.Base.ImageID, m.Base.ImageSizeMiB = a.image.Ref, a.image.ID, kinds.MiB(uint64(a.image.Size))
 		}
@@ -571,9 +574,7 @@ func (r *runner) startArm(ctx context.Context, pa *plan.Arm) (*arm, error) {
 		}
 		a.containers = append(a.containers, c)
 		req := *pa.Ready
-		if len(req.URLs) > i {
-			req.URL = req.URLs[i]
-		}
+		req.URL = atPort(req.URL, rep.Port) // each replica is readied on its own port
 		shape := kinds.Shape(req)
 		cold, err := mgr.WaitReady(ctx, c, func(ctx context.Context) (time.Time, error) { return load.Probe(ctx, req.URL, shape, nil) }, r.o.ReadyTimeout)
 		if err == nil && len(req.ExpectHeaders) > 0 {
@@ -591,13 +592,74 @@ func (r *runner) startArm(ctx context.Context, pa *plan.Arm) (*arm, error) {
 		a.coldStart = max(a.coldStart, cold)
 		a.replicas = append(a.replicas, r.source(engine, c.ID))
 	}
-	a.source = a.replicas[0]
-	if len(a.replicas) > 1 {
-		a.source = usage.Sum(a.replicas)
-	} else {
+	all := slices.Clone(a.replicas)
+	if b := pa.Balancer; b != nil {
+		c, cold, err := r.startBalancer(ctx, pa, mgr)
+		if err != nil {
+			return fail(err)
+		}
+		a.containers = append(a.containers, c)
+		a.coldStart = max(a.coldStart, cold)
+		a.balancer = r.source(engine, c.ID)
+		all = append(all, a.balancer)
+	}
+	a.source = all[0]
+	if len(all) > 1 {
+		a.source = usage.Sum(all)
+	}
+	if len(a.replicas) < 2 {
 		a.replicas = nil
 	}
 	return a, nil
+}
+
+// startBalancer starts an arm's declared balancer, once its replicas are
+// up, and waits until the scenario's request works through it.
+func (r *runner) startBalancer(ctx context.Context, pa *plan.Arm, mgr *stack.Manager) (*stack.Container, time.Duration, error) {
+	b := pa.Balancer
+	proj := r.o.Projects[b.Project]
+	if proj == nil {
+		return nil, 0, fmt.Errorf("no compose project loaded for %s", b.Project)
+	}
+	svc, err := stack.FromCompose(proj, b.Service)
+	if err != nil {
+		return nil, 0, err
+	}
+	svc.Stack, svc.Role, svc.CPUSet = pa.Name+"-balancer", stack.RoleBalancer, b.CPUs.Text
+	if pa.Placement != nil {
+		svc.Memory = pa.Placement.Memory
+	}
+	img := stack.EnsureImage(ctx, mgr.Engine, &svc, map[string]string{stack.LabelRun: r.runID})
+	if img.Unavailable != "" {
+		return nil, 0, fmt.Errorf("balancer image %s unavailable: %s", img.Ref, img.Unavailable)
+	}
+	if r.onThisMachine(r.o.Plan.Layout.Gateway.Engine) {
+		if err := r.o.PortFree(b.Port); err != nil {
+			return nil, 0, err
+		}
+	}
+	c, err := mgr.Start(ctx, &svc)
+	if err != nil {
+		return nil, 0, err
+	}
+	req := *pa.Ready
+	shape := kinds.Shape(req)
+	cold, err := mgr.WaitReady(ctx, c, func(ctx context.Context) (time.Time, error) { return load.Probe(ctx, req.URL, shape, nil) }, r.o.ReadyTimeout)
+	if err != nil {
+		mgr.Remove(c)
+		return nil, 0, fmt.Errorf("balancer: %w", err)
+	}
+	return c, cold, nil
+}
+
+// atPort is u with its port replaced.
+func atPort(u string, port int) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	p.Host = net.JoinHostPort(p.Hostname(), strconv.Itoa(port))
+	return p.String()
 }
 
 // startHosted readies a hosted arm: its key from the environment and one

@@ -154,9 +154,10 @@ func (r recording) stacks() []string {
 	return out
 }
 
-// TestApplyReplicas: nginx in two replicas on their own cpusets; the
-// driver's connections spread over them, and the replicas' own cgroups show
-// both served a fair share of the load.
+// TestApplyReplicas: nginx in two replicas on their own cpusets, reached
+// by client-side round robin and, as a second arm, behind a declared nginx
+// balancer; the replicas' own cgroups show both served a fair share of the
+// load either way.
 func TestApplyReplicas(t *testing.T) {
 	real := dockertest.Engine(t)
 	holdHost(t)
@@ -171,22 +172,27 @@ func TestApplyReplicas(t *testing.T) {
 	if left, _ := real.Containers(context.Background(), stack.LabelRun, out.RunID); len(left) != 0 {
 		t.Errorf("%d containers left", len(left))
 	}
-	for name, want := range map[string]string{"nginx": "1", "nginx-replica-2": "0"} {
+	for name, want := range map[string]string{"nginx": "1", "nginx-replica-2": "0", "nginx-lb": "1", "nginx-lb-replica-2": "0", "nginx-lb-balancer": "1"} {
 		if st, ok := e.state[name]; !ok || st.CPUSet != want {
 			t.Errorf("%s: started %v, cpuset %q; want %q", name, ok, st.CPUSet, want)
 		}
 	}
 	rows := readCSV(t, filepath.Join(results, "overhead.csv"))
-	seen := false
+	seen := map[string]bool{}
 	for _, r := range rows {
-		if r["gateway"] != "nginx" {
+		if r["gateway"] == "direct" {
 			continue
 		}
-		seen = true
-		t.Logf("nginx x2: %s ok at %s/s, p50 %sms; gateway cores %s (per replica %s), peak MiB %s (per replica %s), cpus %s",
-			r["requests_ok"], r["rps"], r["latency_p50_ms"], r["gateway_cpu_cores"], r["replica_cpu_cores"], r["gateway_mem_peak_mib"], r["replica_mem_peak_mib"], r["cpus_gateway"])
+		seen[r["gateway"]] = true
+		t.Logf("%s: %s ok at %s/s, p50 %sms; gateway cores %s (per replica %s, balancer %s), peak MiB %s (per replica %s), cpus %s",
+			r["gateway"], r["requests_ok"], r["rps"], r["latency_p50_ms"], r["gateway_cpu_cores"], r["replica_cpu_cores"], r["balancer_cpu_cores"],
+			r["gateway_mem_peak_mib"], r["replica_mem_peak_mib"], r["cpus_gateway"])
 		if r["status"] != "ok" || r["replicas"] != "2" || r["gateway_cores"] != "2" || r["cpus_gateway"] != "1;0" {
-			t.Errorf("nginx row: status %s (%s), replicas %q, cores %q, cpus %q", r["status"], r["reason"], r["replicas"], r["gateway_cores"], r["cpus_gateway"])
+			t.Errorf("%s row: status %s (%s), replicas %q, cores %q, cpus %q", r["gateway"], r["status"], r["reason"], r["replicas"], r["gateway_cores"], r["cpus_gateway"])
+		}
+		// Behind the balancer its CPU is counted apart and in the sum.
+		if lb := r["gateway"] == "nginx-lb"; lb != (r["balancer_cpu_cores"] != "") {
+			t.Errorf("%s: balancer cores %q", r["gateway"], r["balancer_cpu_cores"])
 		}
 		parts := strings.Split(r["replica_cpu_cores"], ";")
 		if len(parts) != 2 {
@@ -200,7 +206,7 @@ func TestApplyReplicas(t *testing.T) {
 			t.Errorf("replicas used %.3f and %.3f cores: the load was not split", a, b)
 		}
 	}
-	if !seen {
-		t.Fatal("no nginx row")
+	if !seen["nginx"] || !seen["nginx-lb"] {
+		t.Fatalf("rows for %v; want nginx (client-side round robin) and nginx-lb (a balancer)", seen)
 	}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"context"
 	"fmt"
+	"net"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -37,84 +38,128 @@ func ComposeEnv(cfg *Config, g *Gateway, replica int) map[string]string {
 	}
 }
 
-// LoadCompose loads every gateway's compose file with compose-go. Problems
-// are reported at the HCL attribute that named the file or service.
+// BalancerEnv is what a gateway's balancer's compose file is interpolated
+// with: the gateway's own variables, its port the balancer's, and the
+// replicas' addresses (REPLICA_ADDRS, comma-separated, and REPLICA_1 ...
+// REPLICA_N, each host:port).
+func BalancerEnv(cfg *Config, g *Gateway) map[string]string {
+	env := ComposeEnv(cfg, g, 0)
+	env["GATEWAY_PORT"] = strconv.Itoa(g.Balancer.Port)
+	env["GATEWAY_CORES"] = strconv.Itoa(len(g.Balancer.CPUs.CPUs))
+	delete(env, "GATEWAY_REPLICA")
+	var addrs []string
+	for i := range max(g.Replicas, 1) {
+		a := net.JoinHostPort(cfg.GatewayAddress(), strconv.Itoa(g.Port+i))
+		env["REPLICA_"+strconv.Itoa(i+1)] = a
+		addrs = append(addrs, a)
+	}
+	env["REPLICA_ADDRS"] = strings.Join(addrs, ",")
+	return env
+}
+
+// LoadCompose loads every gateway's compose file with compose-go: one
+// project per replica (config.ReplicaKey), and one for a declared balancer
+// (BalancerKey). Problems are reported at the HCL attribute that named the
+// file or service.
 func LoadCompose(ctx context.Context, cfg *Config) (map[string]*types.Project, hcl.Diagnostics) {
 	projects := map[string]*types.Project{}
 	var diags hcl.Diagnostics
-	fail := func(rng hcl.Range, summary, detail string) {
-		r := rng
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &r})
-	}
 	roots := hostRoots(cfg)
 	for i := range cfg.Gateways {
 		g := &cfg.Gateways[i]
 		if g.Hosted {
 			continue // no stack
 		}
-		if !insideTree(absPath(g.ComposePath), roots) {
-			fail(g.ComposeRange, "Compose file outside the benchmark",
-				fmt.Sprintf("gateway %q names %s, outside the directory tree of %s; move it there, or name its directory in defaults.allow_host_paths.",
-					g.Name, g.Compose, cfg.Filename))
-			continue
+		var envs []map[string]string
+		for r := range max(g.Replicas, 1) {
+			envs = append(envs, ComposeEnv(cfg, g, r))
 		}
-		src, err := ReadBounded(g.ComposePath)
-		if err != nil {
-			fail(g.ComposeRange, "Missing compose file",
-				fmt.Sprintf("gateway %q names %s, which cannot be read (%v). Create it or fix the path; it is relative to the directory of %s.",
-					g.Name, g.Compose, err, cfg.Filename))
-			continue
+		ps, more := loadStack(ctx, cfg, roots, composeRef{g.Name, g.Compose, g.ComposePath, g.Service, g.ComposeRange, g.ServiceRange}, envs)
+		diags = append(diags, more...)
+		for r, p := range ps {
+			projects[ReplicaKey(g.Name, r)] = p
 		}
-		if refused := rawRefusals(src); len(refused) > 0 {
-			fail(g.ComposeRange, "Compose file refused", fmt.Sprintf("%s: %s.", g.Compose, strings.Join(refused, "; ")))
-			continue
-		}
-		// Relative paths in a compose file are relative to the file, as in
-		// docker compose; absolute so a build context is found from anywhere.
-		dir, err := filepath.Abs(filepath.Dir(g.ComposePath))
-		if err != nil {
-			dir = filepath.Dir(g.ComposePath)
-		}
-		details := types.ConfigDetails{
-			WorkingDir:  dir,
-			ConfigFiles: []types.ConfigFile{{Filename: g.ComposePath}},
-			Environment: ComposeEnv(cfg, g, 0),
-		}
-		name := "gatewaybench-" + strings.ReplaceAll(g.Name, "_", "-")
-		// First without reading any file the compose file names (env files,
-		// extends): what it would reach is checked before it is read.
-		p, err := loader.LoadWithContext(ctx, details, func(o *loader.Options) {
-			o.SetProjectName(name, true)
-			o.SkipResolveEnvironment, o.SkipExtends, o.SkipInclude = true, true, true
-		})
-		if err != nil {
-			fail(g.ComposeRange, "Invalid compose file",
-				fmt.Sprintf("compose-go rejected %s for gateway %q: %v.", g.Compose, g.Name, err))
-			continue
-		}
-		if _, ok := p.Services[g.Service]; !ok {
-			fail(g.ServiceRange, "Service not in compose file",
-				fmt.Sprintf("%s has no service %q; it has: %s.", g.Compose, g.Service, strings.Join(serviceNames(p), ", ")))
-			continue
-		}
-		if refused := serviceRefusals(p, g.Service, roots); len(refused) > 0 {
-			fail(g.ServiceRange, "Compose service refused",
-				fmt.Sprintf("service %q of %s may not: %s.", g.Service, g.Compose, strings.Join(refused, "; ")))
-			continue
-		}
-		// One project per replica: each is interpolated with its own port
-		// and cores.
-		for i := range max(g.Replicas, 1) {
-			details.Environment = ComposeEnv(cfg, g, i)
-			if p, err = loader.LoadWithContext(ctx, details, func(o *loader.Options) { o.SetProjectName(name, true) }); err != nil {
-				fail(g.ComposeRange, "Invalid compose file",
-					fmt.Sprintf("compose-go rejected %s for gateway %q: %v.", g.Compose, g.Name, err))
-				break
+		if b := g.Balancer; b != nil {
+			ps, more := loadStack(ctx, cfg, roots, composeRef{g.Name + " (balancer)", b.Compose, b.ComposePath, b.Service, b.ComposeRange, b.ServiceRange},
+				[]map[string]string{BalancerEnv(cfg, g)})
+			diags = append(diags, more...)
+			if len(ps) == 1 {
+				projects[BalancerKey(g.Name)] = ps[0]
 			}
-			projects[ReplicaKey(g.Name, i)] = p
 		}
 	}
 	return projects, diags
+}
+
+// composeRef is a compose file and service as HCL names them.
+type composeRef struct {
+	who, compose, path, service string
+	composeRange, serviceRange  hcl.Range
+}
+
+// loadStack loads one compose file's service once per environment (a
+// replica's each): the file's checks first, without reading anything it
+// names, then the projects.
+func loadStack(ctx context.Context, cfg *Config, roots []string, c composeRef, envs []map[string]string) ([]*types.Project, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	fail := func(rng hcl.Range, summary, detail string) hcl.Diagnostics {
+		r := rng
+		return append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &r})
+	}
+	if !insideTree(absPath(c.path), roots) {
+		return nil, fail(c.composeRange, "Compose file outside the benchmark",
+			fmt.Sprintf("gateway %q names %s, outside the directory tree of %s; move it there, or name its directory in defaults.allow_host_paths.",
+				c.who, c.compose, cfg.Filename))
+	}
+	src, err := ReadBounded(c.path)
+	if err != nil {
+		return nil, fail(c.composeRange, "Missing compose file",
+			fmt.Sprintf("gateway %q names %s, which cannot be read (%v). Create it or fix the path; it is relative to the directory of %s.",
+				c.who, c.compose, err, cfg.Filename))
+	}
+	if refused := rawRefusals(src); len(refused) > 0 {
+		return nil, fail(c.composeRange, "Compose file refused", fmt.Sprintf("%s: %s.", c.compose, strings.Join(refused, "; ")))
+	}
+	// Relative paths in a compose file are relative to the file, as in
+	// docker compose; absolute so a build context is found from anywhere.
+	dir, err := filepath.Abs(filepath.Dir(c.path))
+	if err != nil {
+		dir = filepath.Dir(c.path)
+	}
+	details := types.ConfigDetails{
+		WorkingDir:  dir,
+		ConfigFiles: []types.ConfigFile{{Filename: c.path}},
+		Environment: envs[0],
+	}
+	name := "gatewaybench-" + strings.NewReplacer("_", "-", " ", "-", "(", "", ")", "").Replace(c.who)
+	// First without reading any file the compose file names (env files,
+	// extends): what it would reach is checked before it is read.
+	p, err := loader.LoadWithContext(ctx, details, func(o *loader.Options) {
+		o.SetProjectName(name, true)
+		o.SkipResolveEnvironment, o.SkipExtends, o.SkipInclude = true, true, true
+	})
+	if err != nil {
+		return nil, fail(c.composeRange, "Invalid compose file",
+			fmt.Sprintf("compose-go rejected %s for gateway %q: %v.", c.compose, c.who, err))
+	}
+	if _, ok := p.Services[c.service]; !ok {
+		return nil, fail(c.serviceRange, "Service not in compose file",
+			fmt.Sprintf("%s has no service %q; it has: %s.", c.compose, c.service, strings.Join(serviceNames(p), ", ")))
+	}
+	if refused := serviceRefusals(p, c.service, roots); len(refused) > 0 {
+		return nil, fail(c.serviceRange, "Compose service refused",
+			fmt.Sprintf("service %q of %s may not: %s.", c.service, c.compose, strings.Join(refused, "; ")))
+	}
+	var out []*types.Project
+	for _, env := range envs {
+		details.Environment = env
+		if p, err = loader.LoadWithContext(ctx, details, func(o *loader.Options) { o.SetProjectName(name, true) }); err != nil {
+			return nil, fail(c.composeRange, "Invalid compose file",
+				fmt.Sprintf("compose-go rejected %s for gateway %q: %v.", c.compose, c.who, err))
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 func serviceNames(p *types.Project) []string {

@@ -113,6 +113,9 @@ type Gateway struct {
 	// ReplicaCPUs[i]; the driver spreads its connections over them.
 	Replicas    int
 	ReplicaCPUs []CPUSet
+	// Balancer, when declared, is an L7 balancer in front of the replicas:
+	// requests go to it instead, round robin being its business.
+	Balancer *Balancer
 	// Hosted: no stack; requests go to URL (scheme and host), with the key
 	// read at run time from the environment variable APIKeyEnv.
 	Hosted       bool

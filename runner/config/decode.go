@@ -99,10 +99,12 @@ type rawGateway struct {
 	Prepare       []string                     `hcl:"prepare,optional"`
 	// Replicas run side by side, replica i on port + i, each on its own
 	// cpuset (ReplicaCPUs, default cpus.gateway).
-	Replicas    *int      `hcl:"replicas,optional"`
-	ReplicaCPUs []string  `hcl:"replica_cpus,optional"`
-	Body        hcl.Body  `hcl:",body"`
-	DeclRange   hcl.Range `hcl:",def_range"`
+	Replicas    *int     `hcl:"replicas,optional"`
+	ReplicaCPUs []string `hcl:"replica_cpus,optional"`
+	// Balancer: an L7 balancer in front of the replicas.
+	Balancer  *rawBalancer `hcl:"balancer,block"`
+	Body      hcl.Body     `hcl:",body"`
+	DeclRange hcl.Range    `hcl:",def_range"`
 }
 
 // rawHosted is a hosted API measured beside the direct arm: no container,
@@ -734,6 +736,17 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 				break
 			}
 			ports[port] = who
+		}
+		c.balancer(r.Balancer, cfg, &g)
+		if b := g.Balancer; b != nil {
+			if b.Port < 1 || b.Port > 65535 {
+				c.errorf(attrRange(r.Balancer.Body, "port"), "Invalid port", "port must be 1..65535; got %d.", b.Port)
+			} else if other, taken := ports[b.Port]; taken {
+				c.errorf(attrRange(r.Balancer.Body, "port"), "Port already in use",
+					"port %d (the balancer of gateway %s) is already used by %s; stacks of one scenario run side by side, so each needs its own port.", b.Port, r.Name, other)
+			} else {
+				ports[b.Port] = "the balancer of gateway " + r.Name
+			}
 		}
 		c.apis(b, r.API, r.Paths, &g)
 		for name, h := range r.APIHeaders {

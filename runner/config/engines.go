@@ -209,6 +209,45 @@ func (c *checker) replicas(r *rawGateway, cfg *Config, g *Gateway) {
 	}
 }
 
+// Balancer is a gateway's declared L7 balancer: a compose service of its
+// own, on its own port and cpuset, whose configuration reaches the
+// replicas at ${REPLICA_1} ... (BalancerEnv).
+type Balancer struct {
+	Compose, ComposePath, Service string
+	Port                          int
+	CPUs                          CPUSet
+	ComposeRange, ServiceRange    hcl.Range
+}
+
+type rawBalancer struct {
+	Compose string   `hcl:"compose"`
+	Service string   `hcl:"service"`
+	Port    int      `hcl:"port"`
+	CPUs    *string  `hcl:"cpus,optional"`
+	Body    hcl.Body `hcl:",body"`
+}
+
+// balancer reads a gateway's balancer block (its cpuset defaults to
+// cpus.gateway).
+func (c *checker) balancer(r *rawBalancer, cfg *Config, g *Gateway) {
+	if r == nil {
+		return
+	}
+	b := &Balancer{Compose: r.Compose, ComposePath: resolve(cfg.Dir, r.Compose), Service: r.Service, Port: r.Port, CPUs: cfg.CPUs.Gateway,
+		ComposeRange: attrRange(r.Body, "compose"), ServiceRange: attrRange(r.Body, "service")}
+	if r.CPUs != nil {
+		set, err := ParseCPUSet(*r.CPUs)
+		if err != nil {
+			c.errorf(attrRange(r.Body, "cpus"), "Invalid cpuset", "cpus = %q: %v.", *r.CPUs, err)
+		}
+		b.CPUs = set
+	}
+	g.Balancer = b
+}
+
+// BalancerKey names a gateway's balancer among the compose projects.
+func BalancerKey(gateway string) string { return gateway + "#balancer" }
+
 // maxReplicas bounds a gateway's replicas: each is a container and a port.
 const maxReplicas = 32
 

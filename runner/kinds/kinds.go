@@ -106,8 +106,10 @@ type Meter struct {
 	Scenario *plan.Scenario
 	Arm      *plan.Arm
 	Gateway  usage.Source // the arm's containers read as one; nil for the direct arm and hosted arms
-	// Replicas: each replica's container, when the arm has several.
+	// Replicas: each replica's container, when the arm has several;
+	// Balancer: its declared balancer's (both are in Gateway too).
 	Replicas []usage.Source
+	Balancer usage.Source
 	Mock     usage.Source
 	// Drive runs a run's load: nil runs it in this process (load.Run); the
 	// executor sets it to run drivers in containers (docs/scale.md).

@@ -39,10 +39,13 @@ func RigOf(p *plan.Plan, a *plan.Arm) Rig {
 		seen[e] = true
 	}
 	r.DriverEngines, r.DriverBesideMock = len(seen), seen[l.Mock.Engine]
-	if len(a.Replicas) > 1 {
+	if len(a.Replicas) > 1 || a.Balancer != nil {
 		var all []int
 		for _, rep := range a.Replicas {
 			all = append(all, rep.CPUs.CPUs...)
+		}
+		if a.Balancer != nil {
+			all = append(all, a.Balancer.CPUs.CPUs...)
 		}
 		slices.Sort(all)
 		r.Gateway = config.CPUSet{CPUs: slices.Compact(all)}

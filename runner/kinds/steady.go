@@ -49,8 +49,13 @@ func drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 	var gwS, mockS *usage.Sampler
 	var gwW, mockW usage.Window
 	var gwErr, mockErr error
-	repS := make([]*usage.Sampler, len(m.Replicas))
-	repW := make([]usage.Window, len(m.Replicas))
+	// Each replica, then the balancer, sampled apart over the same window.
+	parts := slices.Clone(m.Replicas)
+	if m.Balancer != nil {
+		parts = append(parts, m.Balancer)
+	}
+	repS := make([]*usage.Sampler, len(parts))
+	repW := make([]usage.Window, len(parts))
 	window := func(begin bool) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -58,7 +63,7 @@ func drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 			if m.Gateway != nil {
 				gwS, gwErr = usage.Begin(m.Gateway, sampleEvery)
 			}
-			for i, src := range m.Replicas {
+			for i, src := range parts {
 				repS[i], _ = usage.Begin(src, sampleEvery)
 			}
 			mockS, mockErr = usage.Begin(m.Mock, sampleEvery)
@@ -126,7 +131,12 @@ func drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 			verdicts = append(verdicts, "no gateway usage: "+gwErr.Error())
 		} else if gwS != nil {
 			fillGateway(&row, gwW, res, m.Plan.Cost)
-			fillReplicas(&row, repS, repW)
+			n := len(m.Replicas)
+			fillReplicas(&row, repS[:n], repW[:n])
+			if m.Balancer != nil && repS[n] != nil {
+				row.BalancerCPUCores = results.Some(results.Round3(repW[n].Cores()))
+				row.BalancerMemPeakMiB = results.Some(results.Round3(MiB(repW[n].Peak)))
+			}
 		}
 	}
 	row.Verdict = results.VerdictOK

@@ -90,6 +90,9 @@ type Arm struct {
 	// Replicas of a stack arm run side by side (at least one): each its own
 	// container, port and cpuset, from its own compose project.
 	Replicas []Replica `json:"replicas,omitempty"`
+	// Balancer, when declared, is an L7 balancer in front of the replicas,
+	// the container requests go to.
+	Balancer *Replica `json:"balancer,omitempty"`
 	// Ready is the request that proves the arm works for a scenario (only
 	// on a scenario's arms): the scenario's own request, with the headers
 	// the answer must carry.
@@ -100,7 +103,8 @@ type Arm struct {
 type Replica struct {
 	Port    int           `json:"port"`
 	CPUs    config.CPUSet `json:"cpus"`
-	Project string        `json:"project"` // its key in the compose projects (config.ReplicaKey)
+	Project string        `json:"project"`           // its key in the compose projects (config.ReplicaKey)
+	Service string        `json:"service,omitempty"` // a balancer's service (a replica's is the arm's)
 }
 
 // Scenario is one scenario's share of the plan.
@@ -270,6 +274,14 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 			if proj := projects[g.Name]; proj != nil {
 				a.Image, a.Mounts = proj.Services[g.Service].Image, mounts(proj, g.Service)
 			}
+			if b := g.Balancer; b != nil {
+				a.Balancer = &Replica{Port: b.Port, CPUs: b.CPUs, Project: config.BalancerKey(g.Name), Service: b.Service}
+				if bp := projects[a.Balancer.Project]; bp != nil {
+					for _, m := range mounts(bp, b.Service) {
+						a.Mounts = append(a.Mounts, "balancer: "+m)
+					}
+				}
+			}
 		}
 		p.Arms = append(p.Arms, a)
 	}
@@ -387,7 +399,10 @@ func request(cfg *config.Config, sc *config.Scenario, g *config.Gateway, pt Load
 		return r
 	}
 	r.URL = config.URLAt(cfg.GatewayAddress(), g.Port) + g.Paths[sc.API]
-	if g.Replicas > 1 {
+	switch {
+	case g.Balancer != nil:
+		r.URL = config.URLAt(cfg.GatewayAddress(), g.Balancer.Port) + g.Paths[sc.API]
+	case g.Replicas > 1:
 		for i := range g.Replicas {
 			r.URLs = append(r.URLs, config.URLAt(cfg.GatewayAddress(), g.Port+i)+g.Paths[sc.API])
 		}

@@ -59,6 +59,9 @@ func (p *Plan) WriteText(w io.Writer) {
 			}
 			listens = fmt.Sprintf("%d replicas (%s)", len(a.Replicas), strings.Join(rs, ", "))
 		}
+		if b := a.Balancer; b != nil {
+			listens = fmt.Sprintf("balancer :%d cpus %s, before %s", b.Port, b.CPUs.Text, listens)
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s service %s\t%s\t%s\n", a.Name, label, listens,
 			a.Compose, a.Service, dash(a.Image), dash(a.Version))
 	}

@@ -63,7 +63,9 @@ type Row struct {
 	GatewayMemPeakMeasure                                  string
 	// per replica, in replica order, ";"-separated (the gateway_* columns
 	// hold their sums)
-	ReplicaCPUCores, ReplicaMemPeakMiB              string
+	ReplicaCPUCores, ReplicaMemPeakMiB string
+	// a declared balancer in front of the replicas (also in the sums)
+	BalancerCPUCores, BalancerMemPeakMiB            Optional
 	GatewayMemSamples                               Optional // readings behind peak and growth
 	MockCPUCores, DriverCPUCores, DriverCPUUsPerReq Optional
 	ColdStartMS                                     Optional
@@ -235,6 +237,8 @@ var columns = func() []column {
 		{"gateway_mem_recovered_mib", func(r *Row) string { return r.GatewayMemRecoveredMiB.String() }},
 		{"replica_cpu_cores", func(r *Row) string { return r.ReplicaCPUCores }},
 		{"replica_mem_peak_mib", func(r *Row) string { return r.ReplicaMemPeakMiB }},
+		{"balancer_cpu_cores", func(r *Row) string { return r.BalancerCPUCores.String() }},
+		{"balancer_mem_peak_mib", func(r *Row) string { return r.BalancerMemPeakMiB.String() }},
 		{"mock_cpu_cores", func(r *Row) string { return r.MockCPUCores.String() }},
 		{"driver_cpu_cores", func(r *Row) string { return r.DriverCPUCores.String() }},
 		{"driver_cpu_us_per_req", func(r *Row) string { return r.DriverCPUUsPerReq.String() }},

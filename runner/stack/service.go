@@ -17,6 +17,8 @@ const (
 	RoleMock    = "mock"
 	RoleGateway = "gateway"
 	RoleDriver  = "driver"
+	// RoleBalancer is a gateway's declared L7 balancer in front of its replicas.
+	RoleBalancer = "balancer"
 )
 
 // Service is one container to run, resolved from a compose service (or

@@ -43,3 +43,21 @@ scenario "overhead" {
   kind        = "overhead"
   concurrency = [4]
 }
+
+# The same two replicas behind a declared L7 balancer (nginx).
+gateway "nginx-lb" {
+  class        = "proxy"
+  compose      = "../../../compose/nginx.yaml"
+  service      = "nginx"
+  port         = 28384
+  api          = ["openai"]
+  prepare      = ["../../../gateways/nginx/prepare.sh"]
+  replicas     = 2
+  replica_cpus = ["1", "0"]
+  balancer {
+    compose = "../../../compose/nginx-lb.yaml"
+    service = "lb"
+    port    = 28390
+    cpus    = "1"
+  }
+}

@@ -112,3 +112,17 @@ gateway "next_door" {
   port    = 18097 # want: Port already in use
   api     = ["openai"]
 }
+
+gateway "balanced" {
+  compose  = "x.yaml"
+  service  = "x"
+  port     = 18120
+  api      = ["openai"]
+  replicas = 2
+  balancer {
+    compose = "lb.yaml"
+    service = "lb"
+    port    = 18121 # want: Port already in use
+    cpus    = "a-b" # want: Invalid cpuset
+  }
+}
