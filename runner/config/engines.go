@@ -278,7 +278,7 @@ func (c *Config) addressOf(engine string) string {
 	return "127.0.0.1"
 }
 
-// describe is an engine as a plan line gives it.
+// String is the engine as a plan line gives it.
 func (e Engine) String() string {
 	switch {
 	case e.Context != "":

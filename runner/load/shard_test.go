@@ -215,3 +215,27 @@ func TestLateStartIsTold(t *testing.T) {
 		t.Errorf("merged verdict %q", m.Verdict)
 	}
 }
+
+// TestJobCarriesASession: a session run sent to a driver in a container
+// travels as the profile's text and runs there whole.
+func TestJobCarriesASession(t *testing.T) {
+	s := profiles(t)[0]
+	k := fastKnobs()
+	addr := startServer(t, server.New(k))
+	cfg := Config{URL: "http://" + addr + s.api.Path(), Shape: Shape{API: s.api, Model: "mock-model"},
+		Conns: 1, Requests: 2, Knobs: k, Fidelity: true, Session: s}
+	job, err := roundTrip(Job{Config: cfg, Session: s.Source()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.Session == nil || job.Session.Name != s.Name || len(job.Session.Turns) != len(s.Turns) {
+		t.Fatalf("the job's session: %+v", job.Session)
+	}
+	r, err := Run(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.OK != 2 || r.Errored() != 0 || r.Service.TotalCount() != int64(2*len(s.Turns)) {
+		t.Errorf("%d sessions ok, %d failed (%v), %d turns", r.OK, r.Errored(), r.FirstError, r.Service.TotalCount())
+	}
+}
