@@ -94,7 +94,11 @@ func SecondEngine(t *testing.T) string {
 			<-exited
 		}
 		log.Close()
-		os.RemoveAll(dir)
+		// dockerd leaves its network namespace mounted under the exec root.
+		syscall.Unmount(filepath.Join(dir, "exec", "netns", "default"), syscall.MNT_DETACH)
+		if err := os.RemoveAll(dir); err != nil {
+			t.Logf("the second engine's directory stays: %v", err)
+		}
 	})
 	e, err := docker.At(host)
 	if err != nil {
