@@ -7,15 +7,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/gatewaybench/gatewaybench/internal/hostinfo"
+	"github.com/gatewaybench/gatewaybench/internal/interrupt"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 )
 
@@ -40,15 +38,7 @@ func run(path string) error {
 	}
 	// A stop (SIGTERM, or the executor's interrupt) ends load; a second cuts
 	// off the requests in flight, as runner drive's Ctrl-C does.
-	ctx, stop := context.WithCancel(context.Background())
-	abort, cut := context.WithCancel(context.Background())
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	go func() {
-		<-sig
-		stop()
-		<-sig
-		cut()
-	}()
+	ctx, abort, release := interrupt.Contexts("", "")
+	defer release()
 	return load.RunJob(ctx, abort, job, os.Stdout)
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/gatewaybench/gatewaybench/internal/affinity"
+	"github.com/gatewaybench/gatewaybench/internal/interrupt"
 	"github.com/gatewaybench/gatewaybench/internal/runlock"
 	"github.com/gatewaybench/gatewaybench/runner/apply"
 	"github.com/gatewaybench/gatewaybench/runner/config"
@@ -97,7 +98,7 @@ func cmdApply(args []string) int {
 		}
 	}
 
-	loadCtx, hardCtx, release := interrupts("interrupted: stopping load, keeping finished runs, tearing down (again to tear down at once)",
+	loadCtx, hardCtx, release := interrupt.Contexts("interrupted: stopping load, keeping finished runs, tearing down (again to tear down at once)",
 		"tearing down now")
 	defer release()
 

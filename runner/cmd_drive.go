@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
+	"github.com/gatewaybench/gatewaybench/internal/interrupt"
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 )
@@ -88,7 +89,7 @@ func cmdDrive(args []string) int {
 
 	// The first Ctrl-C stops load and lets requests in flight finish (or time
 	// out); a second cuts them off at once.
-	ctx, abort, release := interrupts("interrupted: stopping load, waiting for requests in flight (again to cut them off)",
+	ctx, abort, release := interrupt.Contexts("interrupted: stopping load, waiting for requests in flight (again to cut them off)",
 		"cutting off the requests in flight")
 	defer release()
 	cfg.Abort = abort
