@@ -107,6 +107,7 @@ func drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 	}
 	row := m.Base
 	fill(&row, res)
+	row.Drivers = max(res.Drivers, 1) // a point with fewer connections than drivers runs on fewer
 	if res.Partial && row.Status == results.OK {
 		row.Status = results.Partial
 	}

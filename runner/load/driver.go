@@ -709,7 +709,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.Window = cfg.Duration
 	}
 	r.Partial = ctx.Err() != nil
-	r.StartLate = late
+	r.StartLate, r.Drivers = late, 1
 	r.finish(cfg)
 	return r, nil
 }

@@ -53,6 +53,8 @@ type Result struct {
 	DriverCPU  CPU
 	Connects   int
 	Partial    bool
+	// Drivers is how many drivers' results this is (Merge), 1 for a Run.
+	Drivers int
 	// StartLate: how long after the shared start (Config.Start) the
 	// driver began; past the warmup, its window opened without it.
 	StartLate time.Duration

@@ -185,6 +185,7 @@ func Merge(cfg Config, parts ...*Result) *Result {
 		r.StartLate = max(r.StartLate, p.StartLate)
 		r.Raw = append(r.Raw, p.Raw...)
 	}
+	r.Drivers = len(parts)
 	r.finish(cfg)
 	return r
 }
