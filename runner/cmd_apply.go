@@ -280,15 +280,14 @@ func connectOthers(engines []config.Engine) (map[string]stack.Engine, error) {
 		if e.Name == config.LocalEngine && e.Context == "" && e.Host == "" {
 			continue
 		}
-		host := e.Host
+		ep := docker.Endpoint{Host: e.Host}
 		if e.Context != "" {
-			h, err := docker.ContextHost(e.Context)
-			if err != nil {
+			var err error
+			if ep, err = docker.ContextEndpoint(e.Context); err != nil {
 				return nil, fmt.Errorf("engine %s: %w", e.Name, err)
 			}
-			host = h
 		}
-		eng, err := docker.At(host)
+		eng, err := docker.At(ep)
 		if err != nil {
 			return nil, fmt.Errorf("engine %s: %w", e.Name, err)
 		}

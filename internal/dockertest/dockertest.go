@@ -100,7 +100,7 @@ func SecondEngine(t *testing.T) string {
 			t.Logf("the second engine's directory stays: %v", err)
 		}
 	})
-	e, err := docker.At(host)
+	e, err := docker.At(docker.Endpoint{Host: host})
 	if err != nil {
 		t.Fatal(err)
 	}

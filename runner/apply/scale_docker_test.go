@@ -53,7 +53,7 @@ func TestApplyTwoEngines(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	second, err := docker.At(cfg.Engine("second").Host)
+	second, err := docker.At(docker.Endpoint{Host: cfg.Engine("second").Host})
 	if err != nil {
 		t.Fatal(err)
 	}

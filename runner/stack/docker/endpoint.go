@@ -3,11 +3,14 @@ package docker
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -18,60 +21,113 @@ import (
 	"github.com/docker/docker/client"
 )
 
-// At connects to the engine at host (unix://, tcp:// or ssh://, as
-// DOCKER_HOST takes them). ssh:// runs `ssh HOST docker system dial-stdio`
-// and speaks the API over its standard input and output, as the docker
-// CLI does: the remote user needs the docker CLI and access to its socket.
-func At(host string) (*Engine, error) {
-	u, err := url.Parse(host)
+// Endpoint is how an engine is reached: its host (unix://, tcp:// or
+// ssh://, as DOCKER_HOST takes them) and, for tcp, its TLS material.
+type Endpoint struct {
+	Host          string
+	CA, Cert, Key string // PEM files; empty: none
+	SkipTLSVerify bool
+}
+
+// At connects to the engine at ep. ssh:// runs `ssh HOST docker system
+// dial-stdio` and speaks the API over its standard input and output, as the
+// docker CLI does: the remote user needs the docker CLI and access to its
+// socket. A tcp endpoint with TLS material (or told to skip verifying) is
+// spoken to over https.
+func At(ep Endpoint) (*Engine, error) {
+	u, err := url.Parse(ep.Host)
 	if err != nil {
-		return nil, fmt.Errorf("engine host %q: %w", host, err)
+		return nil, fmt.Errorf("engine host %q: %w", ep.Host, err)
 	}
 	opts := []client.Opt{client.WithAPIVersionNegotiation()}
+	if ep.CA != "" || ep.Cert != "" || ep.SkipTLSVerify {
+		cfg, err := tlsConfig(ep)
+		if err != nil {
+			return nil, err
+		}
+		// The HTTP client first: WithHost then sets up its transport's dialing.
+		opts = append(opts, client.WithHTTPClient(&http.Client{Transport: &http.Transport{TLSClientConfig: cfg}}))
+	}
 	if u.Scheme == "ssh" {
 		opts = append(opts, client.WithHost("http://docker.invalid"), client.WithDialContext(sshDialer(u)))
 	} else {
-		opts = append(opts, client.WithHost(host))
+		opts = append(opts, client.WithHost(ep.Host))
 	}
 	cli, err := client.NewClientWithOpts(opts...)
 	if err != nil {
-		return nil, fmt.Errorf("docker client for %s: %w", host, err)
+		return nil, fmt.Errorf("docker client for %s: %w", ep.Host, err)
 	}
 	return &Engine{cli: cli}, nil
 }
 
-// ContextHost is the Docker endpoint a Docker context names, read from the
-// docker CLI's context store ($DOCKER_CONFIG, or ~/.docker): contexts/meta/
-// <sha256 of the name>/meta.json. TLS material of tcp contexts is not read:
-// such an engine is reached without TLS, which the error says when it fails.
-func ContextHost(name string) (string, error) {
+func tlsConfig(ep Endpoint) (*tls.Config, error) {
+	cfg := &tls.Config{InsecureSkipVerify: ep.SkipTLSVerify, MinVersion: tls.VersionTLS12}
+	if ep.CA != "" {
+		pem, err := os.ReadFile(ep.CA)
+		if err != nil {
+			return nil, fmt.Errorf("engine %s: CA: %w", ep.Host, err)
+		}
+		cfg.RootCAs = x509.NewCertPool()
+		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("engine %s: no certificate in %s", ep.Host, ep.CA)
+		}
+	}
+	if ep.Cert != "" {
+		pair, err := tls.LoadX509KeyPair(ep.Cert, ep.Key)
+		if err != nil {
+			return nil, fmt.Errorf("engine %s: client certificate: %w", ep.Host, err)
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	}
+	return cfg, nil
+}
+
+// ContextEndpoint is the endpoint a Docker context names, read from the
+// docker CLI's context store ($DOCKER_CONFIG, or ~/.docker):
+// contexts/meta/<sha256 of the name>/meta.json, and its TLS material in
+// contexts/tls/<same>/docker/{ca,cert,key}.pem where the context has any.
+func ContextEndpoint(name string) (Endpoint, error) {
 	dir := os.Getenv("DOCKER_CONFIG")
 	if dir == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", err
+			return Endpoint{}, err
 		}
 		dir = filepath.Join(home, ".docker")
 	}
 	sum := sha256.Sum256([]byte(name))
-	path := filepath.Join(dir, "contexts", "meta", hex.EncodeToString(sum[:]), "meta.json")
+	id := hex.EncodeToString(sum[:])
+	path := filepath.Join(dir, "contexts", "meta", id, "meta.json")
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("Docker context %q: %w (create it with `docker context create %s --docker host=...`)", name, err, name)
+		return Endpoint{}, fmt.Errorf("Docker context %q: %w (create it with `docker context create %s --docker host=...`)", name, err, name)
 	}
 	var meta struct {
 		Endpoints map[string]struct {
-			Host string `json:"Host"`
+			Host          string `json:"Host"`
+			SkipTLSVerify bool   `json:"SkipTLSVerify"`
 		} `json:"Endpoints"`
 	}
 	if err := json.Unmarshal(b, &meta); err != nil {
-		return "", fmt.Errorf("Docker context %q: %s: %w", name, path, err)
+		return Endpoint{}, fmt.Errorf("Docker context %q: %s: %w", name, path, err)
 	}
-	host := meta.Endpoints["docker"].Host
-	if host == "" {
-		return "", fmt.Errorf("Docker context %q names no docker endpoint (%s)", name, path)
+	d := meta.Endpoints["docker"]
+	if d.Host == "" {
+		return Endpoint{}, fmt.Errorf("Docker context %q names no docker endpoint (%s)", name, path)
 	}
-	return host, nil
+	ep := Endpoint{Host: d.Host, SkipTLSVerify: d.SkipTLSVerify}
+	tlsDir := filepath.Join(dir, "contexts", "tls", id, "docker")
+	for file, dst := range map[string]*string{"ca.pem": &ep.CA, "cert.pem": &ep.Cert, "key.pem": &ep.Key} {
+		if p := filepath.Join(tlsDir, file); fileExists(p) {
+			*dst = p
+		}
+	}
+	return ep, nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // sshDialer dials the engine through ssh: each connection is one
