@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
+	"github.com/gatewaybench/gatewaybench/runner/usage"
 )
 
 // startLead is how far ahead of now the drivers' shared start is set, per
@@ -32,8 +33,9 @@ func (r *runner) driveFleet(ctx, hard context.Context, cfg load.Config) (*load.R
 	}
 	parts := load.Split(cfg, d.Instances)
 	type driver struct {
-		mgr *stack.Manager
-		c   *stack.Container
+		mgr    *stack.Manager
+		c      *stack.Container
+		engine string
 	}
 	drivers := make([]driver, len(parts))
 	defer func() {
@@ -56,7 +58,7 @@ func (r *runner) driveFleet(ctx, hard context.Context, cfg load.Config) (*load.R
 		if err != nil {
 			return nil, fmt.Errorf("driver %d on engine %s: %w", i+1, engine, err)
 		}
-		drivers[i] = driver{mgr, c}
+		drivers[i] = driver{mgr, c, engine}
 	}
 	start := time.Now().Add(startLead * time.Duration(1+len(parts)))
 	for i := range parts {
@@ -86,19 +88,47 @@ func (r *runner) driveFleet(ctx, hard context.Context, cfg load.Config) (*load.R
 	}
 	// The usage window on this machine's clock, as each driver opens and
 	// closes its own on the shared start (docs/scale.md says how clocks of
-	// several machines must agree).
+	// several machines must agree). The drivers' own CPU is read from
+	// their containers' cgroups over it, as every other role's is.
+	srcs := make([]usage.Source, len(drivers))
+	for i, dr := range drivers {
+		srcs[i] = r.source(dr.engine, dr.c.ID)
+	}
+	var cpu struct {
+		sync.Mutex
+		t0, t1 time.Time
+		c0, c1 time.Duration
+		err    error
+	}
+	read := func(t *time.Time, total *time.Duration) {
+		cpu.Lock()
+		defer cpu.Unlock()
+		*t = time.Now()
+		for _, src := range srcs {
+			c, err := src.Read()
+			if err != nil {
+				cpu.err = err
+				return
+			}
+			*total += c.CPU
+		}
+	}
 	var once sync.Once
 	end := func() {
 		once.Do(func() {
+			read(&cpu.t1, &cpu.c1)
 			if window != nil {
 				window(false)
 			}
 		})
 	}
-	if window != nil {
-		begin := time.AfterFunc(time.Until(start.Add(cfg.Warmup)), func() { window(true) })
-		defer begin.Stop()
-	}
+	begin := time.AfterFunc(time.Until(start.Add(cfg.Warmup)), func() {
+		read(&cpu.t0, &cpu.c0)
+		if window != nil {
+			window(true)
+		}
+	})
+	defer begin.Stop()
 	endTimer := time.AfterFunc(time.Until(start.Add(cfg.Warmup+cfg.Duration)), end)
 	defer endTimer.Stop()
 
@@ -136,5 +166,11 @@ func (r *runner) driveFleet(ctx, hard context.Context, cfg load.Config) (*load.R
 			return nil, fmt.Errorf("driver %d: %w", i+1, err)
 		}
 	}
-	return load.Merge(cfg, results...), nil
+	m := load.Merge(cfg, results...)
+	cpu.Lock()
+	defer cpu.Unlock()
+	if cpu.err == nil && !cpu.t0.IsZero() && cpu.t1.After(cpu.t0) {
+		m.DriverCPU = load.CPU{Time: cpu.c1 - cpu.c0, Wall: cpu.t1.Sub(cpu.t0)}
+	}
+	return m, nil
 }

@@ -107,6 +107,10 @@ func TestApplyTwoEngines(t *testing.T) {
 			if r["drivers"] != drivers || r["engines"] != "driver=local mock=second gateway=second" || strings.Count(r["hosts"], "cores") != 2 {
 				t.Errorf("%s %s: drivers %q engines %q hosts %q", csv, r["gateway"], r["drivers"], r["engines"], r["hosts"])
 			}
+			// The drivers' CPU, from their containers' cgroups.
+			if c, err := strconv.ParseFloat(r["driver_cpu_cores"], 64); err != nil || c <= 0 {
+				t.Errorf("%s %s: driver cores %q", csv, r["gateway"], r["driver_cpu_cores"])
+			}
 		}
 		for _, r := range readCSV(t, filepath.Join(single, csv)) {
 			t.Logf("%s one engine, %s %s c=%s rate=%s: %s ok, p50 %sms", csv, r["gateway"], r["mode"], r["concurrency"], r["rate_rps"], r["requests_ok"], r["latency_p50_ms"])
