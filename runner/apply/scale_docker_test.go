@@ -94,14 +94,17 @@ func TestApplyTwoEngines(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	for _, csv := range []string{"overhead.csv", "open.csv"} {
+	for _, csv := range []string{"overhead.csv", "open.csv", "session.csv", "head_of_line.csv"} {
 		a, b := shape(t, filepath.Join(spread, csv)), shape(t, filepath.Join(single, csv))
 		if !slices.Equal(a, b) {
 			t.Errorf("%s: two engines gave\n%s\none engine\n%s", csv, strings.Join(a, "\n"), strings.Join(b, "\n"))
 		}
 		for _, r := range readCSV(t, filepath.Join(spread, csv)) {
-			t.Logf("%s two engines, %s %s c=%s rate=%s: %s ok, p50 %sms, drivers %s, engines %q, hosts %q, verdict %s", csv, r["gateway"], r["mode"],
-				r["concurrency"], r["rate_rps"], r["requests_ok"], r["latency_p50_ms"], r["drivers"], r["engines"], r["hosts"], r["verdict"])
+			t.Logf("%s two engines, %s %s c=%s rate=%s %s: %s ok, p50 %sms, drivers %s, engines %q, hosts %q, verdict %s", csv, r["gateway"], r["mode"],
+				r["concurrency"], r["rate_rps"], r["variant"], r["requests_ok"], r["latency_p50_ms"], r["drivers"], r["engines"], r["hosts"], r["verdict"])
+			if r["status"] != "ok" || r["requests_ok"] == "0" || r["errors_fidelity"] != "0" {
+				t.Errorf("%s %s %s: status %s (%s), %s ok, %s fidelity errors", csv, r["gateway"], r["variant"], r["status"], r["reason"], r["requests_ok"], r["errors_fidelity"])
+			}
 			// One client is one connection: one driver carries it.
 			drivers := map[bool]string{true: "1", false: "2"}[r["mode"] == "closed" && r["concurrency"] == "1"]
 			if r["drivers"] != drivers || r["engines"] != "driver=local mock=second gateway=second" || strings.Count(r["hosts"], "cores") != 2 {
@@ -143,7 +146,7 @@ func shape(t *testing.T, path string) []string {
 			}
 		}
 		slices.Sort(filled)
-		out = append(out, fmt.Sprintf("%s %s c=%s rate=%s %s: %s", r["gateway"], r["mode"], r["concurrency"], r["rate_rps"], r["status"], strings.Join(filled, ",")))
+		out = append(out, fmt.Sprintf("%s %s c=%s rate=%s %s %s: %s", r["gateway"], r["mode"], r["concurrency"], r["rate_rps"], r["variant"], r["status"], strings.Join(filled, ",")))
 	}
 	slices.Sort(out)
 	return out

@@ -50,7 +50,7 @@ gateway "nginx" {
   compose = "../../../compose/nginx.yaml"
   service = "nginx"
   port    = 28281
-  api     = ["openai"]
+  api     = ["openai", "anthropic"]
   prepare = ["../../../gateways/nginx/prepare.sh"]
 }
 
@@ -64,4 +64,24 @@ scenario "open" {
   kind        = "throughput"
   rates       = [200]
   max_in_flight = 16
+}
+
+# Sessions travel to the driver containers as the profile's text.
+scenario "session" {
+  kind        = "session"
+  api         = "anthropic"
+  session     = "../../../scenarios/claude-code.json"
+  concurrency = [2]
+  mock {
+    itl = "0s"
+  }
+}
+
+# The long stream is held from the runner's process, the small turns from
+# the driver containers.
+scenario "head_of_line" {
+  kind          = "head_of_line"
+  stream        = true
+  prompt_tokens = [100000]
+  concurrency   = [2]
 }
