@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/hostinfo"
 	"github.com/gatewaybench/gatewaybench/runner/config"
@@ -202,4 +203,22 @@ func (r *runner) source(engine, id string) usage.Source {
 		e = r.o.Engine
 	}
 	return &engineSource{e: e, id: id}
+}
+
+// engineSource reads a container through its engine's stats API, where
+// this machine has no cgroup of it.
+type engineSource struct {
+	e  stack.Engine
+	id string
+}
+
+func (s *engineSource) Read() (usage.Counters, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := s.e.Stats(ctx, s.id)
+	if err != nil {
+		return usage.Counters{}, err
+	}
+	return usage.Counters{CPU: st.CPUTotal, ThrottledPeriods: st.ThrottledPeriods, Throttled: st.ThrottledTime,
+		Usage: st.MemUsage, InactiveFile: st.MemInactiveFile, RSS: st.MemRSS}, nil
 }

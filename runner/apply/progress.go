@@ -1,0 +1,78 @@
+package apply
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/runner/results"
+)
+
+func rowSummary(r *results.Row) string {
+	if r.Status != results.OK && r.Status != results.Partial {
+		return string(r.Status) + ": " + firstLine(r.Reason)
+	}
+	s := fmt.Sprintf("%8.0f req/s  p50 %s  p99 %s (n=%d)", r.RPS, msOrDash(r.Latency.P50), msOrDash(r.Latency.P99), r.Latency.N)
+	if r.GatewayCPUUsPerReq.Set {
+		s += fmt.Sprintf("  gw %.1fµs/req", r.GatewayCPUUsPerReq.V)
+	}
+	if r.Verdict != results.VerdictOK {
+		s += "  [" + r.Verdict + "]"
+	}
+	if r.Status == results.Partial {
+		s += "  (partial)"
+	}
+	return s
+}
+
+// msOrDash prints a percentile, or "-" where too few samples support it.
+func msOrDash(o results.Optional) string {
+	if !o.Set {
+		return "-"
+	}
+	return o.String() + "ms"
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// Progress reports to a terminal (one live line per run) or a log (plain
+// lines). A nil Progress, or one without a writer, says nothing.
+type Progress struct {
+	W   io.Writer
+	TTY bool
+}
+
+func (p *Progress) silent() bool { return p == nil || p.W == nil }
+
+// Logf prints a line.
+func (p *Progress) Logf(format string, args ...any) {
+	if p.silent() {
+		return
+	}
+	if p.TTY {
+		fmt.Fprint(p.W, "\r\033[K")
+	}
+	fmt.Fprintf(p.W, format+"\n", args...)
+}
+
+// Start announces a run; on a terminal the line is replaced by Done's.
+func (p *Progress) Start(what string, d time.Duration) {
+	if !p.silent() && p.TTY {
+		fmt.Fprintf(p.W, "\r\033[K%s ... (%s)", what, d)
+	}
+}
+
+// Done reports a finished run.
+func (p *Progress) Done(line string) { p.Logf("%s", line) }
+
+// writer is where tables go: the progress writer, or nowhere.
+func (p *Progress) writer() io.Writer {
+	if p.silent() {
+		return io.Discard
+	}
+	return p.W
+}

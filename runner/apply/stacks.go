@@ -1,0 +1,237 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/runner/kinds"
+	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/stack"
+	"github.com/gatewaybench/gatewaybench/runner/usage"
+)
+
+// startMock starts a mock (the scenario's, or its fallback) on the mock's
+// placement and waits until it answers.
+func (r *runner) startMock(ctx context.Context, sc *plan.Scenario, name string, cmd []string, port int, health string) (*stack.Container, error) {
+	l := r.o.Plan.Layout.Mock
+	svc := &stack.Service{
+		Stack: name, Role: stack.RoleMock, Image: r.mock.Ref, Cmd: cmd,
+		CPUSet: l.CPUs.Text, Memory: l.Memory,
+	}
+	for _, k := range slices.Sorted(maps.Keys(sc.MockEnv)) {
+		svc.Env = append(svc.Env, k+"="+sc.MockEnv[k])
+	}
+	if r.onThisMachine(l.Engine) {
+		if err := r.o.PortFree(port); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	mgr := r.mgr(l.Engine)
+	c, err := mgr.Start(ctx, svc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if _, err := mgr.WaitReady(ctx, c, probeGet(health), r.o.ReadyTimeout); err != nil {
+		mgr.Remove(c)
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return c, nil
+}
+
+// startArm brings a gateway arm up, every replica of it, and waits until
+// the scenario's own request works through each.
+func (r *runner) startArm(ctx context.Context, pa *plan.Arm) (*arm, error) {
+	if pa.Hosted {
+		return r.startHosted(ctx, pa)
+	}
+	engine := r.o.Plan.Layout.Gateway.Engine
+	mgr := r.mgr(engine)
+	a := &arm{plan: pa}
+	fail := func(err error) (*arm, error) {
+		for _, c := range a.containers {
+			mgr.Remove(c)
+		}
+		return nil, err
+	}
+	reps := pa.Replicas
+	if len(reps) == 0 { // a plan built without replicas: the arm is one container
+		reps = []plan.Replica{{Port: pa.Port, Project: pa.Name}}
+		if pa.Placement != nil {
+			reps[0].CPUs = pa.Placement.CPUs
+		}
+	}
+	for i, rep := range reps {
+		proj := r.o.Projects[rep.Project]
+		if proj == nil {
+			return fail(fmt.Errorf("no compose project loaded for %s", rep.Project))
+		}
+		svc, err := stack.FromCompose(proj, pa.Service)
+		if err != nil {
+			return fail(err)
+		}
+		svc.Stack, svc.Role = pa.Name, stack.RoleGateway
+		if i > 0 {
+			svc.Stack = fmt.Sprintf("%s-replica-%d", pa.Name, i+1)
+		}
+		svc.CPUSet = rep.CPUs.Text
+		if pa.Placement != nil {
+			svc.Memory = pa.Placement.Memory
+		}
+		if svc.Build != nil {
+			svc.Build.Prepare, svc.Build.PrepareDir = pa.Prepare, r.o.Plan.Dir
+			for _, k := range slices.Sorted(maps.Keys(pa.Env)) {
+				svc.Build.Env = append(svc.Build.Env, k+"="+pa.Env[k])
+			}
+		}
+		img, ok := r.images[pa.Name]
+		if !ok {
+			e, err := r.engine(engine)
+			if err != nil {
+				return fail(err)
+			}
+			img = stack.EnsureImage(ctx, e, &svc, map[string]string{stack.LabelRun: r.runID})
+			r.images[pa.Name] = img
+		}
+		if img.Unavailable != "" {
+			return fail(fmt.Errorf("image %s unavailable: %s", img.Ref, img.Unavailable))
+		}
+		a.image = img
+		if r.onThisMachine(engine) {
+			if err := r.o.PortFree(rep.Port); err != nil {
+				return fail(err)
+			}
+		}
+		c, err := mgr.Start(ctx, &svc)
+		if err != nil {
+			return fail(err)
+		}
+		a.containers = append(a.containers, c)
+		req := *pa.Ready
+		req.URL = atPort(req.URL, rep.Port) // each replica is readied on its own port
+		shape := kinds.Shape(req)
+		cold, err := mgr.WaitReady(ctx, c, func(ctx context.Context) (time.Time, error) { return load.Probe(ctx, req.URL, shape, nil) }, r.o.ReadyTimeout)
+		if err == nil && len(req.ExpectHeaders) > 0 {
+			// Once up, one more request proves the path the configuration claims.
+			pctx, cancel := context.WithTimeout(ctx, r.o.ReadyTimeout)
+			_, err = load.Probe(pctx, req.URL, shape, req.ExpectHeaders)
+			cancel()
+			if err != nil {
+				err = fmt.Errorf("%w: %v", stack.ErrNotReady, err)
+			}
+		}
+		if err != nil {
+			return fail(err)
+		}
+		a.coldStart = max(a.coldStart, cold)
+		a.replicas = append(a.replicas, r.source(engine, c.ID))
+	}
+	all := slices.Clone(a.replicas)
+	if b := pa.Balancer; b != nil {
+		c, cold, err := r.startBalancer(ctx, pa, mgr)
+		if err != nil {
+			return fail(err)
+		}
+		a.containers = append(a.containers, c)
+		a.coldStart = max(a.coldStart, cold)
+		a.balancer = r.source(engine, c.ID)
+		all = append(all, a.balancer)
+	}
+	a.source = all[0]
+	if len(all) > 1 {
+		a.source = usage.Sum(all)
+	}
+	if len(a.replicas) < 2 {
+		a.replicas = nil
+	}
+	return a, nil
+}
+
+// startBalancer starts an arm's declared balancer, once its replicas are
+// up, and waits until the scenario's request works through it.
+func (r *runner) startBalancer(ctx context.Context, pa *plan.Arm, mgr *stack.Manager) (*stack.Container, time.Duration, error) {
+	b := pa.Balancer
+	proj := r.o.Projects[b.Project]
+	if proj == nil {
+		return nil, 0, fmt.Errorf("no compose project loaded for %s", b.Project)
+	}
+	svc, err := stack.FromCompose(proj, b.Service)
+	if err != nil {
+		return nil, 0, err
+	}
+	svc.Stack, svc.Role, svc.CPUSet = pa.Name+"-balancer", stack.RoleBalancer, b.CPUs.Text
+	if pa.Placement != nil {
+		svc.Memory = pa.Placement.Memory
+	}
+	img := stack.EnsureImage(ctx, mgr.Engine, &svc, map[string]string{stack.LabelRun: r.runID})
+	if img.Unavailable != "" {
+		return nil, 0, fmt.Errorf("balancer image %s unavailable: %s", img.Ref, img.Unavailable)
+	}
+	if r.onThisMachine(r.o.Plan.Layout.Gateway.Engine) {
+		if err := r.o.PortFree(b.Port); err != nil {
+			return nil, 0, err
+		}
+	}
+	c, err := mgr.Start(ctx, &svc)
+	if err != nil {
+		return nil, 0, err
+	}
+	req := *pa.Ready
+	shape := kinds.Shape(req)
+	cold, err := mgr.WaitReady(ctx, c, func(ctx context.Context) (time.Time, error) { return load.Probe(ctx, req.URL, shape, nil) }, r.o.ReadyTimeout)
+	if err != nil {
+		mgr.Remove(c)
+		return nil, 0, fmt.Errorf("balancer: %w", err)
+	}
+	return c, cold, nil
+}
+
+// atPort is u with its port replaced.
+func atPort(u string, port int) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	p.Host = net.JoinHostPort(p.Hostname(), strconv.Itoa(port))
+	return p.String()
+}
+
+// startHosted readies a hosted arm: its key from the environment and one
+// request that answers. It has no container, so no cgroup figures.
+func (r *runner) startHosted(ctx context.Context, pa *plan.Arm) (*arm, error) {
+	req := *pa.Ready
+	a := &arm{plan: pa}
+	if req.APIKeyEnv != "" {
+		if a.key = os.Getenv(req.APIKeyEnv); a.key == "" {
+			return nil, fmt.Errorf("hosted arm %s: the environment variable %s that holds its key is not set", pa.Name, req.APIKeyEnv)
+		}
+	}
+	shape := kinds.Shape(req)
+	if a.key != "" {
+		shape.Keys = []string{a.key}
+	}
+	pctx, cancel := context.WithTimeout(ctx, r.o.ReadyTimeout)
+	defer cancel()
+	if _, err := load.Probe(pctx, req.URL, shape, req.ExpectHeaders); err != nil {
+		return nil, fmt.Errorf("hosted arm %s: %s does not answer the scenario's request: %v", pa.Name, req.URL, err)
+	}
+	return a, nil
+}
+
+// portFree checks that nothing listens on the port a stack is about to
+// take: with host networking, a stale process there would answer the
+// readiness probe and be measured in the stack's place.
+func portFree(port int) error {
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return fmt.Errorf("port %d on 127.0.0.1 is already in use by another process (%v); stop it or change the port in the HCL", port, err)
+	}
+	return ln.Close()
+}
