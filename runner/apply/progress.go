@@ -9,6 +9,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
+// rowSummary is a finished run's progress line: its rate and percentiles, or why it has none.
 func rowSummary(r *results.Row) string {
 	if r.Status != results.OK && r.Status != results.Partial {
 		return string(r.Status) + ": " + firstLine(r.Reason)
