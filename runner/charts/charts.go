@@ -118,23 +118,6 @@ func (d *data) of(kind, scenario string) []summary.Table {
 	return out
 }
 
-// lowest is the closed-loop table with the fewest clients (then the
-// smallest prompt).
-func lowest(ts []summary.Table) (summary.Table, bool) {
-	var best summary.Table
-	found := false
-	for _, t := range ts {
-		if t.Point.Mode != "closed" || t.Point.Variant != "" {
-			continue
-		}
-		if !found || t.Point.Concurrency < best.Point.Concurrency ||
-			t.Point.Concurrency == best.Point.Concurrency && t.Point.Prompt < best.Point.Prompt {
-			best, found = t, true
-		}
-	}
-	return best, found
-}
-
 // missing is why an arm has no figure: its status and the first clause of
 // the reason (the CSV keeps the whole of it).
 func missing(a summary.Arm) string {
@@ -195,7 +178,7 @@ func col(column string) func(summary.Arm) value {
 const methodAdded = "Added = median over trials of (arm - direct) measured in the same trial; whiskers: distribution-free interval of that median (95% where the trials allow, else their range)."
 
 func overheadFigure(d *data) (*figure, string) {
-	t, ok := lowest(d.of("overhead", ""))
+	t, ok := summary.Lowest(d.of("overhead", ""))
 	if !ok {
 		return nil, "no overhead rows in the results"
 	}
@@ -217,9 +200,9 @@ func overheadFigure(d *data) (*figure, string) {
 }
 
 func ttftFigure(d *data) (*figure, string) {
-	t, ok := lowest(d.of("streaming_turn", "streaming_turn"))
+	t, ok := summary.Lowest(d.of("streaming_turn", "streaming_turn"))
 	if !ok {
-		if t, ok = lowest(d.of("streaming_turn", "")); !ok {
+		if t, ok = summary.Lowest(d.of("streaming_turn", "")); !ok {
 			return nil, "no streaming_turn rows in the results"
 		}
 	}
@@ -569,7 +552,7 @@ func ratio(num, den string, scale float64) func(summary.Arm) value {
 }
 
 func fidelityFigure(d *data) (*figure, string) {
-	t, ok := lowest(d.of("streaming_turn", "streaming_turn"))
+	t, ok := summary.Lowest(d.of("streaming_turn", "streaming_turn"))
 	if !ok {
 		return nil, "no streaming_turn rows in the results"
 	}

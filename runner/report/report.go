@@ -24,17 +24,13 @@ const (
 
 // hero is the headline point: the overhead scenario at its fewest clients.
 func hero(tables []summary.Table) (summary.Table, bool) {
-	var best summary.Table
-	found := false
+	var overhead []summary.Table
 	for _, t := range tables {
-		if t.Point.Scenario != "overhead" || t.Point.Mode != "closed" || t.Point.Variant != "" {
-			continue
-		}
-		if !found || t.Point.Concurrency < best.Point.Concurrency {
-			best, found = t, true
+		if t.Point.Scenario == "overhead" {
+			overhead = append(overhead, t)
 		}
 	}
-	return best, found
+	return summary.Lowest(overhead)
 }
 
 // Block is the README's results block: the hero chart and what it shows.

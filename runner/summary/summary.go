@@ -391,3 +391,21 @@ func Signed(o results.Optional) string {
 	}
 	return fmt.Sprintf("%+.3f", o.V)
 }
+
+// Lowest is the closed-loop table with the fewest clients (then the
+// smallest prompt): the headline point of a scenario, for the charts and
+// the README alike.
+func Lowest(ts []Table) (Table, bool) {
+	var best Table
+	found := false
+	for _, t := range ts {
+		if t.Point.Mode != "closed" || t.Point.Variant != "" {
+			continue
+		}
+		if !found || t.Point.Concurrency < best.Point.Concurrency ||
+			t.Point.Concurrency == best.Point.Concurrency && t.Point.Prompt < best.Point.Prompt {
+			best, found = t, true
+		}
+	}
+	return best, found
+}
