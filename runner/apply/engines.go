@@ -53,6 +53,15 @@ func (r *runner) engine(name string) (stack.Engine, error) {
 	return nil, fmt.Errorf("engine %q is in the plan but was not connected", name)
 }
 
+// donor is where an image missing on an engine may be loaded from: the
+// local engine, for any other; none for the local one.
+func (r *runner) donor(engine string) stack.Engine {
+	if engine == "" || engine == config.LocalEngine {
+		return nil
+	}
+	return r.o.Engine
+}
+
 // mgr is the manager of this run's containers on an engine.
 func (r *runner) mgr(name string) *stack.Manager {
 	if name == "" {

@@ -97,7 +97,7 @@ func (r *runner) startArm(ctx context.Context, pa *plan.Arm) (*arm, error) {
 			if err != nil {
 				return fail(err)
 			}
-			img = stack.EnsureImage(ctx, e, &svc, map[string]string{stack.LabelRun: r.runID})
+			img = stack.EnsureImage(ctx, e, &svc, map[string]string{stack.LabelRun: r.runID}, r.donor(engine))
 			r.images[pa.Name] = img
 		}
 		if img.Unavailable != "" {
@@ -170,7 +170,7 @@ func (r *runner) startBalancer(ctx context.Context, pa *plan.Arm, mgr *stack.Man
 	if pa.Placement != nil {
 		svc.Memory = pa.Placement.Memory
 	}
-	img := stack.EnsureImage(ctx, mgr.Engine, &svc, map[string]string{stack.LabelRun: r.runID})
+	img := stack.EnsureImage(ctx, mgr.Engine, &svc, map[string]string{stack.LabelRun: r.runID}, r.donor(r.o.Plan.Layout.Gateway.Engine))
 	if img.Unavailable != "" {
 		return nil, 0, fmt.Errorf("balancer image %s unavailable: %s", img.Ref, img.Unavailable)
 	}

@@ -76,6 +76,11 @@ type Engine interface {
 	// BuildImage builds tag from a tar build context holding a Dockerfile.
 	BuildImage(ctx context.Context, tag string, buildContext io.Reader, labels map[string]string) error
 	Pull(ctx context.Context, ref string) error
+	// Save writes an image as a tar archive (docker save); Load reads one
+	// (docker load): how an image moves to an engine that can neither
+	// build nor pull it.
+	Save(ctx context.Context, ref string) (io.ReadCloser, error)
+	Load(ctx context.Context, archive io.Reader) error
 	Create(ctx context.Context, spec ContainerSpec) (id string, err error)
 	Start(ctx context.Context, id string) error
 	Inspect(ctx context.Context, id string) (ContainerState, error)

@@ -27,10 +27,20 @@ type Image struct {
 // pullTimeout bounds a pull that gets no answer.
 const pullTimeout = 2 * time.Minute
 
-// EnsureImage finds s's image locally, else builds it (running the prepare
-// command first), else pulls it; failing all three it returns the evidence.
-func EnsureImage(ctx context.Context, e Engine, s *Service, labels map[string]string) Image {
+// EnsureImage finds s's image on e, else builds it there (running the
+// prepare command first), else loads it from donor (another engine that
+// has it: the local one, for an engine elsewhere; nil for none), else
+// pulls it; failing all, it returns the evidence.
+func EnsureImage(ctx context.Context, e Engine, s *Service, labels map[string]string, donor Engine) Image {
 	img := Image{Ref: s.Image}
+	found := func(source string) bool {
+		info, err := e.Image(ctx, s.Image)
+		if err != nil || !info.Found {
+			return false
+		}
+		img.ID, img.Size, img.Source = info.ID, info.Size, source
+		return true
+	}
 	info, err := e.Image(ctx, s.Image)
 	if err == nil && info.Found {
 		img.ID, img.Size, img.Source = info.ID, info.Size, "local"
@@ -45,23 +55,42 @@ func EnsureImage(ctx context.Context, e Engine, s *Service, labels map[string]st
 	if s.Build != nil {
 		if err := build(ctx, e, s, labels); err != nil {
 			evidence = append(evidence, "build: "+err.Error())
-		} else if info, err := e.Image(ctx, s.Image); err == nil && info.Found {
-			img.ID, img.Size, img.Source = info.ID, info.Size, "built"
+		} else if found("built") {
 			return img
 		}
 	} else {
 		evidence = append(evidence, "no build section")
 	}
+	if donor != nil {
+		if err := transfer(ctx, donor, e, s.Image); err != nil {
+			evidence = append(evidence, "load from the local engine: "+err.Error())
+		} else if found("loaded") {
+			return img
+		}
+	}
 	pctx, cancel := context.WithTimeout(ctx, pullTimeout)
 	defer cancel()
 	if err := e.Pull(pctx, s.Image); err != nil {
 		evidence = append(evidence, err.Error())
-	} else if info, err := e.Image(ctx, s.Image); err == nil && info.Found {
-		img.ID, img.Size, img.Source = info.ID, info.Size, "pulled"
+	} else if found("pulled") {
 		return img
 	}
 	img.Unavailable = strings.Join(evidence, "; ")
 	return img
+}
+
+// transfer moves image ref from one engine to another, as docker save |
+// docker load would, streamed.
+func transfer(ctx context.Context, from, to Engine, ref string) error {
+	if info, err := from.Image(ctx, ref); err != nil || !info.Found {
+		return fmt.Errorf("it has no %s either", ref)
+	}
+	r, err := from.Save(ctx, ref)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return to.Load(ctx, r)
 }
 
 func build(ctx context.Context, e Engine, s *Service, labels map[string]string) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -128,5 +129,31 @@ func TestSweepTemp(t *testing.T) {
 		if _, err := os.Stat(keep); err != nil {
 			t.Errorf("%s was removed: %v", keep, err)
 		}
+	}
+}
+
+// TestImageLoadedFromTheLocalEngine: an engine elsewhere that cannot build
+// or pull an image gets it from the local engine (save, then load), before
+// any pull; an image the local engine lacks too is not tried, and the
+// evidence says why.
+func TestImageLoadedFromTheLocalEngine(t *testing.T) {
+	has := map[string]bool{"example/gw:1": true}
+	local := &fake.Engine{ImageFunc: func(ref string) (stack.ImageInfo, error) {
+		return stack.ImageInfo{ID: "sha256:" + ref, Found: has[ref]}, nil
+	}}
+	loaded := map[string]bool{}
+	far := &fake.Engine{
+		ImageFunc: func(ref string) (stack.ImageInfo, error) {
+			return stack.ImageInfo{ID: "sha256:" + ref, Found: loaded[ref]}, nil
+		},
+		LoadFunc: func(ref string) error { loaded[ref] = true; return nil },
+	}
+	img := stack.EnsureImage(context.Background(), far, &stack.Service{Image: "example/gw:1"}, nil, local)
+	if img.Source != "loaded" || img.Unavailable != "" || !slices.Contains(far.Calls, "load example/gw:1") || slices.Contains(far.Calls, "pull example/gw:1") {
+		t.Errorf("image %+v; calls %v", img, far.Calls)
+	}
+	img = stack.EnsureImage(context.Background(), far, &stack.Service{Image: "example/other:1"}, nil, local)
+	if img.Unavailable == "" || !strings.Contains(img.Unavailable, "load from the local engine: it has no example/other:1 either") {
+		t.Errorf("an image neither engine has: %+v", img)
 	}
 }

@@ -93,6 +93,27 @@ func (e *Engine) Pull(ctx context.Context, ref string) error {
 	return nil
 }
 
+func (e *Engine) Save(ctx context.Context, ref string) (io.ReadCloser, error) {
+	r, err := e.cli.ImageSave(ctx, []string{ref})
+	if err != nil {
+		return nil, fmt.Errorf("save %s: %w", ref, err)
+	}
+	return r, nil
+}
+
+func (e *Engine) Load(ctx context.Context, archive io.Reader) error {
+	resp, err := e.cli.ImageLoad(ctx, archive, client.ImageLoadWithQuiet(true))
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	defer resp.Body.Close()
+	var out bytes.Buffer
+	if err := jsonmessage.DisplayJSONMessagesStream(resp.Body, &out, 0, false, nil); err != nil {
+		return fmt.Errorf("load: %w\n%s", err, out.String())
+	}
+	return nil
+}
+
 func (e *Engine) Create(ctx context.Context, s stack.ContainerSpec) (string, error) {
 	if s.NetworkMode != stack.HostNetwork {
 		return "", fmt.Errorf("create %s: network mode %q; only host networking keeps traffic on loopback without NAT", s.Name, s.NetworkMode)

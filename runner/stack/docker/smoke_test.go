@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/internal/dockertest"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
+	"github.com/gatewaybench/gatewaybench/runner/stack/docker"
 )
 
 // TestSmoke de-risks the engine: build a FROM scratch image from a static Go
@@ -23,26 +24,9 @@ func TestSmoke(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	bin, err := os.ReadFile(dockertest.BuildStatic(t, "./testdata/hello"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tarball, err := stack.TarContext(map[string]stack.File{
-		"Dockerfile": {Data: []byte("FROM scratch\nCOPY hello /hello\nENTRYPOINT [\"/hello\"]\n")},
-		"hello":      {Mode: 0o755, Data: bin},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	run := fmt.Sprintf("smoke-%d", time.Now().UnixNano())
 	const tag = "gatewaybench/smoke:test"
-	if err := e.BuildImage(ctx, tag, bytes.NewReader(tarball), map[string]string{stack.LabelRun: run}); err != nil {
-		t.Fatal(err)
-	}
-	img, err := e.Image(ctx, tag)
-	if err != nil || !img.Found || img.Size == 0 {
-		t.Fatalf("built image not found: %+v %v", img, err)
-	}
+	img := helloImage(ctx, t, e, tag, run)
 
 	t.Cleanup(func() {
 		if _, err := e.RemoveByLabel(context.Background(), stack.LabelRun, run); err != nil {
@@ -88,6 +72,50 @@ func TestSmoke(t *testing.T) {
 	}
 	if n, _ := e.RemoveByLabel(ctx, stack.LabelRun, run); n != 0 {
 		t.Errorf("%d containers left after removal", n)
+	}
+}
+
+// helloImage builds testdata/hello as a FROM scratch image tagged tag.
+func helloImage(ctx context.Context, t *testing.T, e stack.Engine, tag, run string) stack.ImageInfo {
+	t.Helper()
+	bin, err := os.ReadFile(dockertest.BuildStatic(t, "./testdata/hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tarball, err := stack.TarContext(map[string]stack.File{
+		"Dockerfile": {Data: []byte("FROM scratch\nCOPY hello /hello\nENTRYPOINT [\"/hello\"]\n")},
+		"hello":      {Mode: 0o755, Data: bin},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.BuildImage(ctx, tag, bytes.NewReader(tarball), map[string]string{stack.LabelRun: run}); err != nil {
+		t.Fatal(err)
+	}
+	img, err := e.Image(ctx, tag)
+	if err != nil || !img.Found || img.Size == 0 {
+		t.Fatalf("built image not found: %+v %v", img, err)
+	}
+	return img
+}
+
+// TestImageMovesBetweenEngines: an image only the local engine has (no
+// build section, no registry) reaches a second engine by save and load,
+// the same image there (the same ID).
+func TestImageMovesBetweenEngines(t *testing.T) {
+	local := dockertest.Engine(t)
+	second, err := docker.At(docker.Endpoint{Host: dockertest.SecondEngine(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const tag = "gatewaybench/smoke:moved"
+	want := helloImage(ctx, t, local, tag, "move")
+	img := stack.EnsureImage(ctx, second, &stack.Service{Image: tag}, nil, local)
+	if img.Source != "loaded" || img.ID != want.ID {
+		t.Errorf("on the second engine: %+v; want loaded, ID %s", img, want.ID)
 	}
 }
 

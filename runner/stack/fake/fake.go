@@ -10,6 +10,7 @@ import (
 	"maps"
 	"path"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/gatewaybench/gatewaybench/runner/stack"
@@ -27,6 +28,7 @@ type Engine struct {
 	ImageFunc  func(ref string) (stack.ImageInfo, error)
 	BuildFunc  func(tag string) error
 	PullFunc   func(ref string) error
+	LoadFunc   func(ref string) error
 	CreateFunc func(spec stack.ContainerSpec) error
 	// StartFunc runs after a container is marked running; an error fails Start.
 	StartFunc func(spec stack.ContainerSpec) error
@@ -93,6 +95,29 @@ func (e *Engine) Pull(_ context.Context, ref string) error {
 		return e.PullFunc(ref)
 	}
 	return fmt.Errorf("pull %s: no registry in the fake", ref)
+}
+
+// Save gives the image's name as its archive.
+func (e *Engine) Save(_ context.Context, ref string) (io.ReadCloser, error) {
+	e.mu.Lock()
+	e.record("save %s", ref)
+	e.mu.Unlock()
+	return io.NopCloser(strings.NewReader(ref)), nil
+}
+
+// Load reads an archive Save wrote; LoadFunc, when set, is told which image.
+func (e *Engine) Load(_ context.Context, archive io.Reader) error {
+	b, err := io.ReadAll(archive)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.record("load %s", b)
+	e.mu.Unlock()
+	if e.LoadFunc != nil {
+		return e.LoadFunc(string(b))
+	}
+	return nil
 }
 
 func (e *Engine) Create(_ context.Context, spec stack.ContainerSpec) (string, error) {
