@@ -91,53 +91,24 @@ func (r *runner) startArm(ctx context.Context, pa *plan.Arm) (*arm, error) {
 				svc.Build.Env = append(svc.Build.Env, k+"="+pa.Env[k])
 			}
 		}
-		img, ok := r.images[pa.Name]
-		if !ok {
-			e, err := r.engine(engine)
-			if err != nil {
-				return fail(err)
-			}
-			img = stack.EnsureImage(ctx, e, &svc, map[string]string{stack.LabelRun: r.runID}, r.donor(engine))
-			r.images[pa.Name] = img
+		if a.image = r.image(ctx, pa.Name, engine, &svc); a.image.Unavailable != "" {
+			return fail(fmt.Errorf("image %s unavailable: %s", a.image.Ref, a.image.Unavailable))
 		}
-		if img.Unavailable != "" {
-			return fail(fmt.Errorf("image %s unavailable: %s", img.Ref, img.Unavailable))
-		}
-		a.image = img
-		if r.onThisMachine(engine) {
-			if err := r.o.PortFree(rep.Port); err != nil {
-				return fail(err)
-			}
-		}
-		c, err := mgr.Start(ctx, &svc)
+		req := *pa.Ready
+		req.URL = atPort(req.URL, rep.Port) // each replica is readied on its own port
+		c, cold, err := r.serve(ctx, engine, &svc, rep.Port, req)
 		if err != nil {
 			return fail(err)
 		}
 		a.containers = append(a.containers, c)
-		req := *pa.Ready
-		req.URL = atPort(req.URL, rep.Port) // each replica is readied on its own port
-		shape := kinds.Shape(req)
-		cold, err := mgr.WaitReady(ctx, c, func(ctx context.Context) (time.Time, error) { return load.Probe(ctx, req.URL, shape, nil) }, r.o.ReadyTimeout)
-		if err == nil && len(req.ExpectHeaders) > 0 {
-			// Once up, one more request proves the path the configuration claims.
-			pctx, cancel := context.WithTimeout(ctx, r.o.ReadyTimeout)
-			_, err = load.Probe(pctx, req.URL, shape, req.ExpectHeaders)
-			cancel()
-			if err != nil {
-				err = fmt.Errorf("%w: %v", stack.ErrNotReady, err)
-			}
-		}
-		if err != nil {
-			return fail(err)
-		}
 		a.coldStart = max(a.coldStart, cold)
 		a.replicas = append(a.replicas, r.source(engine, c.ID))
 	}
 	all := slices.Clone(a.replicas)
 	if b := pa.Balancer; b != nil {
-		c, cold, err := r.startBalancer(ctx, pa, mgr)
+		c, cold, err := r.startBalancer(ctx, pa)
 		if err != nil {
-			return fail(err)
+			return fail(fmt.Errorf("balancer: %w", err))
 		}
 		a.containers = append(a.containers, c)
 		a.coldStart = max(a.coldStart, cold)
@@ -156,8 +127,8 @@ func (r *runner) startArm(ctx context.Context, pa *plan.Arm) (*arm, error) {
 
 // startBalancer starts an arm's declared balancer, once its replicas are
 // up, and waits until the scenario's request works through it.
-func (r *runner) startBalancer(ctx context.Context, pa *plan.Arm, mgr *stack.Manager) (*stack.Container, time.Duration, error) {
-	b := pa.Balancer
+func (r *runner) startBalancer(ctx context.Context, pa *plan.Arm) (*stack.Container, time.Duration, error) {
+	b, engine := pa.Balancer, r.o.Plan.Layout.Gateway.Engine
 	proj := r.o.Projects[b.Project]
 	if proj == nil {
 		return nil, 0, fmt.Errorf("no compose project loaded for %s", b.Project)
@@ -170,25 +141,51 @@ func (r *runner) startBalancer(ctx context.Context, pa *plan.Arm, mgr *stack.Man
 	if pa.Placement != nil {
 		svc.Memory = pa.Placement.Memory
 	}
-	img := stack.EnsureImage(ctx, mgr.Engine, &svc, map[string]string{stack.LabelRun: r.runID}, r.donor(r.o.Plan.Layout.Gateway.Engine))
-	if img.Unavailable != "" {
-		return nil, 0, fmt.Errorf("balancer image %s unavailable: %s", img.Ref, img.Unavailable)
+	if img := r.image(ctx, b.Project, engine, &svc); img.Unavailable != "" {
+		return nil, 0, fmt.Errorf("image %s unavailable: %s", img.Ref, img.Unavailable)
 	}
-	if r.onThisMachine(r.o.Plan.Layout.Gateway.Engine) {
-		if err := r.o.PortFree(b.Port); err != nil {
+	return r.serve(ctx, engine, &svc, b.Port, *pa.Ready)
+}
+
+// image is a service's image on the engine that runs it, obtained once per
+// run for each key (an arm, or its balancer).
+func (r *runner) image(ctx context.Context, key, engine string, svc *stack.Service) stack.Image {
+	img, ok := r.images[key]
+	if !ok {
+		img = stack.EnsureImage(ctx, r.mgr(engine).Engine, svc, map[string]string{stack.LabelRun: r.runID}, r.donor(engine))
+		r.images[key] = img
+	}
+	return img
+}
+
+// serve starts svc on an engine, to answer on port, and waits until req
+// works through it; the container is removed when it does not. It returns
+// the cold start: container start to the first answer.
+func (r *runner) serve(ctx context.Context, engine string, svc *stack.Service, port int, req plan.Request) (*stack.Container, time.Duration, error) {
+	if r.onThisMachine(engine) {
+		if err := r.o.PortFree(port); err != nil {
 			return nil, 0, err
 		}
 	}
-	c, err := mgr.Start(ctx, &svc)
+	mgr := r.mgr(engine)
+	c, err := mgr.Start(ctx, svc)
 	if err != nil {
 		return nil, 0, err
 	}
-	req := *pa.Ready
 	shape := kinds.Shape(req)
 	cold, err := mgr.WaitReady(ctx, c, func(ctx context.Context) (time.Time, error) { return load.Probe(ctx, req.URL, shape, nil) }, r.o.ReadyTimeout)
+	if err == nil && len(req.ExpectHeaders) > 0 {
+		// Once up, one more request proves the path the configuration claims.
+		pctx, cancel := context.WithTimeout(ctx, r.o.ReadyTimeout)
+		_, err = load.Probe(pctx, req.URL, shape, req.ExpectHeaders)
+		cancel()
+		if err != nil {
+			err = fmt.Errorf("%w: %v", stack.ErrNotReady, err)
+		}
+	}
 	if err != nil {
 		mgr.Remove(c)
-		return nil, 0, fmt.Errorf("balancer: %w", err)
+		return nil, 0, err
 	}
 	return c, cold, nil
 }
