@@ -114,7 +114,8 @@ func (r *runner) down() {
 // spread says whether the plan leaves this machine's one engine: roles on
 // other engines, or drivers in containers.
 func (r *runner) spread() bool {
-	return len(r.enginesInUse()) > 1 || r.enginesInUse()[0] != config.LocalEngine || r.o.Plan.Drivers.Container
+	used := r.enginesInUse()
+	return len(used) > 1 || used[0] != config.LocalEngine || r.o.Plan.Drivers.Container
 }
 
 // readHosts fills r.hosts: where the plan stays on the local engine with
