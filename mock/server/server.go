@@ -77,6 +77,9 @@ type exchange struct {
 	start  time.Time
 	seq    int // responses API sequence_number
 	events int // content events written to this stream
+	// from the request's headers
+	key     []byte // the API key sent
+	badKnob error  // the first X-Mock-* header that did not parse
 }
 
 var (
@@ -112,115 +115,51 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.countersEndpoint(ctx)
 		return
 	}
-	x := s.pool.Get().(*exchange)
-	x.start = ctx.Time() // read by fasthttp as the request arrived: no second clock read
-	x.knobs = s.knobs
-	// One pass over the headers finds the API key and the knob overrides.
-	var key []byte
-	var badKnob error
+	x := s.exchange(ctx.Time()) // read by fasthttp as the request arrived: no second clock read
 	for name, value := range ctx.Request.Header.All() {
-		switch {
-		case len(name) > len(prefix) && bytes.EqualFold(name[:len(prefix)], prefix):
-			if err := x.knobs.Override(name, value); err != nil && badKnob == nil {
-				badKnob = err
-			}
-		case sameName(name, hdrAuth):
-			key = bytes.TrimPrefix(value, bearer)
-		case key == nil && (sameName(name, hdrXKey) || sameName(name, hdrAKey)):
-			key = value
-		}
+		x.header(name, value)
 	}
 	route := routeOf(path)
-	status := s.serve(ctx, x, route, key, badKnob)
-	s.counters.add(route, status, key)
-}
-
-// sameName compares header names without regard to case; the length
-// check first spares the byte loop for most headers.
-func sameName(a, b []byte) bool { return len(a) == len(b) && bytes.EqualFold(a, b) }
-
-// serve answers one request and returns the status it sent (0 for a reset).
-// It owns x: it returns it to the pool, or hands it to fasthttp as the body
-// stream, which returns it on Close.
-func (s *Server) serve(ctx *fasthttp.RequestCtx, x *exchange, route int, key []byte, badKnob error) int {
-	switch route {
-	case routeHealth:
-		s.pool.Put(x)
-		ctx.SetBody(healthy)
-		return fasthttp.StatusOK
-	case routeModels:
-		s.pool.Put(x)
-		ctx.SetContentTypeBytes(ctJSON)
-		ctx.SetBody(modelsBody)
-		return fasthttp.StatusOK
-	case routeOther:
-		s.pool.Put(x)
-		ctx.SetStatusCode(fasthttp.StatusNotFound)
-		ctx.SetBodyString("mock: no route for this path; use /v1/chat/completions, /v1/responses, /v1/messages, /v1/models, /health or /mock/counters\n")
-		return fasthttp.StatusNotFound
-	}
-	api := script.API(route + 1) // routeChat..routeMessages line up with script.Chat..Messages
-	switch {
-	case !ctx.IsPost():
-		s.pool.Put(x)
-		return s.fail(ctx, api, fasthttp.StatusMethodNotAllowed, "invalid_request_error", "use POST")
-	case badKnob != nil:
-		s.pool.Put(x)
-		return s.fail(ctx, api, fasthttp.StatusBadRequest, "invalid_request_error", badKnob.Error())
-	case x.knobs.APIKey != "" && string(key) != x.knobs.APIKey:
-		s.pool.Put(x)
-		return s.fail(ctx, api, fasthttp.StatusUnauthorized, "authentication_error", "invalid API key")
-	}
-	if err := x.req.Parse(api, ctx.Request.Body()); err != nil {
-		s.pool.Put(x)
-		return s.fail(ctx, api, fasthttp.StatusBadRequest, "invalid_request_error", "mock: "+err.Error())
-	}
-	if len(x.req.Directive) > 0 {
-		if err := x.knobs.ApplyDirective(x.req.Directive); err != nil {
-			s.pool.Put(x)
-			return s.fail(ctx, api, fasthttp.StatusBadRequest, "invalid_request_error", "mock: "+err.Error())
-		}
-	}
-	x.sc.Build(&x.req, &x.knobs)
-	switch {
-	case x.sc.Reset:
+	r := s.decide(x, route, ctx.IsPost(), ctx.Request.Body())
+	status, key := r.status, x.key // read before x goes back to the pool
+	switch r.kind {
+	case replyReset:
 		s.pool.Put(x)
 		reset(ctx)
-		return 0
-	case x.sc.Hang:
+	case replyHang:
 		s.pool.Put(x)
 		s.hang()
 		ctx.SetStatusCode(fasthttp.StatusGatewayTimeout)
-		return fasthttp.StatusGatewayTimeout
-	case x.sc.Fail != 0:
-		status, retry := x.sc.Fail, x.sc.RetryAfter
-		s.pool.Put(x)
-		if retry > 0 && (status == fasthttp.StatusTooManyRequests || status == fasthttp.StatusServiceUnavailable) {
-			ctx.Response.Header.Set("Retry-After", strconv.Itoa(int((retry+time.Second-1)/time.Second)))
-		}
-		return s.fail(ctx, api, status, errorType(status), "mock: injected error")
-	}
-	if x.req.Stream {
+	case replyStream:
+		// x becomes the body stream; fasthttp returns it with Close.
 		if !ctx.Request.Header.IsHTTP11() {
 			streamHTTP10(ctx, x)
-			return fasthttp.StatusOK
+			break
 		}
 		ctx.SetContentTypeBytes(ctSSE)
 		ctx.Response.Header.Set("Cache-Control", "no-cache")
 		ctx.SetBodyStream(x, -1) // fasthttp calls x.WriteTo, then x.Close
-		return fasthttp.StatusOK
+	default:
+		if !r.due.IsZero() {
+			sleepUntil(r.due)
+		}
+		ctx.SetStatusCode(r.status)
+		if r.ctype != nil {
+			ctx.SetContentTypeBytes(r.ctype)
+		}
+		if r.retryAfter > 0 {
+			ctx.Response.Header.Set("Retry-After", strconv.Itoa(r.retryAfter))
+		}
+		if r.owned {
+			// The rendered body becomes the response's (no copy); its old
+			// buffer is this exchange's next one.
+			x.buf = ctx.Response.SwapBody(r.body)
+		} else {
+			ctx.SetBody(r.body)
+		}
+		s.pool.Put(x)
 	}
-	// A JSON answer is ready when the last token would have been generated
-	// (without think time, at once: no clock read).
-	if total := x.sc.Total(); total > 0 {
-		sleepUntil(x.start.Add(total))
-	}
-	// The rendered body becomes the response's (no copy); its old buffer
-	// is this exchange's next one.
-	ctx.SetContentTypeBytes(ctJSON)
-	x.buf = ctx.Response.SwapBody(x.renderJSON(x.buf[:0]))
-	s.pool.Put(x)
-	return fasthttp.StatusOK
+	s.counters.add(route, status, key)
 }
 
 // head10 starts a stream to an HTTP/1.0 client.
@@ -261,41 +200,6 @@ func reset(ctx *fasthttp.RequestCtx) {
 		}
 		c.Close()
 	})
-}
-
-func errorType(status int) string {
-	switch {
-	case status == fasthttp.StatusTooManyRequests:
-		return "rate_limit_error"
-	case status == fasthttp.StatusServiceUnavailable || status == 529:
-		return "overloaded_error"
-	case status >= 500:
-		return "server_error"
-	}
-	return "invalid_request_error"
-}
-
-// fail answers with an error body shaped like the API's own.
-func (s *Server) fail(ctx *fasthttp.RequestCtx, api script.API, status int, typ, msg string) int {
-	ctx.SetStatusCode(status)
-	ctx.SetContentTypeBytes(ctJSON)
-	var arr [256]byte
-	b := arr[:0]
-	if api == script.Messages {
-		b = append(b, `{"type":"error","error":{"type":`...)
-		b = appendString(b, []byte(typ))
-		b = append(b, `,"message":`...)
-		b = appendString(b, []byte(msg))
-		b = append(b, `}}`...)
-	} else {
-		b = append(b, `{"error":{"message":`...)
-		b = appendString(b, []byte(msg))
-		b = append(b, `,"type":`...)
-		b = appendString(b, []byte(typ))
-		b = append(b, `,"param":null,"code":null}}`...)
-	}
-	ctx.SetBody(b)
-	return status
 }
 
 func (s *Server) countersEndpoint(ctx *fasthttp.RequestCtx) {
