@@ -22,6 +22,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:18080", "listen address (loopback only)")
 	k.RegisterFlags(flag.CommandLine)
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile here until shutdown")
+	eventLoop := flag.Bool("eventloop", true, "serve whole-body answers from epoll loops (Linux); false: every request through fasthttp")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -38,7 +39,11 @@ func main() {
 		fmt.Fprintf(os.Stderr, "mock: %v\n", err)
 		os.Exit(1)
 	}
-	srv := server.New(k)
+	var opts []server.Option
+	if !*eventLoop {
+		opts = append(opts, server.FasthttpOnly())
+	}
+	srv := server.New(k, opts...)
 	go func() {
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)

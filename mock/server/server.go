@@ -23,17 +23,32 @@ const hangMax = 5 * time.Minute
 
 // Server is one mock upstream.
 type Server struct {
-	knobs    script.Knobs
-	counters *Counters
-	http     *fasthttp.Server
-	pool     sync.Pool
-	done     chan struct{}
-	once     sync.Once
+	knobs     script.Knobs
+	counters  *Counters
+	http      *fasthttp.Server
+	pool      sync.Pool
+	done      chan struct{}
+	once      sync.Once
+	eventLoop bool
+	handoff   *handoff // the event loops' way to fasthttp
+	mu        sync.Mutex
+	wake      int             // eventfd that stops the event loops
+	loops     *sync.WaitGroup // the event loops running, if any
 }
 
+// Option changes how a Server serves.
+type Option func(*Server)
+
+// FasthttpOnly serves every request through fasthttp, without the event
+// loop: for comparing the two, and the fallback where there is no loop.
+func FasthttpOnly() Option { return func(s *Server) { s.eventLoop = false } }
+
 // New returns a server whose requests default to knobs.
-func New(knobs script.Knobs) *Server {
-	s := &Server{knobs: knobs, counters: newCounters(), done: make(chan struct{})}
+func New(knobs script.Knobs, opts ...Option) *Server {
+	s := &Server{knobs: knobs, counters: newCounters(), done: make(chan struct{}), eventLoop: loopsAvailable}
+	for _, o := range opts {
+		o(s)
+	}
 	s.pool.New = func() any { return &exchange{srv: s} }
 	s.http = &fasthttp.Server{
 		Handler:                      s.handle,
@@ -57,13 +72,27 @@ func (s *Server) Counters() *Counters { return s.counters }
 // Handler is the request handler, for serving the mock in-process.
 func (s *Server) Handler() fasthttp.RequestHandler { return s.handle }
 
-// Serve answers requests on ln until Shutdown.
-func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(ln) }
+// Serve answers requests on ln until Shutdown: from event loops where the
+// system has them and ln is TCP, else through fasthttp.
+func (s *Server) Serve(ln net.Listener) error {
+	if tl, ok := ln.(*net.TCPListener); ok && s.eventLoop {
+		return s.serveLoops(tl)
+	}
+	return s.http.Serve(ln)
+}
 
 // Shutdown stops accepting, wakes hanging requests and waits for the others.
 func (s *Server) Shutdown() error {
-	s.once.Do(func() { close(s.done) })
-	return s.http.Shutdown()
+	var loops *sync.WaitGroup
+	s.once.Do(func() {
+		close(s.done)
+		loops = s.wakeLoops()
+	})
+	err := s.http.Shutdown()
+	if loops != nil {
+		loops.Wait()
+	}
+	return err
 }
 
 // exchange holds everything one request needs; pooled, so its buffers are
@@ -111,7 +140,7 @@ func routeOf(path []byte) int {
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	path := ctx.Path()
-	if bytes.HasPrefix(path, []byte("/mock/counters")) {
+	if isCounters(path) {
 		s.countersEndpoint(ctx)
 		return
 	}
@@ -195,12 +224,16 @@ func reset(ctx *fasthttp.RequestCtx) {
 		if w, ok := c.(interface{ UnsafeConn() net.Conn }); ok {
 			c = w.UnsafeConn()
 		}
-		if tc, ok := c.(*net.TCPConn); ok {
+		if tc, ok := c.(interface{ SetLinger(int) error }); ok { // a TCP conn, or one the loop handed over
 			tc.SetLinger(0)
 		}
 		c.Close()
 	})
 }
+
+const countersPath = "/mock/counters"
+
+func isCounters(path []byte) bool { return bytes.HasPrefix(path, []byte(countersPath)) }
 
 func (s *Server) countersEndpoint(ctx *fasthttp.RequestCtx) {
 	if bytes.HasSuffix(ctx.Path(), []byte("/reset")) {
