@@ -1,7 +1,9 @@
 package server_test
 
 import (
+	"bytes"
 	"io"
+	"net"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -59,3 +61,53 @@ func BenchmarkChatJSONGateway(b *testing.B)    { benchHandler(b, "/v1/chat/compl
 func BenchmarkChatStream(b *testing.B)         { benchHandler(b, "/v1/chat/completions", chatStreamBody) }
 func BenchmarkMessagesToolStream(b *testing.B) { benchHandler(b, "/v1/messages", msgToolsBody) }
 func BenchmarkResponsesStream(b *testing.B)    { benchHandler(b, "/v1/responses", respStreamBody) }
+
+// BenchmarkWire sends the gateway-shaped request over loopback, one at a
+// time on one connection, to the event loop and to fasthttp alone. Its
+// allocs/op are the whole process's (the client's reads and writes do not
+// allocate), so the loop's 0 is the server's own. Its ns/op is not the
+// mock's latency: in one process fasthttp's goroutines and the client share
+// threads, while the loop's thread sleeps in epoll_wait and is woken by the
+// kernel each time; runner selfbench mock measures across processes.
+func BenchmarkWire(b *testing.B) {
+	k := fast()
+	k.APIKey = "sk-bench"
+	req := []byte(rawPost("/v1/chat/completions", string(gatewayBody), "Authorization: Bearer sk-bench",
+		"User-Agent: OpenAI/Python 1.52.0", "Accept: application/json"))
+	for _, v := range []struct {
+		name string
+		opts []server.Option
+	}{{"loop", nil}, {"fasthttp", []server.Option{server.FasthttpOnly()}}} {
+		b.Run(v.name, func(b *testing.B) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				b.Fatal(err)
+			}
+			s := server.New(k, v.opts...)
+			go s.Serve(ln)
+			defer s.Shutdown()
+			c, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			// The first answer gives the size of every answer (same bytes).
+			c.Write(req)
+			resp := make([]byte, 64<<10)
+			n, err := c.Read(resp)
+			if err != nil || !bytes.HasPrefix(resp[:n], []byte("HTTP/1.1 200 OK")) {
+				b.Fatalf("answer %q: %v", resp[:n], err)
+			}
+			size := n
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.Write(req); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(c, resp[:size]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

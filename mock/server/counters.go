@@ -36,6 +36,7 @@ type Counters struct {
 	// streams that ran to their end, and that stopped because the reader
 	// went away; the content events written to either
 	completed, aborted, events uint64
+	handedOver                 uint64 // connections the event loop gave fasthttp
 }
 
 func newCounters() *Counters {
@@ -45,7 +46,7 @@ func newCounters() *Counters {
 }
 
 func (c *Counters) reset() {
-	c.total, c.completed, c.aborted, c.events = 0, 0, 0, 0
+	c.total, c.completed, c.aborted, c.events, c.handedOver = 0, 0, 0, 0, 0
 	for i := range c.status {
 		c.status[i] = map[int]*uint64{}
 	}
@@ -98,12 +99,22 @@ func (c *Counters) stream(aborted bool, events int) {
 	c.mu.Unlock()
 }
 
+// handOver counts one connection the event loop gave fasthttp.
+func (c *Counters) handOver() {
+	c.mu.Lock()
+	c.handedOver++
+	c.mu.Unlock()
+}
+
 // Snapshot is the counters' JSON form.
 type Snapshot struct {
 	Total   uint64                       `json:"total"`
 	Routes  map[string]map[string]uint64 `json:"routes"`
 	Keys    map[string]uint64            `json:"keys"`
 	Streams StreamCounts                 `json:"streams"`
+	// HandedOver counts the connections the event loop passed to fasthttp
+	// (for a stream, a hang or an unusual request); they stay there.
+	HandedOver uint64 `json:"handed_over"`
 }
 
 // StreamCounts say how streams ended: a stream whose reader went away
@@ -120,7 +131,8 @@ func (c *Counters) Snapshot() Snapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := Snapshot{Total: c.total, Routes: map[string]map[string]uint64{}, Keys: map[string]uint64{},
-		Streams: StreamCounts{Completed: c.completed, Aborted: c.aborted, ContentEvents: c.events}}
+		Streams:    StreamCounts{Completed: c.completed, Aborted: c.aborted, ContentEvents: c.events},
+		HandedOver: c.handedOver}
 	for r, m := range c.status {
 		for st, n := range m {
 			if s.Routes[routeNames[r]] == nil {

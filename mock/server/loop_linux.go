@@ -316,7 +316,7 @@ func (l *evloop) serve(c *lconn, now time.Time) bool {
 		return true
 	case headOther:
 		l.s.pool.Put(x)
-		l.handOver(c)
+		l.handOver(c, now)
 		return false
 	}
 	total := h.size + h.bodyLen
@@ -329,17 +329,18 @@ func (l *evloop) serve(c *lconn, now time.Time) bool {
 		return true
 	}
 	c.want = 0
-	route := routeOf(h.path)
-	if route == routeOther && isCounters(h.path) {
+	if isCounters(h.path) {
 		l.s.pool.Put(x)
-		l.handOver(c)
-		return false
+		r := l.s.countersReply(h.path, h.post)
+		l.answered(c, &r, h.close, total)
+		return true
 	}
+	route := routeOf(h.path)
 	r := l.s.decide(x, route, h.post, c.in[h.size:total])
 	switch r.kind {
 	case replyStream, replyHang:
 		l.s.pool.Put(x)
-		l.handOver(c) // fasthttp reads this request again from the start
+		l.handOver(c, now) // fasthttp reads this request again from the start
 		return false
 	case replyReset:
 		l.s.counters.add(route, 0, x.key)
@@ -356,12 +357,21 @@ func (l *evloop) serve(c *lconn, now time.Time) bool {
 	}
 	l.s.counters.add(route, r.status, x.key) // the key is in c.in, still whole
 	l.s.pool.Put(x)
-	c.in = c.in[:copy(c.in, c.in[total:])]
-	if h.close {
+	l.answered(c, nil, h.close, total)
+	return true
+}
+
+// answered drops the request of size bytes served from c.in, writing r
+// first if given; after a Connection: close nothing more is read.
+func (l *evloop) answered(c *lconn, r *reply, close bool, size int) {
+	if r != nil {
+		c.out = appendResponse(c.out, r, close)
+	}
+	c.in = c.in[:copy(c.in, c.in[size:])]
+	if close {
 		c.closeAfter = true
 		c.in = c.in[:0]
 	}
-	return true
 }
 
 // flush writes c.out and reports whether c is still the loop's.
@@ -404,12 +414,13 @@ func (l *evloop) reset(c *lconn) {
 
 // handOver gives c, with what it has read and not served and the answers
 // not yet written, to fasthttp.
-func (l *evloop) handOver(c *lconn) {
+func (l *evloop) handOver(c *lconn, arrived time.Time) {
 	// Out of this loop's epoll before the descriptor is duplicated: epoll
 	// watches the socket, not the number, and would go on reporting it.
 	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, c.fd, nil)
 	l.conns[c.fd] = nil
 	l.open--
+	l.s.counters.handOver()
 	f := os.NewFile(uintptr(c.fd), "mock-conn")
 	nc, err := net.FileConn(f)
 	f.Close()
@@ -417,7 +428,7 @@ func (l *evloop) handOver(c *lconn) {
 		fmt.Fprintf(os.Stderr, "mock: hand a connection to fasthttp: %v\n", err)
 		return // the client sees the connection close
 	}
-	l.s.handoff.pass(&replayConn{TCPConn: nc.(*net.TCPConn), in: c.in, out: c.out})
+	l.s.handoff.pass(&replayConn{TCPConn: nc.(*net.TCPConn), in: c.in, out: c.out, start: arrived})
 }
 
 // stop: no new connections; idle ones close now, busy ones after their answer.

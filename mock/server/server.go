@@ -144,7 +144,11 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.countersEndpoint(ctx)
 		return
 	}
-	x := s.exchange(ctx.Time()) // read by fasthttp as the request arrived: no second clock read
+	start := ctx.Time() // read by fasthttp as the request arrived: no second clock read
+	if c, ok := ctx.Conn().(*replayConn); ok && ctx.ConnRequestNum() == 1 {
+		start = c.start // it arrived at the event loop, which handed the connection over
+	}
+	x := s.exchange(start)
 	for name, value := range ctx.Request.Header.All() {
 		x.header(name, value)
 	}
@@ -236,15 +240,24 @@ const countersPath = "/mock/counters"
 func isCounters(path []byte) bool { return bytes.HasPrefix(path, []byte(countersPath)) }
 
 func (s *Server) countersEndpoint(ctx *fasthttp.RequestCtx) {
-	if bytes.HasSuffix(ctx.Path(), []byte("/reset")) {
-		if !ctx.IsPost() {
-			ctx.SetStatusCode(fasthttp.StatusMethodNotAllowed)
-			return
+	r := s.countersReply(ctx.Path(), ctx.IsPost())
+	ctx.SetStatusCode(r.status)
+	if r.ctype != nil {
+		ctx.SetContentTypeBytes(r.ctype)
+	}
+	ctx.SetBody(r.body)
+}
+
+// countersReply answers /mock/counters (the counters as JSON) and
+// /mock/counters/reset (POST: zero them, then the same); it is not counted.
+func (s *Server) countersReply(path []byte, post bool) reply {
+	if bytes.HasSuffix(path, []byte("/reset")) {
+		if !post {
+			return reply{status: fasthttp.StatusMethodNotAllowed}
 		}
 		s.counters.Reset()
 	}
-	ctx.SetContentTypeBytes(ctJSON)
-	ctx.SetBody(s.counters.json())
+	return reply{status: fasthttp.StatusOK, ctype: ctJSON, body: s.counters.json()}
 }
 
 var modelsBody = []byte(`{"object":"list","data":[{"id":"mock-model","object":"model","created":1700000000,"owned_by":"gatewaybench"}]}`)

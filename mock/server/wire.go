@@ -3,6 +3,7 @@ package server
 import (
 	"io"
 	"net"
+	"time"
 
 	"github.com/valyala/fasthttp"
 )
@@ -66,10 +67,12 @@ func (h *handoff) pass(c net.Conn) {
 
 // replayConn is a connection handed over mid-way: the answers the loop had
 // not yet written go first, then the bytes it had read but not served are
-// read again.
+// read again. The first of those requests keeps the time it reached the
+// loop, so a stream's schedule does not include the hand-over.
 type replayConn struct {
 	*net.TCPConn
 	in, out []byte
+	start   time.Time
 }
 
 func (c *replayConn) Read(p []byte) (int, error) {
