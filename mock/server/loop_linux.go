@@ -495,13 +495,14 @@ func (l *evloop) expire() {
 // recv and send are recvfrom and sendto with no address: on a socket they
 // skip the file layer that read and write go through, and as raw calls
 // (the socket never blocks) the scheduler's bookkeeping of a system call.
+// A send to a closed peer fails with EPIPE instead of raising SIGPIPE.
 func recv(fd int, p []byte) (int, unix.Errno) {
 	n, _, e := unix.RawSyscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)), 0, 0, 0)
 	return int(n), e
 }
 
 func send(fd int, p []byte) (int, unix.Errno) {
-	n, _, e := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)), 0, 0, 0)
+	n, _, e := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)), unix.MSG_NOSIGNAL, 0, 0)
 	return int(n), e
 }
 

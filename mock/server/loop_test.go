@@ -243,10 +243,13 @@ func TestLoopShutdown(t *testing.T) {
 	busy, busyR := dial()
 	defer busy.Close()
 	io.WriteString(busy, rawPost("/v1/chat/completions", chatJSONBody))
-	// The delayed answer is pending once the loop has read the request;
-	// a second connection's answer proves the loop is past that read.
-	if out := exchangeRaw(t, ln.Addr().String(), "GET /health HTTP/1.1\r\nHost: m\r\nConnection: close\r\n\r\n"); !bytes.Contains(out, []byte("ok")) {
-		t.Fatalf("health: %q", out)
+	// The delayed answer is pending once the mock has counted the request.
+	base := "http://" + ln.Addr().String()
+	for deadline := time.Now().Add(20 * time.Second); snapshot(t, base).Routes["chat"]["200"] == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the mock never read the request")
+		}
+		time.Sleep(time.Millisecond) // polling for the count, not waiting out a guess
 	}
 	shut := make(chan error, 1)
 	go func() { shut <- s.Shutdown() }()
@@ -262,5 +265,25 @@ func TestLoopShutdown(t *testing.T) {
 	}
 	if err := <-served; err != nil {
 		t.Errorf("Serve: %v", err)
+	}
+}
+
+// TestLoopClientGone: a client that leaves before its delayed answer, or in
+// the middle of its request, costs the mock nothing: the next is answered.
+func TestLoopClientGone(t *testing.T) {
+	base, _ := start(t, timed(50*time.Millisecond, 0, 1))
+	addr := strings.TrimPrefix(base, "http://")
+	for _, partial := range []string{rawPost("/v1/chat/completions", chatJSONBody), rawPost("/v1/chat/completions", chatJSONBody)[:100]} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(c, partial)
+		c.(*net.TCPConn).SetLinger(0) // leave with a reset: the mock's write then fails
+		c.Close()
+	}
+	out := exchangeRaw(t, addr, rawPost("/v1/chat/completions", chatJSONBody, closeHeader))
+	if !bytes.HasPrefix(out, []byte("HTTP/1.1 200 OK")) {
+		t.Fatalf("the next client got %q", out)
 	}
 }
