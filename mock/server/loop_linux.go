@@ -124,6 +124,10 @@ type lconn struct {
 	// readable: data may be waiting unread (edge-triggered: the edge came
 	// while the connection was busy, or the last read filled the buffer)
 	readable, blocked, closeAfter bool
+	// peerDone: the peer has shut its side (FIN); once what it sent is
+	// answered the connection closes. The short read that took its last
+	// bytes may not have seen the end, and no edge will come again.
+	peerDone bool
 }
 
 // busy: the connection is waiting to write; requests it has sent wait.
@@ -193,7 +197,9 @@ func (l *evloop) run() {
 			ev := &l.events[i]
 			switch fd := int(ev.Fd); fd {
 			case l.lnfd:
-				l.accept()
+				if !l.stopping { // stop came earlier in this batch
+					l.accept()
+				}
 			case l.wake:
 				l.stop()
 			case l.timer:
@@ -257,6 +263,9 @@ func (l *evloop) event(c *lconn, events uint32, now time.Time) {
 	if events&(unix.EPOLLIN|unix.EPOLLRDHUP) != 0 {
 		c.readable = true
 	}
+	if events&unix.EPOLLRDHUP != 0 {
+		c.peerDone = true
+	}
 	l.progress(c, now)
 }
 
@@ -299,7 +308,7 @@ func (l *evloop) progress(c *lconn, now time.Time) {
 	if len(c.in) == 0 && cap(c.in) > 64<<10 {
 		c.in = nil // a large body's buffer goes
 	}
-	if !c.busy() && len(c.out) == 0 && (c.closeAfter || l.stopping) {
+	if !c.busy() && len(c.out) == 0 && (c.closeAfter || c.peerDone && !c.readable || l.stopping) {
 		l.close(c)
 	}
 }

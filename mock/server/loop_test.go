@@ -287,3 +287,23 @@ func TestLoopClientGone(t *testing.T) {
 		t.Fatalf("the next client got %q", out)
 	}
 }
+
+// TestLoopHalfClose: a client that shuts its side after its request (FIN)
+// gets the whole answer, then the connection closes.
+func TestLoopHalfClose(t *testing.T) {
+	for _, k := range []script.Knobs{fast(), timed(20*time.Millisecond, 0, 1)} {
+		base, _ := start(t, k)
+		c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		io.WriteString(c, rawPost("/v1/chat/completions", chatJSONBody)+rawPost("/v1/chat/completions", chatJSONBody))
+		c.(*net.TCPConn).CloseWrite()
+		out, err := io.ReadAll(c)
+		if err != nil || bytes.Count(out, []byte("HTTP/1.1 200 OK")) != 2 {
+			t.Errorf("ttft %s: read %q, %v; want two answers, then the end", k.TTFT, out, err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package selfbench
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
+	"github.com/gatewaybench/gatewaybench/mock/server"
 	"github.com/gatewaybench/gatewaybench/runner/stats"
 )
 
@@ -164,6 +166,9 @@ func Mock(ctx context.Context, o Options) error {
 		e.Median, strings.Join(ratios, " "), interval, mockTarget, verdict)
 	fmt.Fprintf(o.Out, "mock/nginx CPU per request: %.2fx\n",
 		float64(mockMed.CPUPerReq)/float64(nginxMed.CPUPerReq))
+	if err := transports(o.Out, mockAddr); err != nil {
+		return err
+	}
 
 	// Streaming: every response is the role chunk, 32 content events, the
 	// finish chunk and [DONE], each its own flushed write.
@@ -184,6 +189,22 @@ func Mock(ctx context.Context, o Options) error {
 	const events = 32 + 3
 	fmt.Fprintf(o.Out, "mock streaming (ttft=0 itl=0, %d events per response): %.0f streams/s, %.0f events/s, CPU %.1fµs per stream (median of %d)\n",
 		events, m.RPS, m.RPS*events, float64(m.CPUPerReq.Nanoseconds())/1e3, o.Rounds)
+	return transports(o.Out, mockAddr)
+}
+
+// transports says which of the mock's two transports has served so far: the
+// event loop keeps a connection unless a request needs fasthttp (a stream).
+func transports(w io.Writer, mockAddr string) error {
+	var seen server.Snapshot
+	b, err := get("http://" + mockAddr + "/mock/counters")
+	if err == nil {
+		err = json.Unmarshal(b, &seen)
+	}
+	if err != nil {
+		return fmt.Errorf("mock counters: %v", err)
+	}
+	fmt.Fprintf(w, "  so far the mock answered %d requests; %d connections went from its event loop to fasthttp\n",
+		seen.Total, seen.HandedOver)
 	return nil
 }
 
@@ -221,6 +242,15 @@ func rounds(s []sample) string {
 		parts[i] = strconv.FormatFloat(x.RPS, 'f', 0, 64)
 	}
 	return strings.Join(parts, " ")
+}
+
+func get(url string) ([]byte, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
 }
 
 func fetch(url, body string, headers ...[2]string) ([]byte, error) {
