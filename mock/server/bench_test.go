@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net"
+	"strings"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -79,14 +80,8 @@ func BenchmarkWire(b *testing.B) {
 		opts []server.Option
 	}{{"loop", nil}, {"fasthttp", []server.Option{server.FasthttpOnly()}}} {
 		b.Run(v.name, func(b *testing.B) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				b.Fatal(err)
-			}
-			s := server.New(k, v.opts...)
-			go s.Serve(ln)
-			defer s.Shutdown()
-			c, err := net.Dial("tcp", ln.Addr().String())
+			url, _ := start(b, k, v.opts...)
+			c, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
 			if err != nil {
 				b.Fatal(err)
 			}

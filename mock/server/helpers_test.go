@@ -10,13 +10,13 @@ import (
 )
 
 // start runs a mock on a loopback port for the test's lifetime.
-func start(t testing.TB, k script.Knobs) (string, *server.Server) {
+func start(t testing.TB, k script.Knobs, opts ...server.Option) (string, *server.Server) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := server.New(k)
+	s := server.New(k, opts...)
 	go s.Serve(ln)
 	t.Cleanup(func() { s.Shutdown() })
 	return "http://" + ln.Addr().String(), s

@@ -17,19 +17,6 @@ import (
 	"github.com/gatewaybench/gatewaybench/mock/server"
 )
 
-// startPlain runs a mock that serves every request through fasthttp.
-func startPlain(t testing.TB, k script.Knobs) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := server.New(k, server.FasthttpOnly())
-	go s.Serve(ln)
-	t.Cleanup(func() { s.Shutdown() })
-	return ln.Addr().String()
-}
-
 // exchangeRaw writes raw to addr in the given pieces, a pause between them so
 // each arrives alone, and reads until the mock closes the connection.
 func exchangeRaw(t *testing.T, addr string, pieces ...string) []byte {
@@ -79,7 +66,8 @@ func TestLoopSameBytes(t *testing.T) {
 	k.APIKey = "sk-loop"
 	loop, _ := start(t, k)
 	loopAddr := strings.TrimPrefix(loop, "http://")
-	plain := startPlain(t, k)
+	plain, _ := start(t, k, server.FasthttpOnly())
+	plain = strings.TrimPrefix(plain, "http://")
 	auth := "Authorization: Bearer sk-loop"
 	big := strings.Repeat("x", 200<<10)
 	cases := []struct {
