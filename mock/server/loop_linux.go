@@ -29,43 +29,62 @@ const loopsAvailable = true
 // minRead is the least free space a read is offered; a request is ~1 KB.
 const minRead = 4 << 10
 
-// serveLoops serves ln from one event loop per processor until Shutdown;
-// fasthttp serves the connections they hand over.
-func (s *Server) serveLoops(ln *net.TCPListener) error {
-	lnfd, err := dupFD(ln)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(lnfd)
-	wake, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
-	if err != nil {
-		return fmt.Errorf("mock: eventfd: %w", err)
-	}
-	defer unix.Close(wake)
-	var loops []*evloop
+// loopSet is the event loops of one Serve and what they share.
+type loopSet struct {
+	lnfd, wake int
+	loops      []*evloop
+}
+
+// newLoops makes one event loop per processor for ln.
+func (s *Server) newLoops(ln *net.TCPListener) (set *loopSet, err error) {
+	set = &loopSet{lnfd: -1, wake: -1}
 	defer func() {
-		for _, l := range loops {
-			l.release()
+		if err != nil {
+			set.release()
 		}
 	}()
-	for range runtime.GOMAXPROCS(0) {
-		l, err := newLoop(s, lnfd, wake)
-		if err != nil {
-			return err
-		}
-		loops = append(loops, l)
+	if set.lnfd, err = dupFD(ln); err != nil {
+		return nil, err
 	}
+	if set.wake, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
+		return nil, fmt.Errorf("eventfd: %w", err)
+	}
+	for range runtime.GOMAXPROCS(0) {
+		l, err := newLoop(s, set.lnfd, set.wake)
+		if err != nil {
+			return nil, err
+		}
+		set.loops = append(set.loops, l)
+	}
+	return set, nil
+}
+
+func (set *loopSet) release() {
+	for _, l := range set.loops {
+		l.release()
+	}
+	for _, fd := range []int{set.lnfd, set.wake} {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
+}
+
+// serveLoops runs the loops until Shutdown; fasthttp serves the
+// connections they hand over.
+func (s *Server) serveLoops(ln *net.TCPListener, set *loopSet) error {
+	defer set.release()
 	s.handoff = &handoff{conns: make(chan net.Conn), done: s.done, addr: ln.Addr()}
 	var wg sync.WaitGroup
 	// Under the lock, so Shutdown either sees the loops to wake or has
 	// closed done before they start (run checks it first).
 	s.mu.Lock()
-	s.wake, s.loops = wake, &wg
-	for _, l := range loops {
+	s.wake, s.loops = set.wake, &wg
+	for _, l := range set.loops {
 		wg.Go(l.run)
 	}
 	s.mu.Unlock()
-	err = s.http.Serve(s.handoff)
+	err := s.http.Serve(s.handoff)
 	wg.Wait()
 	ln.Close()
 	return err
@@ -93,7 +112,7 @@ func dupFD(ln *net.TCPListener) (int, error) {
 		return -1, cerr
 	}
 	if err != nil {
-		return -1, fmt.Errorf("mock: dup the listener: %w", err)
+		return -1, fmt.Errorf("dup the listener: %w", err)
 	}
 	return fd, nil
 }
@@ -137,11 +156,11 @@ func newLoop(s *Server, lnfd, wake int) (*evloop, error) {
 	l := &evloop{s: s, lnfd: lnfd, wake: wake, epfd: -1, timer: -1}
 	var err error
 	if l.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
-		return nil, fmt.Errorf("mock: epoll: %w", err)
+		return nil, fmt.Errorf("epoll: %w", err)
 	}
 	if l.timer, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC); err != nil {
 		l.release()
-		return nil, fmt.Errorf("mock: timerfd: %w", err)
+		return nil, fmt.Errorf("timerfd: %w", err)
 	}
 	for _, fd := range []struct {
 		fd     int
@@ -158,7 +177,7 @@ func newLoop(s *Server, lnfd, wake int) (*evloop, error) {
 func (l *evloop) watch(fd int, events uint32) error {
 	ev := unix.EpollEvent{Events: events, Fd: int32(fd)}
 	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-		return fmt.Errorf("mock: epoll_ctl: %w", err)
+		return fmt.Errorf("epoll_ctl: %w", err)
 	}
 	return nil
 }

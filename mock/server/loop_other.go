@@ -11,8 +11,12 @@ import (
 // Elsewhere than Linux every request goes through fasthttp.
 const loopsAvailable = false
 
-func (s *Server) serveLoops(*net.TCPListener) error {
-	return errors.New("mock: the event loop needs Linux")
+type loopSet struct{}
+
+func (s *Server) newLoops(*net.TCPListener) (*loopSet, error) {
+	return nil, errors.New("the event loop needs Linux")
 }
+
+func (s *Server) serveLoops(*net.TCPListener, *loopSet) error { return nil }
 
 func (s *Server) wakeLoops() *sync.WaitGroup { return nil }

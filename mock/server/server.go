@@ -7,8 +7,10 @@ package server
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -76,7 +78,12 @@ func (s *Server) Handler() fasthttp.RequestHandler { return s.handle }
 // system has them and ln is TCP, else through fasthttp.
 func (s *Server) Serve(ln net.Listener) error {
 	if tl, ok := ln.(*net.TCPListener); ok && s.eventLoop {
-		return s.serveLoops(tl)
+		set, err := s.newLoops(tl)
+		if err == nil {
+			return s.serveLoops(tl, set)
+		}
+		// A sandbox without epoll, eventfd or timerfd still gets a mock.
+		fmt.Fprintf(os.Stderr, "mock: no event loop (%v): every request goes through fasthttp\n", err)
 	}
 	return s.http.Serve(ln)
 }
