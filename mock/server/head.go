@@ -6,11 +6,12 @@ import (
 )
 
 // The event loop reads requests itself (loop_linux.go). It takes the plain
-// form every client and gateway here sends: HTTP/1.1, a GET or a POST to a
-// plain path, a body sized by Content-Length. Anything else (chunked or
-// absent length on a POST, Expect, Upgrade, HTTP/1.0, an unusual path, a
-// header folded over lines) is served by fasthttp, so the mock answers
-// every form as it did before the loop.
+// form clients, gateways and load tools send: HTTP/1.1 or 1.0, a GET or a
+// POST to a plain path (a query is allowed and ignored, as routing does), a
+// body sized by Content-Length. Anything else (chunked or absent length on a
+// POST, Expect, Upgrade, an escaped or dotted path, a header folded over
+// lines) is served by fasthttp, so the mock answers every form as it did
+// before the loop.
 
 // head is one request's head as the event loop parses it.
 type head struct {
@@ -18,7 +19,8 @@ type head struct {
 	post    bool
 	size    int  // bytes of the head, through the blank line
 	bodyLen int  // from Content-Length
-	close   bool // Connection: close
+	close   bool // Connection: close, or HTTP/1.0 without keep-alive
+	http10  bool // an HTTP/1.0 request, kept alive by Connection: keep-alive
 }
 
 type headResult uint8
@@ -54,12 +56,21 @@ func parseHead(b []byte, h *head, sink headerSink) headResult {
 	default:
 		return headOther
 	}
-	path, proto, ok := bytes.Cut(rest, []byte{' '})
-	if !ok || string(proto) != "HTTP/1.1" || !plainPath(path) {
+	target, proto, ok := bytes.Cut(rest, []byte{' '})
+	switch {
+	case !ok:
+		return headOther
+	case string(proto) == "HTTP/1.0":
+		h.http10 = true
+	case string(proto) != "HTTP/1.1":
+		return headOther
+	}
+	path, query, _ := bytes.Cut(target, []byte{'?'})
+	if !plainPath(path) || !plainQuery(query) {
 		return headOther
 	}
 	h.path = path
-	length := -1
+	length, keepAlive := -1, false
 	for {
 		if line, next, r = headLine(b, next); r != headOK {
 			return r
@@ -87,7 +98,9 @@ func parseHead(b []byte, h *head, sink headerSink) headResult {
 				switch {
 				case bytes.EqualFold(value, []byte("close")):
 					h.close = true
-				case !bytes.EqualFold(value, []byte("keep-alive")):
+				case bytes.EqualFold(value, []byte("keep-alive")):
+					keepAlive = true
+				default:
 					return headOther
 				}
 			}
@@ -100,6 +113,9 @@ func parseHead(b []byte, h *head, sink headerSink) headResult {
 		sink.header(name, value)
 	}
 	h.size = next
+	if h.http10 && !keepAlive {
+		h.close = true
+	}
 	switch {
 	case length > 0 && !h.post:
 		return headOther
@@ -151,6 +167,16 @@ func plainPath(p []byte) bool {
 	}
 	for _, c := range p {
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '/' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// plainQuery is a query of visible ASCII (no fragment): routing ignores it.
+func plainQuery(q []byte) bool {
+	for _, c := range q {
+		if c <= ' ' || c >= 0x7f || c == '#' {
 			return false
 		}
 	}

@@ -24,10 +24,13 @@ func TestParseHead(t *testing.T) {
 		{"no line end yet", "POST /v1/chat/comp", headShort, head{}, ""},
 		{"no blank line yet", "POST /v1/chat/completions HTTP/1.1\r\nHost: m\r\n", headShort, head{}, ""},
 		{"half a line end", "GET /health HTTP/1.1\r\n\r", headShort, head{}, ""},
-		{"HTTP/1.0", "GET /health HTTP/1.0\r\n\r\n", headOther, head{}, ""},
+		{"HTTP/1.0", "GET /health HTTP/1.0\r\n\r\n", headOK, head{size: 24, http10: true, close: true}, ""},
+		{"HTTP/1.0 keep-alive", "GET /health HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", headOK, head{size: 48, http10: true}, "Connection=Keep-Alive"},
+		{"HTTP/2", "GET /health HTTP/2.0\r\n\r\n", headOther, head{}, ""},
+		{"query", "GET /health?x=1&y=%20 HTTP/1.1\r\n\r\n", headOK, head{size: 34}, ""},
+		{"fragment", "GET /health#x HTTP/1.1\r\n\r\n", headOther, head{}, ""},
 		{"HEAD", "HEAD /health HTTP/1.1\r\n\r\n", headOther, head{}, ""},
 		{"lower-case method", "post /v1/chat/completions HTTP/1.1\r\nContent-Length: 0\r\n\r\n", headOther, head{}, ""},
-		{"query", "GET /health?x=1 HTTP/1.1\r\n\r\n", headOther, head{}, ""},
 		{"escape", "GET /he%61lth HTTP/1.1\r\n\r\n", headOther, head{}, ""},
 		{"absolute form", "GET http://m/health HTTP/1.1\r\n\r\n", headOther, head{}, ""},
 		{"bare LF", "GET /health HTTP/1.1\nHost: m\n\n", headOther, head{}, ""},
@@ -58,10 +61,10 @@ func TestParseHead(t *testing.T) {
 			}
 			path := h.path
 			h.path, c.head.path = nil, nil
-			if h.post != c.head.post || h.size != c.head.size || h.bodyLen != c.head.bodyLen || h.close != c.head.close {
+			if h.post != c.head.post || h.size != c.head.size || h.bodyLen != c.head.bodyLen || h.close != c.head.close || h.http10 != c.head.http10 {
 				t.Errorf("head %+v, want %+v", h, c.head)
 			}
-			if want := strings.Fields(c.in)[1]; string(path) != want {
+			if want, _, _ := strings.Cut(strings.Fields(c.in)[1], "?"); string(path) != want {
 				t.Errorf("path %q, want %q", path, want)
 			}
 			if s := strings.Join(f, ","); s != c.fields {

@@ -360,7 +360,7 @@ func (l *evloop) serve(c *lconn, now time.Time) bool {
 	if isCounters(h.path) {
 		l.s.pool.Put(x)
 		r := l.s.countersReply(h.path, h.post)
-		l.answered(c, &r, h.close, total)
+		l.answered(c, &r, &h, total)
 		return true
 	}
 	route := routeOf(h.path)
@@ -377,26 +377,26 @@ func (l *evloop) serve(c *lconn, now time.Time) bool {
 		return false
 	}
 	if r.due.After(now) {
-		c.later = appendResponse(c.later[:0], &r, h.close)
+		c.later = appendResponse(c.later[:0], &r, &h)
 		c.due = r.due
 		l.schedule(c)
 	} else {
-		c.out = appendResponse(c.out, &r, h.close)
+		c.out = appendResponse(c.out, &r, &h)
 	}
 	l.s.counters.add(route, r.status, x.key) // the key is in c.in, still whole
 	l.s.pool.Put(x)
-	l.answered(c, nil, h.close, total)
+	l.answered(c, nil, &h, total)
 	return true
 }
 
 // answered drops the request of size bytes served from c.in, writing r
 // first if given; after a Connection: close nothing more is read.
-func (l *evloop) answered(c *lconn, r *reply, close bool, size int) {
+func (l *evloop) answered(c *lconn, r *reply, h *head, size int) {
 	if r != nil {
-		c.out = appendResponse(c.out, r, close)
+		c.out = appendResponse(c.out, r, h)
 	}
 	c.in = c.in[:copy(c.in, c.in[size:])]
-	if close {
+	if h.close {
 		c.closeAfter = true
 		c.in = c.in[:0]
 	}

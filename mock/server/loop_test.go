@@ -102,6 +102,10 @@ func TestLoopSameBytes(t *testing.T) {
 		{"chunked body", []string{fmt.Sprintf("POST /v1/chat/completions HTTP/1.1\r\nHost: m\r\n%s\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", auth, len(chatJSONBody), chatJSONBody)}},
 		{"expect continue", []string{rawPost("/v1/chat/completions", chatJSONBody, auth, "Expect: 100-continue", closeHeader)}},
 		{"HTTP/1.0", []string{strings.Replace(rawPost("/v1/chat/completions", chatJSONBody, auth), "HTTP/1.1", "HTTP/1.0", 1)}},
+		{"HTTP/1.0 keep-alive", []string{strings.Replace(rawPost("/v1/chat/completions", chatJSONBody, auth, "Connection: keep-alive"), "HTTP/1.1", "HTTP/1.0", 1) +
+			strings.Replace(rawPost("/v1/chat/completions", chatJSONBody, auth, "X-Mock-Error-Rate: 1", "X-Mock-Error-Status: 429", "X-Mock-Retry-After: 1s", "Connection: keep-alive"), "HTTP/1.1", "HTTP/1.0", 1) +
+			strings.Replace(rawPost("/v1/chat/completions", chatJSONBody, auth), "HTTP/1.1", "HTTP/1.0", 1)}},
+		{"HTTP/1.0 stream", []string{strings.Replace(rawPost("/v1/chat/completions", loopStreamBody, auth), "HTTP/1.1", "HTTP/1.0", 1)}},
 		{"HEAD", []string{"HEAD /health HTTP/1.1\r\nHost: m\r\nConnection: close\r\n\r\n"}},
 		{"folded header", []string{rawPost("/v1/chat/completions", chatJSONBody, auth, "X-Note: a\r\n b", closeHeader)}},
 		{"header names in lower case", []string{strings.NewReplacer("Host:", "host:", "Content-Type:", "content-type:", "Content-Length:", "CONTENT-LENGTH:").Replace(
@@ -113,7 +117,8 @@ func TestLoopSameBytes(t *testing.T) {
 	own := map[string]bool{"json": true, "keep-alive then close": true, "head in pieces": true, "body in pieces": true,
 		"large body": true, "long head": true, "wrong key": true, "bad knob": true, "injected 529": true, "injected 503 with retry": true,
 		"bad json": true, "get on an API route": true, "health": true, "models": true, "no route": true,
-		"header names in lower case": true, "counters": true, "counters reset by GET": true}
+		"header names in lower case": true, "counters": true, "counters reset by GET": true,
+		"query string": true, "HTTP/1.0": true, "HTTP/1.0 keep-alive": true}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			before := snapshot(t, loop).HandedOver

@@ -9,8 +9,9 @@ import (
 )
 
 // appendResponse appends r as HTTP/1.1 bytes, in the order and spelling
-// fasthttp gives the same answer (TestLoopSameBytes holds them equal).
-func appendResponse(b []byte, r *reply, close bool) []byte {
+// fasthttp gives the same answer (TestLoopSameBytes holds them equal). An
+// HTTP/1.0 request kept alive is told so.
+func appendResponse(b []byte, r *reply, h *head) []byte {
 	b = append(b, "HTTP/1.1 "...)
 	b = appendInt(b, r.status)
 	b = append(b, ' ')
@@ -29,8 +30,11 @@ func appendResponse(b []byte, r *reply, close bool) []byte {
 		b = appendInt(b, r.retryAfter)
 		b = append(b, "\r\n"...)
 	}
-	if close {
+	switch {
+	case h.close:
 		b = append(b, "Connection: close\r\n"...)
+	case h.http10:
+		b = append(b, "Connection: keep-alive\r\n"...)
 	}
 	b = append(b, "\r\n"...)
 	return append(b, r.body...)
