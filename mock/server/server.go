@@ -1,7 +1,9 @@
 // Package server is the mock upstream: OpenAI chat completions and responses,
-// Anthropic messages, JSON and SSE, on fasthttp. Every answer is the
-// script.Script of its request, rendered byte for byte the same each time.
-// Handlers reuse pooled buffers and do not allocate per request.
+// Anthropic messages, JSON and SSE. Every answer is the script.Script of its
+// request (decide, in reply.go), rendered byte for byte the same each time.
+// Two transports carry the answers: epoll event loops on Linux
+// (loop_linux.go) for whole bodies, and fasthttp (this file) for streams,
+// hangs, unusual requests and other systems. Neither allocates per request.
 package server
 
 import (
