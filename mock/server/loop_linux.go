@@ -140,7 +140,7 @@ type lconn struct {
 	want  int       // len(in) needed before the next parse is worth it
 	out   []byte    // answers to write now
 	later []byte    // an answer to write at due (the model's time)
-	due   time.Time //
+	due   time.Time // when later is written
 	idx   int       // in the due heap, or -1
 	// readable: data may be waiting unread (edge-triggered: the edge came
 	// while the connection was busy, or the last read filled the buffer)
