@@ -131,18 +131,17 @@ gateway "one-api-tuned" {
   prepare = ["gateways/one-api/prepare.sh"]
 }
 
-# ---- declared for users with an image registry; recorded as unavailable offline ----
-# Each has a real configuration pointing at the mock (compose/<name>.yaml,
-# gateways/<name>/README.md); where an image can be pulled they are measured
-# by the same command.
-
 gateway "litellm" {
-  compose = "compose/litellm.yaml"
-  service = "litellm"
-  port    = 18087
-  api     = ["openai", "responses", "anthropic"]
-  api_key = "sk-gatewaybench"
-  version = "LiteLLM proxy (Python), ghcr.io/berriai/litellm:main-stable"
+  compose  = "compose/litellm.yaml"
+  service  = "litellm"
+  port     = 18087
+  api      = ["openai", "responses", "anthropic"]
+  # its configuration names one model per upstream provider
+  api_models = { anthropic = "claude-mock" }
+  api_key  = "sk-gatewaybench"
+  fallback = true # its router falls back to the fallback mock when the mock fails
+  version  = "LiteLLM proxy 1.106.12 (Python), litellm[proxy] from PyPI, Python 3.11"
+  prepare  = ["gateways/litellm/prepare.sh"]
 }
 
 gateway "litellm-rust" {
@@ -152,11 +151,29 @@ gateway "litellm-rust" {
   api     = ["anthropic"]
   model   = "claude-mock"
   api_key = "sk-gatewaybench"
-  version = "LiteLLM proxy, Rust core for Anthropic messages (rust: true)"
-  # LiteLLM reports a request served by its Rust core in this header; an
-  # answer without it means the Python path was taken, and the arm fails.
-  expect_headers = { "x-litellm-rust" = "*" }
+  version = "LiteLLM proxy 1.106.12, Rust core for Anthropic messages (LITELLM_RUST=true)"
+  prepare = ["gateways/litellm/prepare.sh"]
+  # LiteLLM marks an answer its Rust core served with this header; an answer
+  # without it means the Python path was taken, and the arm fails.
+  expect_headers = { "x-litellm-rust" = "true" }
 }
+
+# A Rust AI gateway from the Rust crate registry: an independent project
+# named after LiteLLM, not BerriAI's (gateways/litellm-rs/README.md).
+gateway "litellm-rs" {
+  compose  = "compose/litellm-rs.yaml"
+  service  = "litellm-rs"
+  port     = 18094
+  api      = ["openai"]
+  fallback = true # priority routing to the fallback mock when the mock fails
+  version  = "litellm-rs 0.9.0 (Rust crate, actix-web), built with cargo --locked"
+  prepare  = ["gateways/litellm-rs/prepare.sh"]
+}
+
+# ---- declared for users with an image registry; recorded as unavailable offline ----
+# Each has a real configuration pointing at the mock (compose/<name>.yaml,
+# gateways/<name>/README.md); where an image can be pulled they are measured
+# by the same command.
 
 gateway "bifrost" {
   compose = "compose/bifrost.yaml"

@@ -107,6 +107,7 @@ type Gateway struct {
 	// any value), or the gateway's rows are failed.
 	ExpectHeaders map[string]string
 	Model         string
+	APIModels     map[script.API]string // API -> model name sent over Model for that API
 	APIKey        string
 	Prepare       []string // host-side command that assembles the image's build context
 	// Replicas of the gateway run side by side, replica i on Port + i with
@@ -143,6 +144,14 @@ func (c *Config) Gateway(name string) *Gateway {
 		}
 	}
 	return nil
+}
+
+// ModelFor is the model name sent to the gateway with requests of api.
+func (g *Gateway) ModelFor(api script.API) string {
+	if m := g.APIModels[api]; m != "" {
+		return m
+	}
+	return g.Model
 }
 
 // HeadersFor are the headers sent to the gateway with requests of api.

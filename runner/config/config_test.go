@@ -70,6 +70,8 @@ func TestFullFileDecodes(t *testing.T) {
 		{"per-API header over the common one", cfg.Gateways[0].HeadersFor(script.Messages), map[string]string{"X-Auth-Token": "tok-hidden", "x-provider": "anthropic", "x-upstream": "http://127.0.0.1:19000/v1"}},
 		{"common headers for the other APIs", cfg.Gateways[0].HeadersFor(script.Chat), map[string]string{"X-Auth-Token": "tok-hidden", "x-provider": "openai", "x-upstream": "http://127.0.0.1:19000/v1"}},
 		{"default path", cfg.Gateways[0].Paths[script.Chat], "/v1/chat/completions"},
+		{"per-API model", cfg.Gateways[0].ModelFor(script.Messages), "claude-x"},
+		{"the model for the other APIs", cfg.Gateways[0].ModelFor(script.Chat), "mock-model"},
 		{"arm label", cfg.Gateways[1].Arm, "tuned"},
 		{"scenario override", cfg.Scenarios[0].Knobs.TTFT, time.Duration(0)},
 		{"scenario inherits mock", cfg.Scenarios[0].Knobs.ITL, 2 * time.Millisecond},

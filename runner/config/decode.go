@@ -95,8 +95,11 @@ type rawGateway struct {
 	APIHeaders    map[string]map[string]string `hcl:"api_headers,optional"`
 	ExpectHeaders map[string]string            `hcl:"expect_headers,optional"`
 	Model         *string                      `hcl:"model,optional"`
-	APIKey        *string                      `hcl:"api_key,optional"`
-	Prepare       []string                     `hcl:"prepare,optional"`
+	// APIModels are per-API model names set over Model (a gateway whose
+	// configuration names one model per upstream provider).
+	APIModels map[string]string `hcl:"api_models,optional"`
+	APIKey    *string           `hcl:"api_key,optional"`
+	Prepare   []string          `hcl:"prepare,optional"`
 	// Replicas run side by side, replica i on port + i, each on its own
 	// cpuset (ReplicaCPUs, default cpus.gateway).
 	Replicas    *int     `hcl:"replicas,optional"`
@@ -701,7 +704,7 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 			Name: r.Name, Arm: "default", Class: "ai", Compose: r.Compose, Service: r.Service, Port: r.Port,
 			ComposePath: resolve(cfg.Dir, r.Compose), Headers: r.Headers, Model: "mock-model",
 			Prepare: r.Prepare, Paths: map[script.API]string{}, APIHeaders: map[script.API]map[string]string{},
-			ExpectHeaders: r.ExpectHeaders,
+			APIModels: map[script.API]string{}, ExpectHeaders: r.ExpectHeaders,
 			DeclRange:     r.DeclRange, ComposeRange: attrRange(b, "compose"), ServiceRange: attrRange(b, "service"),
 		}
 		setIf(&g.Arm, r.Arm)
@@ -757,6 +760,16 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 				continue
 			}
 			g.APIHeaders[a] = h
+		}
+		for _, name := range slices.Sorted(maps.Keys(r.APIModels)) {
+			a, err := script.ParseAPI(name)
+			if err != nil || !g.Supports(a) {
+				c.errorf(attrRange(b, "api_models"), "Model for an API the gateway does not serve",
+					"api_models sets %q, which is not in api = %v.", name, r.API)
+				continue
+			}
+			c.requestSafe(b, "api_models", "api_models."+name, r.APIModels[name])
+			g.APIModels[a] = r.APIModels[name]
 		}
 		out = append(out, g)
 	}

@@ -410,7 +410,7 @@ func request(cfg *config.Config, sc *config.Scenario, g *config.Gateway, pt Load
 	if g.Hosted {
 		r.URL, r.APIKeyEnv = g.URL+g.Paths[sc.API], g.APIKeyEnv
 	}
-	r.Model, r.APIKey, r.Headers, r.ExpectHeaders = g.Model, Secret(g.APIKey), g.HeadersFor(sc.API), g.ExpectHeaders
+	r.Model, r.APIKey, r.Headers, r.ExpectHeaders = g.ModelFor(sc.API), Secret(g.APIKey), g.HeadersFor(sc.API), g.ExpectHeaders
 	return r
 }
 

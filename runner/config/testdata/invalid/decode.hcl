@@ -38,6 +38,7 @@ gateway "Bad Name" { # want: Invalid gateway name
   port    = 18090
   api     = ["openai"]
   api_headers = { anthropic = { "x" = "y" } } # want: Headers for an API the gateway does not serve
+  api_models = { responses = "m" } # want: Model for an API the gateway does not serve
 }
 
 gateway "twice" {

@@ -43,6 +43,7 @@ gateway "proxy" {
   paths   = { anthropic = "/anthropic/v1/messages" }
   headers = { "x-upstream" = "${mock.url}/v1", "x-provider" = "openai", "X-Auth-Token" = "tok-hidden" }
   api_headers = { anthropic = { "x-provider" = "anthropic" } }
+  api_models = { anthropic = "claude-x" }
   api_key = "sk-test"
   version = "1.0"
 }
