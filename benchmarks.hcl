@@ -5,9 +5,9 @@
 
 defaults {
   trials      = 3
-  warmup      = "1s"
-  duration    = "3s" # the full suite stays under 45 minutes on 2 cores
-  settle      = "500ms"
+  warmup      = "500ms" # every stack has answered its readiness probe before it
+  duration    = "3s"    # the full suite stays under 45 minutes of load on 2 cores
+  settle      = "300ms"
   baseline_k     = 2    # a load point whose direct p99 exceeds k x the one-client p99 is dropped
   max_error_rate = 0.01 # a run with more failed requests than this share is "failed"
   floor          = "nginx" # a plain proxy on the gateway's cpuset: overhead is also reported against it
@@ -353,7 +353,7 @@ scenario "session_claude_code" {
   session     = "scenarios/claude-code.json"
   concurrency = [1]
   trials      = 2
-  duration    = "12s" # a session through a slow gateway takes about a second: 10 or more per window
+  duration    = "10s" # a session through a slow gateway takes about a second: 10 or more per window
   mock {
     ttft = "0s"
     itl  = "0s"
@@ -367,7 +367,7 @@ scenario "session_codex" {
   session     = "scenarios/codex.json"
   concurrency = [1]
   trials      = 2
-  duration    = "12s" # a session through a slow gateway takes about a second: 10 or more per window
+  duration    = "10s" # a session through a slow gateway takes about a second: 10 or more per window
   mock {
     ttft = "0s"
     itl  = "0s"

@@ -153,7 +153,13 @@ func (r *runner) image(ctx context.Context, key, engine string, svc *stack.Servi
 	img, ok := r.images[key]
 	if !ok {
 		img = stack.EnsureImage(ctx, r.mgr(engine).Engine, svc, map[string]string{stack.LabelRun: r.runID}, r.donor(engine))
+		if img.Source == "built" {
+			r.o.Progress.Logf("built image %s for %s in %s (prepare %s, image build %s)", img.Ref, key,
+				(img.Prepare + img.Build).Round(time.Second), img.Prepare.Round(time.Second), img.Build.Round(time.Second))
+		}
 		r.images[key] = img
+	} else if img.Source == "built" {
+		img.Source = "built earlier in this run"
 	}
 	return img
 }

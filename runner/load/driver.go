@@ -482,7 +482,9 @@ func (w *worker) classify(status int, err error) (string, error) {
 		}
 	case w.cfg.Reject:
 		switch {
-		case status == 401 || status == 403:
+		// 400 too: LiteLLM with no database answers every key but its
+		// master key so (no_db_connection), never asking the upstream.
+		case status == 400 || status == 401 || status == 403:
 		case status == 200:
 			class = ErrAccepted
 		default:

@@ -175,15 +175,13 @@ func TestGoodput(t *testing.T) {
 	}
 }
 
-// TestReject: with keys that must be refused, a 401 or 403 is the answer
-// counted and timed, and a 200 is the error "accepted".
+// TestReject: with keys that must be refused, a 400, 401 or 403 is the
+// answer counted and timed, and a 200 is the error "accepted".
 func TestReject(t *testing.T) {
 	var n atomic.Int64
+	statuses := []string{"401 Unauthorized", "400 Bad Request", "403 Forbidden", "200 OK"} // every fourth invalid key served
 	url := hostile.Serve(t, func(c net.Conn) {
-		status := "401 Unauthorized"
-		if n.Add(1)%4 == 0 {
-			status = "200 OK" // every fourth invalid key served
-		}
+		status := statuses[(n.Add(1)-1)%4]
 		c.Write([]byte("HTTP/1.1 " + status + "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}"))
 	})
 	r, err := Run(context.Background(), Config{URL: url, Shape: Shape{API: script.Chat, Model: "m", Keys: []string{"sk-bad-1", "sk-bad-2"}},

@@ -18,7 +18,10 @@ type Image struct {
 	Ref    string
 	ID     string
 	Size   int64
-	Source string // "local", "built" or "pulled"
+	Source string // "local", "built", "loaded" or "pulled"
+	// Prepare and Build are how long the prepare command and the engine's
+	// build took, when the image was built here.
+	Prepare, Build time.Duration
 	// Unavailable holds the evidence when the image could be neither found,
 	// built nor pulled; the gateway is then skipped and the run goes on.
 	Unavailable string
@@ -53,7 +56,8 @@ func EnsureImage(ctx context.Context, e Engine, s *Service, labels map[string]st
 		evidence = append(evidence, "not present locally")
 	}
 	if s.Build != nil {
-		if err := build(ctx, e, s, labels); err != nil {
+		var err error
+		if img.Prepare, img.Build, err = build(ctx, e, s, labels); err != nil {
 			evidence = append(evidence, "build: "+err.Error())
 		} else if found("built") {
 			return img
@@ -93,31 +97,36 @@ func transfer(ctx context.Context, from, to Engine, ref string) error {
 	return to.Load(ctx, r)
 }
 
-func build(ctx context.Context, e Engine, s *Service, labels map[string]string) error {
+// build runs s's prepare command, then builds its context on e, and says
+// how long each took.
+func build(ctx context.Context, e Engine, s *Service, labels map[string]string) (prepare, image time.Duration, err error) {
 	b := s.Build
+	start := time.Now()
 	if len(b.Prepare) > 0 {
 		cmd := hostCommand(ctx, b.Prepare[0], b.Prepare[1:]...)
 		cmd.Dir = b.PrepareDir
 		cmd.Env = append(os.Environ(), b.Env...)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("prepare %q: %v\n%s", strings.Join(b.Prepare, " "), err, tail(out, 2000))
+			return time.Since(start), 0, fmt.Errorf("prepare %q: %v\n%s", strings.Join(b.Prepare, " "), err, tail(out, 2000))
 		}
 	}
+	prepare, start = time.Since(start), time.Now()
 	files, err := readContext(b.Context)
 	if err != nil {
-		return err
+		return prepare, 0, err
 	}
 	if _, ok := files[b.Dockerfile]; !ok {
-		return fmt.Errorf("context %s has no %s", b.Context, b.Dockerfile)
+		return prepare, 0, fmt.Errorf("context %s has no %s", b.Context, b.Dockerfile)
 	}
 	if b.Dockerfile != "Dockerfile" {
 		files["Dockerfile"] = files[b.Dockerfile]
 	}
 	tarball, err := TarContext(files)
 	if err != nil {
-		return err
+		return prepare, 0, err
 	}
-	return e.BuildImage(ctx, s.Image, bytes.NewReader(tarball), labels)
+	err = e.BuildImage(ctx, s.Image, bytes.NewReader(tarball), labels)
+	return prepare, time.Since(start), err
 }
 
 // readContext reads a build context directory: regular files with their

@@ -157,3 +157,27 @@ func TestImageLoadedFromTheLocalEngine(t *testing.T) {
 		t.Errorf("an image neither engine has: %+v", img)
 	}
 }
+
+// TestImageBuiltSaysHowLong: a built image carries the time its prepare
+// command and its engine build took (a slow build is then visible in the
+// run's output); a local image carries none.
+func TestImageBuiltSaysHowLong(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte("FROM scratch\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	built := false
+	e := &fake.Engine{
+		ImageFunc: func(string) (stack.ImageInfo, error) { return stack.ImageInfo{ID: "sha256:x", Found: built}, nil },
+		BuildFunc: func(string) error { built = true; return nil },
+	}
+	svc := &stack.Service{Image: "example/gw:1", Build: &stack.Build{
+		Prepare: []string{"sleep", "0.2"}, PrepareDir: dir, Context: dir, Dockerfile: "Dockerfile"}}
+	img := stack.EnsureImage(context.Background(), e, svc, nil, nil)
+	if img.Source != "built" || img.Prepare < 200*time.Millisecond || img.Build <= 0 {
+		t.Errorf("built image %+v: want its prepare (at least the 200ms it slept) and build times", img)
+	}
+	if img = stack.EnsureImage(context.Background(), e, svc, nil, nil); img.Source != "local" || img.Prepare != 0 || img.Build != 0 {
+		t.Errorf("local image %+v: want no build times", img)
+	}
+}
