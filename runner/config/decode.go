@@ -705,7 +705,7 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 			ComposePath: resolve(cfg.Dir, r.Compose), Headers: r.Headers, Model: "mock-model",
 			Prepare: r.Prepare, Paths: map[script.API]string{}, APIHeaders: map[script.API]map[string]string{},
 			APIModels: map[script.API]string{}, ExpectHeaders: r.ExpectHeaders,
-			DeclRange:     r.DeclRange, ComposeRange: attrRange(b, "compose"), ServiceRange: attrRange(b, "service"),
+			DeclRange: r.DeclRange, ComposeRange: attrRange(b, "compose"), ServiceRange: attrRange(b, "service"),
 		}
 		setIf(&g.Arm, r.Arm)
 		setIf(&g.Class, r.Class)
