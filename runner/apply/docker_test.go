@@ -396,21 +396,44 @@ func TestApplySignals(t *testing.T) {
 // from the registries this machine reaches by their own prepare steps and
 // pass the mock's streams through unchanged. A broken recipe fails here.
 func TestAIGatewaysDocker(t *testing.T) {
+	o, out, results := runAIGateways(t, "testdata/ai.hcl")
+	if len(out.Unavailable) != 0 {
+		t.Fatalf("not measured: %v", out.Unavailable)
+	}
+	checkFaithful(t, results, []string{"chat", "chat_stream", "messages_stream"}, nil)
+	leftNothing(t, o, out)
+}
+
+// runAIGateways runs a test HCL of gateways built from registries on the
+// real engine, with time for their first builds, and returns its options,
+// outcome and results directory.
+func runAIGateways(t *testing.T, hcl string) (Options, Outcome, string) {
+	t.Helper()
 	real := dockertest.Engine(t)
 	holdHost(t)
 	results := t.TempDir()
-	_, o := loadPlan(t, "testdata/ai.hcl", results)
+	_, o := loadPlan(t, hcl, results)
 	o.Engine, o.Progress = real, &Progress{W: &timedLog{t: t}}
 	o.ReadyTimeout = 2 * time.Minute
 	out, err := Run(context.Background(), context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Unavailable) != 0 {
-		t.Fatalf("not measured: %v", out.Unavailable)
-	}
-	for _, sc := range []string{"chat", "chat_stream", "messages_stream"} {
+	return o, out, results
+}
+
+// checkFaithful fails every row of the scenarios that is not ok or that
+// lost, altered or failed to check a frame, and returns the scenario and
+// gateway of each row seen; gateways in skip are passed over.
+func checkFaithful(t *testing.T, results string, scenarios []string, skip map[string]bool) map[string]bool {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, sc := range scenarios {
 		for _, r := range readCSV(t, filepath.Join(results, sc+".csv")) {
+			if skip[r["gateway"]] {
+				continue
+			}
+			seen[sc+" "+r["gateway"]] = true
 			t.Logf("%s %s: %s ok, p50 %sms, ttft p50 %sms, %s events per read, verdict %s",
 				sc, r["gateway"], r["requests_ok"], r["latency_p50_ms"], r["ttft_p50_ms"], r["content_events_per_read"], r["verdict"])
 			if r["status"] != "ok" || r["requests_ok"] == "0" || r["errors_fidelity"] != "0" || r["frames_missing"] != "0" || r["frames_altered"] != "0" {
@@ -419,7 +442,13 @@ func TestAIGatewaysDocker(t *testing.T) {
 			}
 		}
 	}
-	if left, _ := real.Containers(context.Background(), stack.LabelRun, out.RunID); len(left) != 0 {
+	return seen
+}
+
+// leftNothing fails the test when the run left a container behind.
+func leftNothing(t *testing.T, o Options, out Outcome) {
+	t.Helper()
+	if left, _ := o.Engine.Containers(context.Background(), stack.LabelRun, out.RunID); len(left) != 0 {
 		t.Errorf("%d containers left after the run", len(left))
 	}
 }

@@ -1,13 +1,11 @@
 package apply
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/compose-spec/compose-go/v2/types"
 
@@ -22,16 +20,7 @@ import (
 // image, with the compose file's settings, starts with no network at all
 // and serves: nothing it needs is fetched.
 func TestLiteLLMDocker(t *testing.T) {
-	real := dockertest.Engine(t)
-	holdHost(t)
-	results := t.TempDir()
-	_, o := loadPlan(t, "testdata/litellm.hcl", results)
-	o.Engine, o.Progress = real, &Progress{W: &timedLog{t: t}}
-	o.ReadyTimeout = 2 * time.Minute
-	out, err := Run(context.Background(), context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, out, results := runAIGateways(t, "testdata/litellm.hcl")
 	refused := out.Unavailable["python-claims-rust"]
 	if !strings.Contains(refused, "x-litellm-rust") {
 		t.Errorf("the Python path declared to carry x-litellm-rust was not refused for it; unavailable: %v", out.Unavailable)
@@ -40,28 +29,13 @@ func TestLiteLLMDocker(t *testing.T) {
 	if len(out.Unavailable) != 0 {
 		t.Fatalf("not measured: %v", out.Unavailable)
 	}
-	seen := map[string]bool{}
-	for _, sc := range []string{"chat", "messages_stream"} {
-		for _, r := range readCSV(t, filepath.Join(results, sc+".csv")) {
-			if r["gateway"] == "python-claims-rust" {
-				continue
-			}
-			seen[sc+" "+r["gateway"]] = true
-			t.Logf("%s %s: %s ok, p50 %sms, ttft p50 %sms", sc, r["gateway"], r["requests_ok"], r["latency_p50_ms"], r["ttft_p50_ms"])
-			if r["status"] != "ok" || r["requests_ok"] == "0" || r["errors_fidelity"] != "0" || r["frames_missing"] != "0" || r["frames_altered"] != "0" {
-				t.Errorf("%s %s: status %s (%s), %s ok, fidelity errors %s, missing %s, altered %s", sc, r["gateway"], r["status"],
-					r["reason"], r["requests_ok"], r["errors_fidelity"], r["frames_missing"], r["frames_altered"])
-			}
-		}
-	}
+	seen := checkFaithful(t, results, []string{"chat", "messages_stream"}, map[string]bool{"python-claims-rust": true})
 	for _, want := range []string{"chat litellm", "messages_stream litellm", "messages_stream litellm-rust"} {
 		if !seen[want] {
 			t.Errorf("no row for %s", want)
 		}
 	}
-	if left, _ := real.Containers(context.Background(), stack.LabelRun, out.RunID); len(left) != 0 {
-		t.Errorf("%d containers left after the run", len(left))
-	}
+	leftNothing(t, o, out)
 	t.Run("offline", func(t *testing.T) { litellmOffline(t, o.Projects["litellm"]) })
 }
 
