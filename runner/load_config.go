@@ -55,13 +55,19 @@ func cmdPlan(args []string) int {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the resolved plan as JSON: exactly what apply executes")
 	quick := fs.Bool("quick", false, "the plan of apply --quick")
+	gateways := fs.String("gateway", "", "only these gateways (comma-separated), as apply takes them")
+	scenarios := fs.String("scenario", "", "only these scenarios (comma-separated), as apply takes them")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: runner plan [--json] [--quick] FILE")
+		fmt.Fprintln(os.Stderr, "usage: runner plan [--json] [--quick] [--gateway a,b] [--scenario x,y] FILE (flags before or after FILE)")
 		return exitUsage
 	}
 	cfg, projects, ok := loadConfig(pos[0])
 	if !ok {
+		return exitUsage
+	}
+	if err := selectNames(cfg, *gateways, *scenarios); err != nil {
+		fmt.Fprintf(os.Stderr, "plan: %v\n", err)
 		return exitUsage
 	}
 	p := plan.Build(cfg, projects, kinds.Planner)

@@ -11,7 +11,8 @@ const usage = `runner: measure what an AI gateway adds on top of the model behin
 
 usage:
   runner validate FILE    check benchmarks.hcl and its compose files; exit 2 on errors
-  runner plan [--json] FILE  print every run that apply would make
+  runner plan [--json] [--quick] [--gateway a,b] [--scenario x,y] FILE
+                          print every run that apply would make
   runner apply [--gateway a,b] [--scenario x,y] [--results DIR] FILE
                           bring the stacks up, measure, write results/*.csv and results/SUMMARY.md
   runner summary [--markdown] [DIR]

@@ -27,6 +27,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"plan", "../benchmarks.hcl"}, 0},
 		{[]string{"plan", "../benchmarks.hcl", "--json"}, 0},
 		{[]string{"plan", "--json"}, exitUsage},
+		{[]string{"plan", "../benchmarks.hcl", "--gateway", "nginx", "--scenario", "overhead"}, 0},
+		{[]string{"plan", "../benchmarks.hcl", "--gateway", "no-such-gateway"}, exitUsage},
 		{[]string{"compare", "../results", "../results"}, 0},
 		{[]string{"compare", "../results"}, exitUsage},
 		{[]string{"compare", "--max-regression", "ten", "../results", "../results"}, exitUsage},
