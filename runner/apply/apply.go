@@ -65,15 +65,16 @@ type Outcome struct {
 
 // arm is an arm that is up for a scenario.
 type arm struct {
-	plan       *plan.Arm
-	containers []*stack.Container // one per replica; none for the direct arm and hosted arms
-	key        string             // a hosted arm's key, read from its environment variable; never written anywhere
-	image      stack.Image
-	source     usage.Source   // every replica's container, read as one
-	replicas   []usage.Source // each replica's, when there are several
-	balancer   usage.Source   // a declared balancer's, when there is one
-	coldStart  time.Duration  // until the last replica answered
-	idleMem    uint64
+	plan        *plan.Arm
+	containers  []*stack.Container // one per replica; none for the direct arm and hosted arms
+	key         string             // a hosted arm's key, read from its environment variable; never written anywhere
+	image       stack.Image
+	imageReused bool           // the image was obtained by an earlier scenario of the run
+	source      usage.Source   // every replica's container, read as one
+	replicas    []usage.Source // each replica's, when there are several
+	balancer    usage.Source   // a declared balancer's, when there is one
+	coldStart   time.Duration  // until the last replica answered
+	idleMem     uint64
 }
 
 type runner struct {
@@ -307,7 +308,11 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 		if len(a.containers) > 1 {
 			replicas = fmt.Sprintf(", %d replicas", len(a.containers))
 		}
-		p.Logf("%s up: image %s (%s, %.1f MiB)%s, cold start %s", pa.Name, a.image.Ref, a.image.Source, kinds.MiB(uint64(a.image.Size)), replicas, a.coldStart.Round(time.Millisecond))
+		source := string(a.image.Source)
+		if a.imageReused {
+			source = "obtained earlier in this run"
+		}
+		p.Logf("%s up: image %s (%s, %.1f MiB)%s, cold start %s", pa.Name, a.image.Ref, source, kinds.MiB(uint64(a.image.Size)), replicas, a.coldStart.Round(time.Millisecond))
 	}
 
 	r.topo = r.measureTopology()

@@ -91,7 +91,7 @@ func (r *runner) startArm(ctx context.Context, pa *plan.Arm) (*arm, error) {
 				svc.Build.Env = append(svc.Build.Env, k+"="+pa.Env[k])
 			}
 		}
-		if a.image = r.image(ctx, pa.Name, engine, &svc); a.image.Unavailable != "" {
+		if a.image, a.imageReused = r.image(ctx, pa.Name, engine, &svc); a.image.Unavailable != "" {
 			return fail(fmt.Errorf("image %s unavailable: %s", a.image.Ref, a.image.Unavailable))
 		}
 		req := *pa.Ready
@@ -141,27 +141,26 @@ func (r *runner) startBalancer(ctx context.Context, pa *plan.Arm) (*stack.Contai
 	if pa.Placement != nil {
 		svc.Memory = pa.Placement.Memory
 	}
-	if img := r.image(ctx, b.Project, engine, &svc); img.Unavailable != "" {
+	if img, _ := r.image(ctx, b.Project, engine, &svc); img.Unavailable != "" {
 		return nil, 0, fmt.Errorf("image %s unavailable: %s", img.Ref, img.Unavailable)
 	}
 	return r.serve(ctx, engine, &svc, b.Port, *pa.Ready)
 }
 
 // image is a service's image on the engine that runs it, obtained once per
-// run for each key (an arm, or its balancer).
-func (r *runner) image(ctx context.Context, key, engine string, svc *stack.Service) stack.Image {
-	img, ok := r.images[key]
-	if !ok {
-		img = stack.EnsureImage(ctx, r.mgr(engine).Engine, svc, map[string]string{stack.LabelRun: r.runID}, r.donor(engine))
-		if img.Source == "built" {
-			r.o.Progress.Logf("built image %s for %s in %s (prepare %s, image build %s)", img.Ref, key,
-				(img.Prepare + img.Build).Round(time.Second), img.Prepare.Round(time.Second), img.Build.Round(time.Second))
-		}
-		r.images[key] = img
-	} else if img.Source == "built" {
-		img.Source = "built earlier in this run"
+// run for each key (an arm, or its balancer); reused says it was obtained
+// by an earlier scenario.
+func (r *runner) image(ctx context.Context, key, engine string, svc *stack.Service) (img stack.Image, reused bool) {
+	if img, ok := r.images[key]; ok {
+		return img, true
 	}
-	return img
+	img = stack.EnsureImage(ctx, r.mgr(engine).Engine, svc, map[string]string{stack.LabelRun: r.runID}, r.donor(engine))
+	if img.Source == stack.SourceBuilt {
+		r.o.Progress.Logf("built image %s for %s in %s (prepare %s, image build %s)", img.Ref, key,
+			(img.Prepare + img.Build).Round(time.Second), img.Prepare.Round(time.Second), img.Build.Round(time.Second))
+	}
+	r.images[key] = img
+	return img, false
 }
 
 // serve starts svc on an engine, to answer on port, and waits until req

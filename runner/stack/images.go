@@ -18,7 +18,7 @@ type Image struct {
 	Ref    string
 	ID     string
 	Size   int64
-	Source string // "local", "built", "loaded" or "pulled"
+	Source ImageSource
 	// Prepare and Build are how long the prepare command and the engine's
 	// build took, when the image was built here.
 	Prepare, Build time.Duration
@@ -26,6 +26,16 @@ type Image struct {
 	// built nor pulled; the gateway is then skipped and the run goes on.
 	Unavailable string
 }
+
+// ImageSource is where an image came from.
+type ImageSource string
+
+const (
+	SourceLocal  ImageSource = "local"  // the engine had it
+	SourceBuilt  ImageSource = "built"  // built here, after its prepare command
+	SourceLoaded ImageSource = "loaded" // loaded from another engine
+	SourcePulled ImageSource = "pulled" // pulled from a registry
+)
 
 // pullTimeout bounds a pull that gets no answer.
 const pullTimeout = 2 * time.Minute
@@ -36,7 +46,7 @@ const pullTimeout = 2 * time.Minute
 // pulls it; failing all, it returns the evidence.
 func EnsureImage(ctx context.Context, e Engine, s *Service, labels map[string]string, donor Engine) Image {
 	img := Image{Ref: s.Image}
-	found := func(source string) bool {
+	found := func(source ImageSource) bool {
 		info, err := e.Image(ctx, s.Image)
 		if err != nil || !info.Found {
 			return false
@@ -46,7 +56,7 @@ func EnsureImage(ctx context.Context, e Engine, s *Service, labels map[string]st
 	}
 	info, err := e.Image(ctx, s.Image)
 	if err == nil && info.Found {
-		img.ID, img.Size, img.Source = info.ID, info.Size, "local"
+		img.ID, img.Size, img.Source = info.ID, info.Size, SourceLocal
 		return img
 	}
 	var evidence []string
@@ -59,7 +69,7 @@ func EnsureImage(ctx context.Context, e Engine, s *Service, labels map[string]st
 		var err error
 		if img.Prepare, img.Build, err = build(ctx, e, s, labels); err != nil {
 			evidence = append(evidence, "build: "+err.Error())
-		} else if found("built") {
+		} else if found(SourceBuilt) {
 			return img
 		}
 	} else {
@@ -68,7 +78,7 @@ func EnsureImage(ctx context.Context, e Engine, s *Service, labels map[string]st
 	if donor != nil {
 		if err := transfer(ctx, donor, e, s.Image); err != nil {
 			evidence = append(evidence, "load from the local engine: "+err.Error())
-		} else if found("loaded") {
+		} else if found(SourceLoaded) {
 			return img
 		}
 	}
@@ -76,7 +86,7 @@ func EnsureImage(ctx context.Context, e Engine, s *Service, labels map[string]st
 	defer cancel()
 	if err := e.Pull(pctx, s.Image); err != nil {
 		evidence = append(evidence, err.Error())
-	} else if found("pulled") {
+	} else if found(SourcePulled) {
 		return img
 	}
 	img.Unavailable = strings.Join(evidence, "; ")
