@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"maps"
@@ -19,6 +21,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/stack/docker"
 )
@@ -103,8 +106,13 @@ func cmdApply(args []string) int {
 	defer release()
 
 	st, _ := os.Stdout.Stat()
+	src, err := sourceOf(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
+		return exitFailure
+	}
 	out, err := apply.Run(loadCtx, hardCtx, apply.Options{
-		Plan: p, Projects: projects, Engine: engine, Engines: others, ModuleDir: moduleDir(p.Dir),
+		Plan: p, Projects: projects, Engine: engine, Engines: others, ModuleDir: moduleDir(p.Dir), Source: src,
 		Progress: &apply.Progress{W: os.Stdout, TTY: st != nil && st.Mode()&os.ModeCharDevice != 0},
 	})
 	if err != nil {
@@ -306,4 +314,15 @@ func connect() (*docker.Engine, error) {
 		return nil, fmt.Errorf("%w (scripts/docker-up.sh installs and starts one)", err)
 	}
 	return engine, nil
+}
+
+// sourceOf is the benchmark file as the run manifest names it: its path and
+// the SHA-256 of its bytes.
+func sourceOf(path string) (results.Source, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return results.Source{}, err
+	}
+	sum := sha256.Sum256(b)
+	return results.Source{Path: path, SHA256: hex.EncodeToString(sum[:])}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -47,4 +48,31 @@ func firstDifference(got, want []byte) string {
 		}
 	}
 	return ""
+}
+
+// Section fails t when the part of the file at path between the lines
+// begin and end (markers in a Markdown file) is not want, or rewrites it:
+// generated tables in the READMEs are kept so.
+func Section(t *testing.T, path, begin, end, want string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	begin += "\n"
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatalf("%s lacks the markers %q and %q", path, strings.TrimSpace(begin), end)
+	}
+	if got := s[i+len(begin) : j]; got != want {
+		if update {
+			if err := os.WriteFile(path, []byte(s[:i+len(begin)]+want+s[j:]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Errorf("%s between %s and %s is not what the code generates (UPDATE_GOLDEN=1 go test rewrites it)\n%s",
+			path, strings.TrimSpace(begin), end, firstDifference([]byte(got), []byte(want)))
+	}
 }

@@ -44,9 +44,11 @@ type Options struct {
 	// driver's (stack.DriverImage), on each engine a driver runs on.
 	MockImage   func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error)
 	DriverImage func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error)
-	ModuleDir   string // the repository, to build the mock image from source
-	CgroupRoot  string // usually /sys/fs/cgroup
-	Progress    *Progress
+	ModuleDir   string // the repository, to build the mock image from source (and whose commit the manifest names)
+	// Source is the benchmark file the plan came from, for the manifest.
+	Source     results.Source
+	CgroupRoot string // usually /sys/fs/cgroup
+	Progress   *Progress
 	// ReadyTimeout bounds a stack's start-up: container start to first answer.
 	ReadyTimeout time.Duration
 	// PortFree checks that nothing listens where a stack is about to; nil
@@ -75,6 +77,7 @@ type arm struct {
 	balancer    usage.Source   // a declared balancer's, when there is one
 	coldStart   time.Duration  // until the last replica answered
 	idleMem     uint64
+	idleRead    bool // idleMem was read (a failed reading is no reading, not 0)
 }
 
 type runner struct {
@@ -87,6 +90,11 @@ type runner struct {
 	drivers map[string]stack.Image // the driver image, per engine it was built on
 	images  map[string]stack.Image // per gateway, obtained once per run
 	out     Outcome
+	// manifest is what is constant over the run, written beside its rows
+	// in its own directory and in each results directory it completes a
+	// scenario in (dirs).
+	manifest results.Manifest
+	dirs     map[string]bool
 }
 
 // Run executes the plan. loadCtx cancelled (first Ctrl-C) stops load: the
@@ -112,7 +120,8 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 			return stack.DriverImage(ctx, e, o.ModuleDir, labels)
 		}
 	}
-	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, drivers: map[string]stack.Image{}}
+	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, drivers: map[string]stack.Image{}, dirs: map[string]bool{}}
+	r.manifest = results.Manifest{RunID: r.runID, Started: time.Now().UTC().Truncate(time.Second), HCL: o.Source}
 	r.out = Outcome{RunID: r.runID, Unavailable: map[string]string{}}
 	p := o.Progress
 	// Where results go is checked before anything starts: a directory that
@@ -152,6 +161,8 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 	if err := r.readHosts(hardCtx); err != nil {
 		return r.out, err
 	}
+	r.stamp()
+	defer r.finish(loadCtx)
 	for i := range o.Plan.Scenarios {
 		if loadCtx.Err() != nil {
 			break
@@ -169,11 +180,7 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 		// The report is regenerated from every CSV in each results
 		// directory this run wrote to, finished scenarios of earlier runs
 		// included.
-		dirs := map[string]bool{}
-		for _, f := range r.out.Files {
-			dirs[filepath.Dir(f)] = true
-		}
-		for _, d := range slices.Sorted(maps.Keys(dirs)) {
+		for _, d := range slices.Sorted(maps.Keys(r.dirs)) {
 			path, err := writeSummary(d)
 			if err != nil {
 				return r.out, fmt.Errorf("write the summary of %s: %w", d, err)
@@ -234,16 +241,17 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	// scenario completes, so an interrupted re-run never loses the complete
 	// results of an earlier one (its partial rows stay in runs/<run id>/).
 	path := r.csvPath(sc)
-	runPath := filepath.Join(filepath.Dir(path), "runs", r.runID, filepath.Base(path))
+	runPath := filepath.Join(r.runDir(path), filepath.Base(path))
+	groups := kinds.Columns(sc)
 	var rows []results.Row
 	save := func() error {
 		if len(rows) == 0 {
 			return nil
 		}
-		if err := results.Write(runPath, rows); err != nil {
+		if err := results.Write(runPath, groups, rows); err != nil {
 			return fmt.Errorf("write %s: %w", runPath, err)
 		}
-		return nil
+		return r.writeManifest(filepath.Join(r.runDir(path), "manifest.json"))
 	}
 	left := "nothing"
 	if len(sc.Runs) > 0 {
@@ -285,9 +293,11 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 			if errors.As(err, &exit) || errors.Is(err, stack.ErrNotReady) {
 				row.Status = results.Failed
 			}
+			prov := results.ArmImage{Version: pa.Version}
 			if img, ok := r.images[pa.Name]; ok {
-				row.Image, row.ImageID, row.ImageSizeMiB = img.Ref, img.ID, kinds.MiB(uint64(img.Size))
+				prov.Image, prov.ImageID, prov.ImageSizeMiB = img.Ref, img.ID, kinds.MiB(uint64(img.Size))
 			}
+			r.manifest.SetArm(pa.Name, prov)
 			p.Logf("%s %s: %s", pa.Name, row.Status, err)
 			r.out.Unavailable[pa.Name] = err.Error()
 			rows = append(rows, row)
@@ -297,6 +307,11 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 			continue
 		}
 		arms[pa.Name] = a
+		prov := results.ArmImage{Version: pa.Version, Image: a.image.Ref, ImageID: a.image.ID, ImageSizeMiB: kinds.MiB(uint64(a.image.Size))}
+		if len(a.containers) > 0 {
+			prov.ConfigHash = a.containers[0].Spec.Labels[stack.LabelConfigHash]
+		}
+		r.manifest.SetArm(pa.Name, prov)
 		if len(a.containers) == 0 {
 			p.Logf("%s (hosted) answers", pa.Name)
 			continue
@@ -327,7 +342,7 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 			continue // direct or hosted
 		}
 		if c, err := a.source.Read(); err == nil {
-			a.idleMem = c.WorkingSet()
+			a.idleMem, a.idleRead = c.WorkingSet(), true
 		}
 	}
 
@@ -405,9 +420,15 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 		return nil
 	}
 	if len(rows) > 0 {
-		if err := results.Write(path, rows); err != nil {
+		// The manifest first: rows never name a run the directory lacks.
+		dir := filepath.Dir(path)
+		if err := r.writeManifest(results.ManifestPath(dir, r.runID)); err != nil {
+			return err
+		}
+		if err := results.Write(path, groups, rows); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
+		r.dirs[dir] = true
 		r.out.Files = append(r.out.Files, path)
 		// What the file says, read back from it: the summary sees exactly
 		// what a reader of the CSV will.
@@ -450,17 +471,12 @@ func (r *runner) meter(sc *plan.Scenario, run *plan.Run, a *arm, mockSrc usage.S
 			return r.driveFleet(ctx, m.Abort, cfg)
 		}
 	}
-	switch {
-	case len(a.containers) > 0:
+	if len(a.containers) > 0 {
 		m.Gateway, m.Replicas, m.Balancer = a.source, a.replicas, a.balancer
-		if a.image.Ref != "" {
-			m.Base.Image, m.Base.ImageID, m.Base.ImageSizeMiB = a.image.Ref, a.image.ID, kinds.MiB(uint64(a.image.Size))
-		}
-		m.Base.ConfigHash = a.containers[0].Spec.Labels[stack.LabelConfigHash]
 		m.Base.ColdStartMS = results.Some(results.Round3(float64(a.coldStart.Microseconds()) / 1000))
-		m.Base.GatewayMemIdleMiB = results.Some(results.Round3(kinds.MiB(a.idleMem)))
-	case a.plan.Direct:
-		m.Base.Image, m.Base.ImageID, m.Base.ImageSizeMiB = r.mock.Ref, r.mock.ID, kinds.MiB(uint64(r.mock.Size))
+		if a.idleRead {
+			m.Base.GatewayMemIdleMiB = results.Some(results.Round3(kinds.MiB(a.idleMem)))
+		}
 	}
 	return m
 }

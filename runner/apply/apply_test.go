@@ -2,7 +2,6 @@ package apply
 
 import (
 	"context"
-	"encoding/csv"
 	"flag"
 	"fmt"
 	"io"
@@ -25,6 +24,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/mock/server"
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/stack/fake"
 )
@@ -332,26 +332,13 @@ func pipe(ln net.Listener, target string) (stop func()) {
 	}
 }
 
-func readCSV(t *testing.T, path string) []map[string]string {
+func readCSV(t *testing.T, path string) []results.Record {
 	t.Helper()
-	f, err := os.Open(path)
+	recs, err := results.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows []map[string]string
-	for _, rec := range recs[1:] {
-		m := map[string]string{}
-		for i, h := range recs[0] {
-			m[h] = rec[i]
-		}
-		rows = append(rows, m)
-	}
-	return rows
+	return recs
 }
 
 func TestApplyWithFakeEngine(t *testing.T) {
@@ -382,16 +369,30 @@ func TestApplyWithFakeEngine(t *testing.T) {
 	rows := readCSV(t, filepath.Join(p.Dir, "results", "overhead.csv"))
 	count := map[string]int{}
 	for _, r := range rows {
-		count[r["gateway"]+"/"+r["status"]]++
-		if r["status"] == "ok" && (r["requests_ok"] == "0" || r["errors_fidelity"] != "0" || r["ttft_p50_ms"] == "") {
-			t.Errorf("%s row: ok %s, fidelity errors %s, ttft %s", r["gateway"], r["requests_ok"], r["errors_fidelity"], r["ttft_p50_ms"])
+		count[r.Str(results.ColGateway)+"/"+r.Str(results.ColStatus)]++
+		if r.Str(results.ColStatus) == "ok" && (r.Str(results.ColRequestsOK) == "0" || r.Str(results.ColErrFidelity) != "0" || r.Str(results.ColTTFT.P50) == "") {
+			t.Errorf("%s row: ok %s, fidelity errors %s, ttft %s", r.Str(results.ColGateway), r.Str(results.ColRequestsOK), r.Str(results.ColErrFidelity), r.Str(results.ColTTFT.P50))
 		}
-		if r["gateway"] == "broken" && !strings.Contains(r["reason"], "exited with code 3") {
-			t.Errorf("broken gateway's reason lacks the exit: %q", r["reason"])
+		if r.Str(results.ColGateway) == "broken" && !strings.Contains(r.Str(results.ColReason), "exited with code 3") {
+			t.Errorf("broken gateway's reason lacks the exit: %q", r.Str(results.ColReason))
 		}
 	}
 	if count["direct/ok"] != 2 || count["proxy/ok"] != 2 || count["broken/failed"] != 1 {
 		t.Errorf("rows by gateway/status = %v", count)
+	}
+	// The run's manifest is beside the CSV: complete, with the benchmark
+	// file, the code and each arm's image, which the rows read through.
+	m, err := results.ReadManifest(results.ManifestPath(filepath.Join(p.Dir, "results"), out.RunID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Complete || m.WallS <= 0 || m.SchemaVersion != results.SchemaVersion || m.Arms["proxy"].Image == "" || m.Arms["direct"].Image == "" || m.Host.Kernel == "" {
+		t.Errorf("manifest: %+v", m)
+	}
+	for _, r := range rows {
+		if r.Str(results.ColImage) != m.Arms[r.Str(results.ColGateway)].Image || r.Str(results.ColKernel) != m.Host.Kernel {
+			t.Errorf("%s row: image %q kernel %q, not the manifest's", r.Str(results.ColGateway), r.Str(results.ColImage), r.Str(results.ColKernel))
+		}
 	}
 	if out.Unavailable["broken"] == "" {
 		t.Error("the broken gateway is not reported")
@@ -400,6 +401,24 @@ func TestApplyWithFakeEngine(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(p.Dir, "results", "SUMMARY.md"))
 	if err != nil || !strings.Contains(string(md), "| proxy | 2 |") || !strings.Contains(string(md), "## overhead") {
 		t.Errorf("SUMMARY.md: %v\n%s", err, md)
+	}
+}
+
+// TestIdleMemoryUnread: an idle memory reading that failed is no reading,
+// an empty cell, never 0 MiB.
+func TestIdleMemoryUnread(t *testing.T) {
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 300*time.Millisecond)
+	r := &runner{o: o}
+	sc := &p.Scenarios[0]
+	pa := sc.Arm("proxy")
+	a := &arm{plan: pa, containers: []*stack.Container{{}}}
+	if m := r.meter(sc, &sc.Runs[0], a, nil); m.Base.GatewayMemIdleMiB.Set {
+		t.Errorf("unread idle memory written as %v", m.Base.GatewayMemIdleMiB)
+	}
+	a.idleMem, a.idleRead = 3<<20, true
+	if m := r.meter(sc, &sc.Runs[0], a, nil); m.Base.GatewayMemIdleMiB != results.Some(3) {
+		t.Errorf("idle memory read as 3 MiB written as %v", m.Base.GatewayMemIdleMiB)
 	}
 }
 
@@ -436,7 +455,7 @@ func TestApplyInterrupted(t *testing.T) {
 	rows := readCSV(t, out.Files[0])
 	partial := 0
 	for _, r := range rows {
-		if r["status"] == "partial" {
+		if r.Str(results.ColStatus) == "partial" {
 			partial++
 		}
 	}
@@ -470,10 +489,10 @@ func TestInterruptedRerunKeepsCompleteResults(t *testing.T) {
 		t.Fatalf("second run: %+v, %v", second, err)
 	}
 	after := readCSV(t, final)
-	if len(after) != len(complete) || after[0]["run_id"] != first.RunID {
-		t.Errorf("the complete CSV changed: %d rows of run %s, then %d rows of run %s", len(complete), first.RunID, len(after), after[0]["run_id"])
+	if len(after) != len(complete) || after[0].Str(results.ColRunID) != first.RunID {
+		t.Errorf("the complete CSV changed: %d rows of run %s, then %d rows of run %s", len(complete), first.RunID, len(after), after[0].Str(results.ColRunID))
 	}
-	if kept := readCSV(t, filepath.Join(p.Dir, "results", "runs", second.RunID, "overhead.csv")); kept[0]["status"] != "partial" && kept[len(kept)-1]["status"] != "partial" {
+	if kept := readCSV(t, filepath.Join(p.Dir, "results", "runs", second.RunID, "overhead.csv")); kept[0].Str(results.ColStatus) != "partial" && kept[len(kept)-1].Str(results.ColStatus) != "partial" {
 		t.Errorf("the interrupted run's rows were not kept: %v", kept)
 	}
 }
@@ -556,7 +575,7 @@ func TestBusyPortIsRefused(t *testing.T) {
 		t.Errorf("proxy on a busy port: %q", out.Unavailable["proxy"])
 	}
 	for _, r := range readCSV(t, filepath.Join(p.Dir, "results", "overhead.csv")) {
-		if r["gateway"] == "proxy" && r["status"] == "ok" {
+		if r.Str(results.ColGateway) == "proxy" && r.Str(results.ColStatus) == "ok" {
 			t.Error("a gateway on a busy port was measured")
 		}
 	}
@@ -591,7 +610,7 @@ func TestHostedArmNeverLeaksTheKey(t *testing.T) {
 	go standIn.Serve(ln)
 	defer standIn.Close()
 
-	dir, results := t.TempDir(), t.TempDir()
+	dir, resultsDir := t.TempDir(), t.TempDir()
 	hcl := fmt.Sprintf(`
 defaults {
   trials      = 1
@@ -615,10 +634,10 @@ scenario "overhead" {
   kind        = "overhead"
   concurrency = [1]
 }
-`, results, mockPort, ln.Addr())
+`, resultsDir, mockPort, ln.Addr())
 	path := filepath.Join(dir, "bench.hcl")
 	os.WriteFile(path, []byte(hcl), 0o644)
-	_, o := loadPlan(t, path, results)
+	_, o := loadPlan(t, path, resultsDir)
 	var out strings.Builder
 	o.Plan.WriteText(&out)
 	o.CgroupRoot, o.ReadyTimeout, o.Progress, o.Engine = t.TempDir(), 10*time.Second, &Progress{W: &out}, inProcess(t, ps, o.Plan)
@@ -628,20 +647,20 @@ scenario "overhead" {
 		t.Fatal(err)
 	}
 	t.Log(out.String())
-	rows := readCSV(t, filepath.Join(results, "overhead.csv"))
-	byArm := map[string]map[string]string{}
+	rows := readCSV(t, filepath.Join(resultsDir, "overhead.csv"))
+	byArm := map[string]results.Record{}
 	for _, r := range rows {
-		byArm[r["gateway"]] = r
+		byArm[r.Str(results.ColGateway)] = r
 	}
-	h := byArm["api"]
-	if h == nil || h["status"] != "ok" || h["arm_label"] != "hosted" || h["requests_ok"] == "0" {
+	h, ok := byArm["api"]
+	if !ok || h.Str(results.ColStatus) != "ok" || h.Str(results.ColArmLabel) != "hosted" || h.Str(results.ColRequestsOK) == "0" {
 		t.Fatalf("hosted row: %v (outcome %+v)", h, res)
 	}
-	if d := byArm["direct"]; d == nil || d["status"] != "ok" {
+	if d, ok := byArm["direct"]; !ok || d.Str(results.ColStatus) != "ok" {
 		t.Fatalf("direct row: %v", d)
 	}
 	unauthorized.Range(func(k, _ any) bool { t.Errorf("the stand-in saw a request with Authorization %q", k); return true })
-	files, _ := filepath.Glob(filepath.Join(results, "*"))
+	files, _ := filepath.Glob(filepath.Join(resultsDir, "*"))
 	for _, f := range files {
 		if b, _ := os.ReadFile(f); strings.Contains(string(b), secret) {
 			t.Errorf("%s holds the key", f)
@@ -711,7 +730,7 @@ func TestMockKeyNotOnTheCommandLine(t *testing.T) {
 	}
 }
 
-// TestUnwritableResultsFailFirst: a results directory that cannot be written
+// TestUnwritableResultsFailFirst: a resultsDir directory that cannot be written
 // stops the run before any container starts (it cost the first measured
 // run). A file where a directory must be fails even as root.
 func TestUnwritableResultsFailFirst(t *testing.T) {
@@ -726,7 +745,7 @@ func TestUnwritableResultsFailFirst(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	if len(e.Created) != 0 {
-		t.Errorf("%d containers were created before the results directory was checked", len(e.Created))
+		t.Errorf("%d containers were created before the resultsDir directory was checked", len(e.Created))
 	}
 }
 
@@ -751,8 +770,8 @@ func TestTrialsUntilNarrow(t *testing.T) {
 		}
 		trials := map[string]int{}
 		for _, r := range readCSV(t, filepath.Join(p.Dir, "results", "overhead.csv")) {
-			if r["status"] == "ok" {
-				trials[r["gateway"]]++
+			if r.Str(results.ColStatus) == "ok" {
+				trials[r.Str(results.ColGateway)]++
 			}
 		}
 		if trials["direct"] != c.want || trials["proxy"] != c.want {

@@ -18,6 +18,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 )
 
@@ -90,13 +91,13 @@ func (w *timedLog) when(prefix string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-func loadPlan(t *testing.T, path, results string) (*config.Config, Options) {
+func loadPlan(t *testing.T, path, resultsDir string) (*config.Config, Options) {
 	t.Helper()
 	cfg, _, diags := config.Load(path)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	cfg.Defaults.ResultsDir = results
+	cfg.Defaults.ResultsDir = resultsDir
 	projects, diags := config.LoadCompose(context.Background(), cfg)
 	if diags.HasErrors() {
 		t.Fatal(diags)
@@ -124,8 +125,8 @@ func holdHost(t *testing.T) {
 func TestApplyDocker(t *testing.T) {
 	real := dockertest.Engine(t)
 	holdHost(t)
-	results := t.TempDir()
-	cfg, o := loadPlan(t, "testdata/docker.hcl", results)
+	resultsDir := t.TempDir()
+	cfg, o := loadPlan(t, "testdata/docker.hcl", resultsDir)
 	e := &inspecting{Engine: real, started: map[string]time.Time{}, state: map[string]stack.ContainerState{}, labels: map[string]map[string]string{}}
 	log := &timedLog{t: t}
 	o.Engine, o.Progress = e, &Progress{W: log}
@@ -156,40 +157,40 @@ func TestApplyDocker(t *testing.T) {
 			t.Errorf("%s failed %s after its start; want within seconds", g, d)
 		}
 	}
-	rows := readCSV(t, filepath.Join(results, "overhead.csv"))
+	rows := readCSV(t, filepath.Join(resultsDir, "overhead.csv"))
 	count := map[string]int{}
 	for _, r := range rows {
-		count[r["gateway"]+"/"+r["status"]]++
-		switch r["gateway"] {
+		count[r.Str(results.ColGateway)+"/"+r.Str(results.ColStatus)]++
+		switch r.Str(results.ColGateway) {
 		case "crash":
-			if !strings.Contains(r["reason"], "exited with code 3") || !strings.Contains(r["reason"], "configuration file not found") {
-				t.Errorf("crash reason lacks the exit code or the log: %q", r["reason"])
+			if !strings.Contains(r.Str(results.ColReason), "exited with code 3") || !strings.Contains(r.Str(results.ColReason), "configuration file not found") {
+				t.Errorf("crash reason lacks the exit code or the log: %q", r.Str(results.ColReason))
 			}
 		case "oom":
-			if !strings.Contains(r["reason"], "out of memory") {
-				t.Errorf("oom reason: %q", r["reason"])
+			if !strings.Contains(r.Str(results.ColReason), "out of memory") {
+				t.Errorf("oom reason: %q", r.Str(results.ColReason))
 			}
 		case "nginx":
-			if r["gateway_cpu_us_per_req"] == "" || r["gateway_mem_peak_mib"] == "" || r["cold_start_ms"] == "" || r["errors_fidelity"] != "0" {
+			if r.Str(results.ColGatewayCPUUsPerReq) == "" || r.Str(results.ColMemPeakMiB) == "" || r.Str(results.ColColdStartMS) == "" || r.Str(results.ColErrFidelity) != "0" {
 				t.Errorf("nginx row lacks measurements: %v", r)
 			}
 			// A starved driver may read two events 2 ms apart at once now and
 			// then (17 streams of 270 in one run under load): the verdict's
 			// 10% rule is what must hold, not zero bursts.
-			if strings.Contains(r["verdict"], "buffering") {
-				t.Errorf("the honest nginx was called a buffer: %s (bursty %s of %s)", r["verdict"], r["bursty_streams"], r["streams"])
+			if strings.Contains(r.Str(results.ColVerdict), "buffering") {
+				t.Errorf("the honest nginx was called a buffer: %s (bursty %s of %s)", r.Str(results.ColVerdict), r.Str(results.ColBurstyStreams), r.Str(results.ColStreams))
 			}
 			t.Logf("nginx c=%s: p50 %sms p99 %sms ttft p50 %sms, cpu %sµs/req, peak %s MiB, cold start %sms",
-				r["concurrency"], r["latency_p50_ms"], r["latency_p99_ms"], r["ttft_p50_ms"], r["gateway_cpu_us_per_req"], r["gateway_mem_peak_mib"], r["cold_start_ms"])
+				r.Str(results.ColConcurrency), r.Str(results.ColLatency.P50), r.Str(results.ColLatency.P99), r.Str(results.ColTTFT.P50), r.Str(results.ColGatewayCPUUsPerReq), r.Str(results.ColMemPeakMiB), r.Str(results.ColColdStartMS))
 		case "nginx-buffering":
-			if !strings.Contains(r["verdict"], "buffering") || r["bursty_streams"] == "0" {
+			if !strings.Contains(r.Str(results.ColVerdict), "buffering") || r.Str(results.ColBurstyStreams) == "0" {
 				t.Errorf("the buffering nginx was not flagged: verdict %q, bursty %s of %s, %s events per read",
-					r["verdict"], r["bursty_streams"], r["streams"], r["content_events_per_read"])
+					r.Str(results.ColVerdict), r.Str(results.ColBurstyStreams), r.Str(results.ColStreams), r.Str(results.ColEventsPerRead))
 			}
 		case "nginx-rewrite":
-			if r["status"] != "failed" || !strings.Contains(r["reason"], "fidelity") || r["latency_p50_ms"] != "" {
+			if r.Str(results.ColStatus) != "failed" || !strings.Contains(r.Str(results.ColReason), "fidelity") || r.Str(results.ColLatency.P50) != "" {
 				t.Errorf("the rewriting nginx was not failed with its percentiles withheld: status %q reason %q p50 %q",
-					r["status"], r["reason"], r["latency_p50_ms"])
+					r.Str(results.ColStatus), r.Str(results.ColReason), r.Str(results.ColLatency.P50))
 			}
 		}
 	}
@@ -200,36 +201,36 @@ func TestApplyDocker(t *testing.T) {
 	// Head of line: each arm's small turns alone and beside a long stream
 	// that overlapped the whole window.
 	variants := map[string]int{}
-	for _, r := range readCSV(t, filepath.Join(results, "head_of_line.csv")) {
-		t.Logf("head_of_line %s %s: %s, ttft p99 %sms; %s", r["gateway"], r["variant"], r["status"], r["ttft_p99_ms"], r["reason"])
-		if r["status"] != "ok" || r["prompt_tokens"] != "100" {
-			t.Errorf("head_of_line %s %s: status %s, prompt %s, %s", r["gateway"], r["variant"], r["status"], r["prompt_tokens"], r["reason"])
+	for _, r := range readCSV(t, filepath.Join(resultsDir, "head_of_line.csv")) {
+		t.Logf("head_of_line %s %s: %s, ttft p99 %sms; %s", r.Str(results.ColGateway), r.Str(results.ColVariant), r.Str(results.ColStatus), r.Str(results.ColTTFT.P99), r.Str(results.ColReason))
+		if r.Str(results.ColStatus) != "ok" || r.Str(results.ColPromptTokens) != "100" {
+			t.Errorf("head_of_line %s %s: status %s, prompt %s, %s", r.Str(results.ColGateway), r.Str(results.ColVariant), r.Str(results.ColStatus), r.Str(results.ColPromptTokens), r.Str(results.ColReason))
 		}
-		variants[r["variant"]]++
+		variants[r.Str(results.ColVariant)]++
 	}
 	if variants["alone"] != 2 || variants["beside a 100000-token stream"] != 2 {
 		t.Errorf("head_of_line rows by variant: %v", variants)
 	}
 	// Cancellation: clients leave after 4 of 40 events; the honest nginx
 	// stops the mock's stream, the one ignoring client aborts does not.
-	for _, r := range readCSV(t, filepath.Join(results, "cancellation.csv")) {
-		t.Logf("cancellation %s: %s; upstream streams completed %s, aborted %s, events after leaving %s; verdict %s", r["gateway"],
-			r["status"], r["upstream_streams_completed"], r["upstream_streams_aborted"], r["upstream_events_after_leave"], r["verdict"])
-		stops := !strings.Contains(r["verdict"], "does not stop the upstream")
-		if r["status"] != "ok" || stops != (r["gateway"] != "nginx-ignore-abort") {
-			t.Errorf("cancellation %s: status %s, verdict %q", r["gateway"], r["status"], r["verdict"])
+	for _, r := range readCSV(t, filepath.Join(resultsDir, "cancellation.csv")) {
+		t.Logf("cancellation %s: %s; upstream streams completed %s, aborted %s, events after leaving %s; verdict %s", r.Str(results.ColGateway),
+			r.Str(results.ColStatus), r.Str(results.ColStreamsCompleted), r.Str(results.ColStreamsAborted), r.Str(results.ColEventsAfterLeave), r.Str(results.ColVerdict))
+		stops := !strings.Contains(r.Str(results.ColVerdict), "does not stop the upstream")
+		if r.Str(results.ColStatus) != "ok" || stops != (r.Str(results.ColGateway) != "nginx-ignore-abort") {
+			t.Errorf("cancellation %s: status %s, verdict %q", r.Str(results.ColGateway), r.Str(results.ColStatus), r.Str(results.ColVerdict))
 		}
 	}
 	// Sessions: whole 30-turn sessions through nginx and directly, streamed
 	// and not, every turn passing the fidelity check.
 	sessionVariants := map[string]bool{}
-	for _, r := range readCSV(t, filepath.Join(results, "session.csv")) {
-		t.Logf("session %s (%s): %s, %s sessions, p50 %sms per session, turn p50 %sms", r["gateway"], r["variant"], r["status"],
-			r["requests_ok"], r["latency_p50_ms"], r["service_p50_ms"])
-		sessionVariants[r["variant"]] = true
-		if r["status"] != "ok" || r["requests_ok"] == "0" || r["errors_fidelity"] != "0" {
-			t.Errorf("session %s (%s): status %s, %s sessions, %s fidelity errors: %s", r["gateway"], r["variant"], r["status"],
-				r["requests_ok"], r["errors_fidelity"], r["reason"])
+	for _, r := range readCSV(t, filepath.Join(resultsDir, "session.csv")) {
+		t.Logf("session %s (%s): %s, %s sessions, p50 %sms per session, turn p50 %sms", r.Str(results.ColGateway), r.Str(results.ColVariant), r.Str(results.ColStatus),
+			r.Str(results.ColRequestsOK), r.Str(results.ColLatency.P50), r.Str(results.ColService.P50))
+		sessionVariants[r.Str(results.ColVariant)] = true
+		if r.Str(results.ColStatus) != "ok" || r.Str(results.ColRequestsOK) == "0" || r.Str(results.ColErrFidelity) != "0" {
+			t.Errorf("session %s (%s): status %s, %s sessions, %s fidelity errors: %s", r.Str(results.ColGateway), r.Str(results.ColVariant), r.Str(results.ColStatus),
+				r.Str(results.ColRequestsOK), r.Str(results.ColErrFidelity), r.Str(results.ColReason))
 		}
 	}
 	if len(sessionVariants) != 2 {
@@ -238,43 +239,43 @@ func TestApplyDocker(t *testing.T) {
 	// Failover: the direct arm gets the primary's failures; the nginx with a
 	// fallback turns them into good answers the fallback mock served; the
 	// nginx that answers 200 in their place is failed.
-	for _, r := range readCSV(t, filepath.Join(results, "failover.csv")) {
+	for _, r := range readCSV(t, filepath.Join(resultsDir, "failover.csv")) {
 		t.Logf("failover %s: %s, ok %s, http errors %s, fidelity errors %s, primary %s (failed %s), fallback %s, retries %s; %s %s",
-			r["gateway"], r["status"], r["requests_ok"], r["errors_http"], r["errors_fidelity"], r["upstream_hits"],
-			r["upstream_errors"], r["fallback_hits"], r["retries"], r["reason"], r["verdict"])
-		switch r["gateway"] {
+			r.Str(results.ColGateway), r.Str(results.ColStatus), r.Str(results.ColRequestsOK), r.Str(results.ColErrHTTP), r.Str(results.ColErrFidelity), r.Str(results.ColUpstreamHits),
+			r.Str(results.ColUpstreamErrors), r.Str(results.ColFallbackHits), r.Str(results.ColRetries), r.Str(results.ColReason), r.Str(results.ColVerdict))
+		switch r.Str(results.ColGateway) {
 		case "direct":
-			if r["status"] != "ok" || r["errors_http"] == "0" || r["fallback_hits"] != "0" {
-				t.Errorf("direct: status %s, http errors %s, fallback %s", r["status"], r["errors_http"], r["fallback_hits"])
+			if r.Str(results.ColStatus) != "ok" || r.Str(results.ColErrHTTP) == "0" || r.Str(results.ColFallbackHits) != "0" {
+				t.Errorf("direct: status %s, http errors %s, fallback %s", r.Str(results.ColStatus), r.Str(results.ColErrHTTP), r.Str(results.ColFallbackHits))
 			}
 		case "nginx":
-			if r["status"] != "ok" || r["errors_http"] != "0" || r["fallback_hits"] == "0" || r["upstream_errors"] == "0" {
+			if r.Str(results.ColStatus) != "ok" || r.Str(results.ColErrHTTP) != "0" || r.Str(results.ColFallbackHits) == "0" || r.Str(results.ColUpstreamErrors) == "0" {
 				t.Errorf("the nginx with a fallback: status %s, http errors %s, fallback %s, primary failed %s",
-					r["status"], r["errors_http"], r["fallback_hits"], r["upstream_errors"])
+					r.Str(results.ColStatus), r.Str(results.ColErrHTTP), r.Str(results.ColFallbackHits), r.Str(results.ColUpstreamErrors))
 			}
 		case "nginx-hide-errors":
-			if r["status"] != "failed" || !strings.Contains(r["reason"], "hides upstream errors") {
-				t.Errorf("the nginx that hides errors: status %s, reason %q", r["status"], r["reason"])
+			if r.Str(results.ColStatus) != "failed" || !strings.Contains(r.Str(results.ColReason), "hides upstream errors") {
+				t.Errorf("the nginx that hides errors: status %s, reason %q", r.Str(results.ColStatus), r.Str(results.ColReason))
 			}
 		}
 	}
 	// The key flood: refusals timed for every arm; the proxy that passes
 	// invalid keys on is failed with the mock's count, the one that checks
 	// them is not, and no invalid key was ever served.
-	for _, r := range readCSV(t, filepath.Join(results, "key_flood.csv")) {
-		t.Logf("key_flood %s: %s, %s refusals, p50 %sms, upstream hits %s, accepted %s; %s", r["gateway"], r["status"],
-			r["requests_ok"], r["latency_p50_ms"], r["upstream_hits"], r["errors_accepted"], r["reason"])
-		if r["errors_accepted"] != "0" || r["requests_ok"] == "0" {
-			t.Errorf("%s: %s refusals, %s invalid keys served", r["gateway"], r["requests_ok"], r["errors_accepted"])
+	for _, r := range readCSV(t, filepath.Join(resultsDir, "key_flood.csv")) {
+		t.Logf("key_flood %s: %s, %s refusals, p50 %sms, upstream hits %s, accepted %s; %s", r.Str(results.ColGateway), r.Str(results.ColStatus),
+			r.Str(results.ColRequestsOK), r.Str(results.ColLatency.P50), r.Str(results.ColUpstreamHits), r.Str(results.ColErrAccepted), r.Str(results.ColReason))
+		if r.Str(results.ColErrAccepted) != "0" || r.Str(results.ColRequestsOK) == "0" {
+			t.Errorf("%s: %s refusals, %s invalid keys served", r.Str(results.ColGateway), r.Str(results.ColRequestsOK), r.Str(results.ColErrAccepted))
 		}
-		switch r["gateway"] {
+		switch r.Str(results.ColGateway) {
 		case "nginx":
-			if r["status"] != "failed" || !strings.Contains(r["reason"], "cannot check keys") || r["upstream_hits"] == "0" {
-				t.Errorf("the nginx that passes keys on: status %s, hits %s, reason %q", r["status"], r["upstream_hits"], r["reason"])
+			if r.Str(results.ColStatus) != "failed" || !strings.Contains(r.Str(results.ColReason), "cannot check keys") || r.Str(results.ColUpstreamHits) == "0" {
+				t.Errorf("the nginx that passes keys on: status %s, hits %s, reason %q", r.Str(results.ColStatus), r.Str(results.ColUpstreamHits), r.Str(results.ColReason))
 			}
 		case "nginx-keycheck":
-			if r["status"] != "ok" || r["upstream_hits"] != "0" {
-				t.Errorf("the nginx that checks keys: status %s, hits %s, reason %q", r["status"], r["upstream_hits"], r["reason"])
+			if r.Str(results.ColStatus) != "ok" || r.Str(results.ColUpstreamHits) != "0" {
+				t.Errorf("the nginx that checks keys: status %s, hits %s, reason %q", r.Str(results.ColStatus), r.Str(results.ColUpstreamHits), r.Str(results.ColReason))
 			}
 		}
 	}
@@ -291,12 +292,12 @@ func runnerBinary(t *testing.T) string {
 }
 
 // startApply runs `runner apply` and returns it with a channel of its output lines.
-func startApply(t *testing.T, bin, results string) (*exec.Cmd, <-chan string) {
+func startApply(t *testing.T, bin, resultsDir string) (*exec.Cmd, <-chan string) {
 	t.Helper()
-	cmd := exec.Command(bin, "apply", "--results", results, "testdata/signals.hcl")
+	cmd := exec.Command(bin, "apply", "--results", resultsDir, "testdata/signals.hcl")
 	// Its own run lock (in its TMPDIR): a benchmark running on the same host
 	// holds the default one, and must not make this test fail.
-	cmd.Env = append(os.Environ(), "TMPDIR="+filepath.Dir(results))
+	cmd.Env = append(os.Environ(), "TMPDIR="+filepath.Dir(resultsDir))
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
@@ -350,9 +351,9 @@ func TestApplySignals(t *testing.T) {
 	e := dockertest.Engine(t)
 	ctx := context.Background()
 	bin := runnerBinary(t)
-	results := t.TempDir()
+	resultsDir := t.TempDir()
 
-	cmd, lines := startApply(t, bin, results)
+	cmd, lines := startApply(t, bin, resultsDir)
 	waitLine(t, lines, "nginx up", 2*time.Minute)
 	time.Sleep(2 * time.Second) // into the first run's window
 	cmd.Process.Signal(syscall.SIGINT)
@@ -361,10 +362,10 @@ func TestApplySignals(t *testing.T) {
 		t.Errorf("%d containers left after SIGINT", len(left))
 	}
 	partial := 0
-	runs, _ := filepath.Glob(filepath.Join(results, "runs", "*", "overhead.csv"))
+	runs, _ := filepath.Glob(filepath.Join(resultsDir, "runs", "*", "overhead.csv"))
 	for _, f := range runs {
 		for _, r := range readCSV(t, f) {
-			if r["status"] == "partial" {
+			if r.Str(results.ColStatus) == "partial" {
 				partial++
 			}
 		}
@@ -373,7 +374,7 @@ func TestApplySignals(t *testing.T) {
 		t.Errorf("after SIGINT the run in flight must be written as partial; %d partial rows", partial)
 	}
 
-	cmd, lines = startApply(t, bin, results)
+	cmd, lines = startApply(t, bin, resultsDir)
 	waitLine(t, lines, "nginx up", 2*time.Minute)
 	cmd.Process.Signal(syscall.SIGKILL)
 	waitExit(t, cmd, 10*time.Second)
@@ -381,7 +382,7 @@ func TestApplySignals(t *testing.T) {
 	if len(left) == 0 {
 		t.Fatal("SIGKILL left no container: the test proves nothing")
 	}
-	cmd, lines = startApply(t, bin, results)
+	cmd, lines = startApply(t, bin, resultsDir)
 	waitLine(t, lines, "left by an earlier run", time.Minute)
 	waitLine(t, lines, "nginx up", 2*time.Minute)
 	cmd.Process.Signal(syscall.SIGINT)
@@ -389,56 +390,56 @@ func TestApplySignals(t *testing.T) {
 	if left, _ := e.Containers(ctx, stack.LabelRun, ""); len(left) != 0 {
 		t.Errorf("%d containers left after SIGKILL and a new run", len(left))
 	}
-	os.RemoveAll(results)
+	os.RemoveAll(resultsDir)
 }
 
 // TestAIGatewaysDocker: Portkey and one-api (default and tuned) are built
 // from the registries this machine reaches by their own prepare steps and
 // pass the mock's streams through unchanged. A broken recipe fails here.
 func TestAIGatewaysDocker(t *testing.T) {
-	o, out, results := runAIGateways(t, "testdata/ai.hcl")
+	o, out, resultsDir := runAIGateways(t, "testdata/ai.hcl")
 	if len(out.Unavailable) != 0 {
 		t.Fatalf("not measured: %v", out.Unavailable)
 	}
-	checkFaithful(t, results, []string{"chat", "chat_stream", "messages_stream"}, nil)
+	checkFaithful(t, resultsDir, []string{"chat", "chat_stream", "messages_stream"}, nil)
 	leftNothing(t, o, out)
 }
 
 // runAIGateways runs a test HCL of gateways built from registries on the
 // real engine, with time for their first builds, and returns its options,
-// outcome and results directory.
+// outcome and resultsDir directory.
 func runAIGateways(t *testing.T, hcl string) (Options, Outcome, string) {
 	t.Helper()
 	real := dockertest.Engine(t)
 	holdHost(t)
-	results := t.TempDir()
-	_, o := loadPlan(t, hcl, results)
+	resultsDir := t.TempDir()
+	_, o := loadPlan(t, hcl, resultsDir)
 	o.Engine, o.Progress = real, &Progress{W: &timedLog{t: t}}
 	o.ReadyTimeout = 2 * time.Minute
 	out, err := Run(context.Background(), context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return o, out, results
+	return o, out, resultsDir
 }
 
 // checkFaithful fails every row of the scenarios that is not ok or that
 // lost, altered or failed to check a frame, and returns the scenario and
 // gateway of each row seen; gateways in skip are passed over.
-func checkFaithful(t *testing.T, results string, scenarios []string, skip map[string]bool) map[string]bool {
+func checkFaithful(t *testing.T, resultsDir string, scenarios []string, skip map[string]bool) map[string]bool {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, sc := range scenarios {
-		for _, r := range readCSV(t, filepath.Join(results, sc+".csv")) {
-			if skip[r["gateway"]] {
+		for _, r := range readCSV(t, filepath.Join(resultsDir, sc+".csv")) {
+			if skip[r.Str(results.ColGateway)] {
 				continue
 			}
-			seen[sc+" "+r["gateway"]] = true
+			seen[sc+" "+r.Str(results.ColGateway)] = true
 			t.Logf("%s %s: %s ok, p50 %sms, ttft p50 %sms, %s events per read, verdict %s",
-				sc, r["gateway"], r["requests_ok"], r["latency_p50_ms"], r["ttft_p50_ms"], r["content_events_per_read"], r["verdict"])
-			if r["status"] != "ok" || r["requests_ok"] == "0" || r["errors_fidelity"] != "0" || r["frames_missing"] != "0" || r["frames_altered"] != "0" {
-				t.Errorf("%s %s: status %s (%s), %s ok, fidelity errors %s, missing %s, altered %s", sc, r["gateway"], r["status"],
-					r["reason"], r["requests_ok"], r["errors_fidelity"], r["frames_missing"], r["frames_altered"])
+				sc, r.Str(results.ColGateway), r.Str(results.ColRequestsOK), r.Str(results.ColLatency.P50), r.Str(results.ColTTFT.P50), r.Str(results.ColEventsPerRead), r.Str(results.ColVerdict))
+			if r.Str(results.ColStatus) != "ok" || r.Str(results.ColRequestsOK) == "0" || r.Str(results.ColErrFidelity) != "0" || r.Num(results.ColFramesMissing).V != 0 || r.Num(results.ColFramesAltered).V != 0 {
+				t.Errorf("%s %s: status %s (%s), %s ok, fidelity errors %s, missing %s, altered %s", sc, r.Str(results.ColGateway), r.Str(results.ColStatus),
+					r.Str(results.ColReason), r.Str(results.ColRequestsOK), r.Str(results.ColErrFidelity), r.Str(results.ColFramesMissing), r.Str(results.ColFramesAltered))
 			}
 		}
 	}

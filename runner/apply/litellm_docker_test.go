@@ -20,7 +20,7 @@ import (
 // image, with the compose file's settings, starts with no network at all
 // and serves: nothing it needs is fetched.
 func TestLiteLLMDocker(t *testing.T) {
-	o, out, results := runAIGateways(t, "testdata/litellm.hcl")
+	o, out, resultsDir := runAIGateways(t, "testdata/litellm.hcl")
 	refused := out.Unavailable["python-claims-rust"]
 	if !strings.Contains(refused, "x-litellm-rust") {
 		t.Errorf("the Python path declared to carry x-litellm-rust was not refused for it; unavailable: %v", out.Unavailable)
@@ -29,7 +29,7 @@ func TestLiteLLMDocker(t *testing.T) {
 	if len(out.Unavailable) != 0 {
 		t.Fatalf("not measured: %v", out.Unavailable)
 	}
-	seen := checkFaithful(t, results, []string{"chat", "messages_stream"}, map[string]bool{"python-claims-rust": true})
+	seen := checkFaithful(t, resultsDir, []string{"chat", "messages_stream"}, map[string]bool{"python-claims-rust": true})
 	for _, want := range []string{"chat litellm", "messages_stream litellm", "messages_stream litellm-rust"} {
 		if !seen[want] {
 			t.Errorf("no row for %s", want)

@@ -13,14 +13,14 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 )
 
-// baseRow is a row's identity and provenance: what the executor knows of
-// a run before a kind measures it.
+// baseRow is a row's identity and layout: what the executor knows of a run
+// before a kind measures it (its provenance is in the run's manifest).
 func (r *runner) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.LoadPoint) results.Row {
 	l := r.o.Plan.Layout
 	row := results.Row{
-		RunID: r.runID, Scenario: sc.Name, Kind: sc.Kind, Gateway: a.Name, ArmLabel: a.Label, GatewayClass: a.Class, GatewayVersion: a.Version,
+		RunID: r.runID, Scenario: sc.Name, Kind: sc.Kind, Gateway: a.Name, ArmLabel: a.Label, GatewayClass: a.Class,
 		Trial: trial, Mode: string(pt.Mode), Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
-		HostCPU: r.gatewayHost().CPU, Kernel: r.gatewayHost().Kernel, Status: results.OK, Floor: r.o.Plan.Floor,
+		Status: results.OK, Floor: r.o.Plan.Floor,
 		CPUsDriver: l.Driver.CPUs.Text, CPUsMock: l.Mock.CPUs.Text, CPUsGateway: l.Gateway.CPUs.Text,
 		RigRTTSameUs: r.topo.same, RigRTTCrossUs: r.topo.cross,
 		Engines: r.enginesText(), Hosts: r.hostsText(), Drivers: max(r.o.Plan.Drivers.Instances, 1),

@@ -15,6 +15,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/stack/docker"
 )
@@ -100,36 +101,36 @@ func TestApplyTwoEngines(t *testing.T) {
 			t.Errorf("%s: two engines gave\n%s\none engine\n%s", csv, strings.Join(a, "\n"), strings.Join(b, "\n"))
 		}
 		for _, r := range readCSV(t, filepath.Join(spread, csv)) {
-			t.Logf("%s two engines, %s %s c=%s rate=%s %s: %s ok, p50 %sms, drivers %s, engines %q, hosts %q, verdict %s", csv, r["gateway"], r["mode"],
-				r["concurrency"], r["rate_rps"], r["variant"], r["requests_ok"], r["latency_p50_ms"], r["drivers"], r["engines"], r["hosts"], r["verdict"])
-			if r["status"] != "ok" || r["requests_ok"] == "0" || r["errors_fidelity"] != "0" {
-				t.Errorf("%s %s %s: status %s (%s), %s ok, %s fidelity errors", csv, r["gateway"], r["variant"], r["status"], r["reason"], r["requests_ok"], r["errors_fidelity"])
+			t.Logf("%s two engines, %s %s c=%s rate=%s %s: %s ok, p50 %sms, drivers %s, engines %q, hosts %q, verdict %s", csv, r.Str(results.ColGateway), r.Str(results.ColMode),
+				r.Str(results.ColConcurrency), r.Str(results.ColRateRPS), r.Str(results.ColVariant), r.Str(results.ColRequestsOK), r.Str(results.ColLatency.P50), r.Str(results.ColDrivers), r.Str(results.ColEngines), r.Str(results.ColHosts), r.Str(results.ColVerdict))
+			if r.Str(results.ColStatus) != "ok" || r.Str(results.ColRequestsOK) == "0" || r.Str(results.ColErrFidelity) != "0" {
+				t.Errorf("%s %s %s: status %s (%s), %s ok, %s fidelity errors", csv, r.Str(results.ColGateway), r.Str(results.ColVariant), r.Str(results.ColStatus), r.Str(results.ColReason), r.Str(results.ColRequestsOK), r.Str(results.ColErrFidelity))
 			}
 			// One client is one connection: one driver carries it.
-			drivers := map[bool]string{true: "1", false: "2"}[r["mode"] == "closed" && r["concurrency"] == "1"]
-			if r["drivers"] != drivers || r["engines"] != "driver=local mock=second gateway=second" || strings.Count(r["hosts"], "cores") != 2 {
-				t.Errorf("%s %s: drivers %q engines %q hosts %q", csv, r["gateway"], r["drivers"], r["engines"], r["hosts"])
+			drivers := map[bool]string{true: "1", false: "2"}[r.Str(results.ColMode) == "closed" && r.Str(results.ColConcurrency) == "1"]
+			if r.Str(results.ColDrivers) != drivers || r.Str(results.ColEngines) != "driver=local mock=second gateway=second" || strings.Count(r.Str(results.ColHosts), "cores") != 2 {
+				t.Errorf("%s %s: drivers %q engines %q hosts %q", csv, r.Str(results.ColGateway), r.Str(results.ColDrivers), r.Str(results.ColEngines), r.Str(results.ColHosts))
 			}
 			// The drivers' CPU, from their containers' cgroups.
-			if c, err := strconv.ParseFloat(r["driver_cpu_cores"], 64); err != nil || c <= 0 {
-				t.Errorf("%s %s: driver cores %q", csv, r["gateway"], r["driver_cpu_cores"])
+			if c, err := strconv.ParseFloat(r.Str(results.ColDriverCPUCores), 64); err != nil || c <= 0 {
+				t.Errorf("%s %s: driver cores %q", csv, r.Str(results.ColGateway), r.Str(results.ColDriverCPUCores))
 			}
 		}
 		for _, r := range readCSV(t, filepath.Join(single, csv)) {
-			t.Logf("%s one engine, %s %s c=%s rate=%s: %s ok, p50 %sms", csv, r["gateway"], r["mode"], r["concurrency"], r["rate_rps"], r["requests_ok"], r["latency_p50_ms"])
+			t.Logf("%s one engine, %s %s c=%s rate=%s: %s ok, p50 %sms", csv, r.Str(results.ColGateway), r.Str(results.ColMode), r.Str(results.ColConcurrency), r.Str(results.ColRateRPS), r.Str(results.ColRequestsOK), r.Str(results.ColLatency.P50))
 		}
 	}
 }
 
 func isDriver(stack string) bool { return strings.HasPrefix(stack, "driver-") }
 
-// shape is what a results file holds without its figures: per row, its
+// shape is what a resultsDir file holds without its figures: per row, its
 // arm, point and status, and which measurement columns it fills.
 func shape(t *testing.T, path string) []string {
 	t.Helper()
 	// Columns that say how the load was made, not what it measured.
-	how := []string{"run_id", "engines", "hosts", "drivers", "host_cpu", "kernel", "image", "image_id", "image_size_mib",
-		"config_hash", "rig_rtt_same_core_us", "rig_rtt_cross_core_us", "topology_excess_us", "verdict"}
+	how := []results.Col{results.ColRunID, results.ColEngines, results.ColHosts, results.ColDrivers, results.ColHostCPU, results.ColKernel, results.ColImage, results.ColImageID, results.ColImageSizeMiB,
+		results.ColConfigHash, results.ColRigRTTSame, results.ColRigRTTCross, results.ColTopologyUs, results.ColVerdict}
 	// Tail percentiles are given only from enough samples (p99 from 500),
 	// so whether one is filled depends on a count near the bound in a short
 	// window (70 streams of 7 gaps each: 490 inter-token gaps), not on how
@@ -140,13 +141,13 @@ func shape(t *testing.T, path string) []string {
 	var out []string
 	for _, r := range readCSV(t, path) {
 		var filled []string
-		for k, v := range r {
-			if v != "" && !slices.Contains(how, k) && !tail(k) {
-				filled = append(filled, k)
+		for _, c := range r.Cols() {
+			if r.Str(c) != "" && !slices.Contains(how, c) && !tail(c.Name()) {
+				filled = append(filled, c.Name())
 			}
 		}
 		slices.Sort(filled)
-		out = append(out, fmt.Sprintf("%s %s c=%s rate=%s %s %s: %s", r["gateway"], r["mode"], r["concurrency"], r["rate_rps"], r["variant"], r["status"], strings.Join(filled, ",")))
+		out = append(out, fmt.Sprintf("%s %s c=%s rate=%s %s %s: %s", r.Str(results.ColGateway), r.Str(results.ColMode), r.Str(results.ColConcurrency), r.Str(results.ColRateRPS), r.Str(results.ColVariant), r.Str(results.ColStatus), strings.Join(filled, ",")))
 	}
 	slices.Sort(out)
 	return out
@@ -177,8 +178,8 @@ func (r recording) stacks() []string {
 func TestApplyReplicas(t *testing.T) {
 	real := dockertest.Engine(t)
 	holdHost(t)
-	results := t.TempDir()
-	_, o := loadPlan(t, "testdata/replicas.hcl", results)
+	resultsDir := t.TempDir()
+	_, o := loadPlan(t, "testdata/replicas.hcl", resultsDir)
 	e := record(real)
 	o.Engine, o.Progress = e, &Progress{W: &timedLog{t: t}}
 	out, err := Run(context.Background(), context.Background(), o)
@@ -193,26 +194,26 @@ func TestApplyReplicas(t *testing.T) {
 			t.Errorf("%s: started %v, cpuset %q; want %q", name, ok, st.CPUSet, want)
 		}
 	}
-	rows := readCSV(t, filepath.Join(results, "overhead.csv"))
+	rows := readCSV(t, filepath.Join(resultsDir, "overhead.csv"))
 	seen := map[string]bool{}
 	for _, r := range rows {
-		if r["gateway"] == "direct" {
+		if r.Str(results.ColGateway) == "direct" {
 			continue
 		}
-		seen[r["gateway"]] = true
+		seen[r.Str(results.ColGateway)] = true
 		t.Logf("%s: %s ok at %s/s, p50 %sms; gateway cores %s (per replica %s, balancer %s), peak MiB %s (per replica %s), cpus %s",
-			r["gateway"], r["requests_ok"], r["rps"], r["latency_p50_ms"], r["gateway_cpu_cores"], r["replica_cpu_cores"], r["balancer_cpu_cores"],
-			r["gateway_mem_peak_mib"], r["replica_mem_peak_mib"], r["cpus_gateway"])
-		if r["status"] != "ok" || r["replicas"] != "2" || r["gateway_cores"] != "2" || r["cpus_gateway"] != "1;0" {
-			t.Errorf("%s row: status %s (%s), replicas %q, cores %q, cpus %q", r["gateway"], r["status"], r["reason"], r["replicas"], r["gateway_cores"], r["cpus_gateway"])
+			r.Str(results.ColGateway), r.Str(results.ColRequestsOK), r.Str(results.ColRPS), r.Str(results.ColLatency.P50), r.Str(results.ColGatewayCPUCores), r.Str(results.ColReplicaCPUCores), r.Str(results.ColBalancerCPUCores),
+			r.Str(results.ColMemPeakMiB), r.Str(results.ColReplicaMemPeakMiB), r.Str(results.ColCPUsGateway))
+		if r.Str(results.ColStatus) != "ok" || r.Str(results.ColReplicas) != "2" || r.Str(results.ColGatewayCores) != "2" || r.Str(results.ColCPUsGateway) != "1;0" {
+			t.Errorf("%s row: status %s (%s), replicas %q, cores %q, cpus %q", r.Str(results.ColGateway), r.Str(results.ColStatus), r.Str(results.ColReason), r.Str(results.ColReplicas), r.Str(results.ColGatewayCores), r.Str(results.ColCPUsGateway))
 		}
 		// Behind the balancer its CPU is counted apart and in the sum.
-		if lb := r["gateway"] == "nginx-lb"; lb != (r["balancer_cpu_cores"] != "") {
-			t.Errorf("%s: balancer cores %q", r["gateway"], r["balancer_cpu_cores"])
+		if lb := r.Str(results.ColGateway) == "nginx-lb"; lb != (r.Str(results.ColBalancerCPUCores) != "") {
+			t.Errorf("%s: balancer cores %q", r.Str(results.ColGateway), r.Str(results.ColBalancerCPUCores))
 		}
-		parts := strings.Split(r["replica_cpu_cores"], ";")
+		parts := strings.Split(r.Str(results.ColReplicaCPUCores), ";")
 		if len(parts) != 2 {
-			t.Fatalf("replica_cpu_cores %q", r["replica_cpu_cores"])
+			t.Fatalf("replica_cpu_cores %q", r.Str(results.ColReplicaCPUCores))
 		}
 		a, _ := strconv.ParseFloat(parts[0], 64)
 		b, _ := strconv.ParseFloat(parts[1], 64)

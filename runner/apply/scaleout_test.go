@@ -17,6 +17,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/stack/fake"
 )
@@ -116,19 +117,19 @@ func TestApplyScaleOutWithFakeEngines(t *testing.T) {
 	rows := readCSV(t, filepath.Join(p.Dir, "results", "overhead.csv"))
 	ok := 0
 	for _, r := range rows {
-		if r["status"] != "ok" {
+		if r.Str(results.ColStatus) != "ok" {
 			continue
 		}
 		ok++
-		if r["drivers"] != "2" || r["engines"] != "driver=local mock=second gateway=second" ||
-			!strings.Contains(r["hosts"], "local: local CPU") || !strings.Contains(r["hosts"], "second: second CPU") {
-			t.Errorf("%s row: drivers %q engines %q hosts %q", r["gateway"], r["drivers"], r["engines"], r["hosts"])
+		if r.Str(results.ColDrivers) != "2" || r.Str(results.ColEngines) != "driver=local mock=second gateway=second" ||
+			!strings.Contains(r.Str(results.ColHosts), "local: local CPU") || !strings.Contains(r.Str(results.ColHosts), "second: second CPU") {
+			t.Errorf("%s row: drivers %q engines %q hosts %q", r.Str(results.ColGateway), r.Str(results.ColDrivers), r.Str(results.ColEngines), r.Str(results.ColHosts))
 		}
-		if r["requests_ok"] == "0" || r["errors_fidelity"] != "0" || r["latency_n"] != r["requests_ok"] {
-			t.Errorf("%s row: %s ok, %s fidelity errors, %s latencies", r["gateway"], r["requests_ok"], r["errors_fidelity"], r["latency_n"])
+		if r.Str(results.ColRequestsOK) == "0" || r.Str(results.ColErrFidelity) != "0" || r.Str(results.ColLatency.N) != r.Str(results.ColRequestsOK) {
+			t.Errorf("%s row: %s ok, %s fidelity errors, %s latencies", r.Str(results.ColGateway), r.Str(results.ColRequestsOK), r.Str(results.ColErrFidelity), r.Str(results.ColLatency.N))
 		}
-		if r["gateway"] == "proxy" && (r["replicas"] != "2" || r["gateway_cores"] != "2" || r["cpus_gateway"] != "1;0" || strings.Count(r["replica_cpu_cores"], ";") != 1) {
-			t.Errorf("proxy row: replicas %q cores %q cpus %q per replica %q", r["replicas"], r["gateway_cores"], r["cpus_gateway"], r["replica_cpu_cores"])
+		if r.Str(results.ColGateway) == "proxy" && (r.Str(results.ColReplicas) != "2" || r.Str(results.ColGatewayCores) != "2" || r.Str(results.ColCPUsGateway) != "1;0" || strings.Count(r.Str(results.ColReplicaCPUCores), ";") != 1) {
+			t.Errorf("proxy row: replicas %q cores %q cpus %q per replica %q", r.Str(results.ColReplicas), r.Str(results.ColGatewayCores), r.Str(results.ColCPUsGateway), r.Str(results.ColReplicaCPUCores))
 		}
 	}
 	if ok != 4 {

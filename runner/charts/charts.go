@@ -86,7 +86,7 @@ func Render(recs []results.Record, dir string) ([]Chart, error) {
 func Figures(recs []results.Record) ([]*figure, []Chart) {
 	d := &data{recs: recs, tables: summary.Build(recs), kinds: map[string]string{}, colours: newPalette(recs)}
 	for _, r := range recs {
-		d.kinds[r["scenario"]] = r["kind"]
+		d.kinds[r.Str(results.ColScenario)] = r.Str(results.ColKind)
 	}
 	var figs []*figure
 	var out []Chart
@@ -171,7 +171,7 @@ type seriesSpec struct {
 	get  func(summary.Arm) value
 }
 
-func col(column string) func(summary.Arm) value {
+func col(column results.Col) func(summary.Arm) value {
 	return func(a summary.Arm) value { return some(a.Median(column)) }
 }
 
@@ -193,7 +193,7 @@ func overheadFigure(d *data) (*figure, string) {
 			}},
 			{"p99", func(a summary.Arm) value { return some(a.AddedP99) }},
 		}},
-		panelSpec{"Peak memory", "MiB, gateway container", []seriesSpec{{"peak", col("gateway_mem_peak_mib")}}})
+		panelSpec{"Peak memory", "MiB, gateway container", []seriesSpec{{"peak", col(results.ColMemPeakMiB)}}})
 	f.Note = fmt.Sprintf("Scenario %s, %s: non-streamed chat completions, each arm against the same mock on the same CPUs.", t.Point.Scenario, t.Point)
 	f.Foot = footnote(methodAdded, t.Arms)
 	return f, ""
@@ -208,7 +208,7 @@ func ttftFigure(d *data) (*figure, string) {
 	}
 	f := barsOf(t, true,
 		panelSpec{"Added TTFT (p50)", "ms over direct", []seriesSpec{{"TTFT", func(a summary.Arm) value { return some(a.AddedTTFT) }}}},
-		panelSpec{"Inter-token latency", "p99, ms", []seriesSpec{{"ITL p99", col("itl_p99_ms")}}})
+		panelSpec{"Inter-token latency", "p99, ms", []seriesSpec{{"ITL p99", col(results.ColITL.P99)}}})
 	f.Note = fmt.Sprintf("Scenario %s, %s. Arms whose streaming route did not work are listed with the reason.", t.Point.Scenario, t.Point)
 	f.Foot = footnote("TTFT added = median over trials of (arm - direct) in the same trial; ITL p99 pooled over the run's gaps, median over trials.", t.Arms)
 	return f, ""
@@ -319,7 +319,7 @@ func ceiling(d *data) (map[string]summary.Arm, []summary.Table) {
 		ts = append(ts, t)
 		for _, a := range t.Arms {
 			cur, ok := best[a.Name]
-			if !ok || a.Median("rps").V > cur.Median("rps").V {
+			if !ok || a.Median(results.ColRPS).V > cur.Median(results.ColRPS).V {
 				best[a.Name] = a
 			}
 		}
@@ -346,11 +346,11 @@ func ceilingFigure(d *data, skipDirect bool, note, method string, panels ...pane
 }
 
 // atClients labels a value with the clients of the point it came from.
-func atClients(column string) func(summary.Arm) value {
+func atClients(column results.Col) func(summary.Arm) value {
 	return func(a summary.Arm) value {
 		v := some(a.Median(column))
 		if v.Set && len(a.Rows) > 0 {
-			v.Label = fmt.Sprintf("%s (c=%s)", fmtValue(v.V), a.Rows[0]["concurrency"])
+			v.Label = fmt.Sprintf("%s (c=%s)", fmtValue(v.V), a.Rows[0].Str(results.ColConcurrency))
 		}
 		return v
 	}
@@ -361,7 +361,7 @@ func throughputFigure(d *data) (*figure, string) {
 		"The highest median rate each arm sustained among the scenario's closed-loop points. A rig-saturated point (driver or mock out of CPU) limits the direct arm and the fastest proxies alike: see SUMMARY.md's notes.",
 		"RPS = requests completed / measured window, median over trials.",
 		panelSpec{"Requests per second", "rps, median over trials, at the best closed-loop point (c=clients)",
-			[]seriesSpec{{"rps", atClients("rps")}}})
+			[]seriesSpec{{"rps", atClients(results.ColRPS)}}})
 }
 
 func frontierFigure(d *data) (*figure, string) {
@@ -408,10 +408,10 @@ func pooled(name, class string, rows []results.Record) summary.Arm {
 	a := summary.Arm{Name: name, Class: class, Rows: rows}
 	var trials []string
 	for _, r := range rows {
-		if r["status"] == "ok" {
-			a.Requests += int64(r.Num("requests_ok").V)
-			if !slices.Contains(trials, r["trial"]) {
-				trials = append(trials, r["trial"])
+		if r.Str(results.ColStatus) == "ok" {
+			a.Requests += int64(r.Num(results.ColRequestsOK).V)
+			if !slices.Contains(trials, r.Str(results.ColTrial)) {
+				trials = append(trials, r.Str(results.ColTrial))
 			}
 		}
 	}
@@ -423,8 +423,8 @@ func costFigure(d *data) (*figure, string) {
 	return ceilingFigure(d, true,
 		"At each arm's highest-throughput point; cost prices the gateway container's CPU cores and peak memory (cost block of benchmarks.hcl, formula in docs/method.md).",
 		"Median over trials.",
-		panelSpec{"Cost per 1M requests", "USD (CPU and memory used, at list prices)", []seriesSpec{{"USD per 1M", col("cost_usd_per_1m")}}},
-		panelSpec{"Requests per second per USD-hour", "rps / (USD per hour of the resources used)", []seriesSpec{{"rps per USD-hour", col("rps_per_usd_hour")}}})
+		panelSpec{"Cost per 1M requests", "USD (CPU and memory used, at list prices)", []seriesSpec{{"USD per 1M", col(results.ColCostUSDPer1M)}}},
+		panelSpec{"Requests per second per USD-hour", "rps / (USD per hour of the resources used)", []seriesSpec{{"rps per USD-hour", col(results.ColRPSPerUSDHour)}}})
 }
 
 func sessionFigure(d *data) (*figure, string) {
@@ -499,7 +499,7 @@ func memoryFigure(d *data) (*figure, string) {
 	}
 	t := ts[0]
 	f := barsOf(t, true, panelSpec{"Gateway memory", "MiB (cgroup memory of the container)", []seriesSpec{
-		{"idle", col("gateway_mem_idle_mib")}, {"peak", col("gateway_mem_peak_mib")}, {"recovered", col("gateway_mem_recovered_mib")},
+		{"idle", col(results.ColMemIdleMiB)}, {"peak", col(results.ColMemPeakMiB)}, {"recovered", col(results.ColMemRecoveredMiB)},
 	}})
 	f.Note = fmt.Sprintf("Scenario %s, %s: idle before load, peak during it, and what was still held after the load stopped (recovered).", t.Point.Scenario, t.Point)
 	f.Foot = footnote("Median over trials.", t.Arms)
@@ -516,10 +516,10 @@ func coldStartFigure(d *data) (*figure, string) {
 	starts := map[string][]float64{}
 	seen := map[[3]string]bool{}
 	for _, r := range d.recs {
-		k := [3]string{r["gateway"], r["run_id"], r["scenario"]}
-		if v := r.Num("cold_start_ms"); v.Set && !seen[k] {
+		k := [3]string{r.Str(results.ColGateway), r.Str(results.ColRunID), r.Str(results.ColScenario)}
+		if v := r.Num(results.ColColdStartMS); v.Set && !seen[k] {
 			seen[k] = true
-			starts[r["gateway"]] = append(starts[r["gateway"]], v.V)
+			starts[r.Str(results.ColGateway)] = append(starts[r.Str(results.ColGateway)], v.V)
 		}
 	}
 	t := ts[0]
@@ -533,13 +533,13 @@ func coldStartFigure(d *data) (*figure, string) {
 			n = max(n, e.N)
 			return value{V: e.Median, Lo: e.Lo, Hi: e.Hi, Set: true, CI: true, Label: fmt.Sprintf("%s (%d starts)", fmtValue(e.Median), e.N)}
 		}}}},
-		panelSpec{"Image size", "MiB", []seriesSpec{{"image", col("image_size_mib")}}})
+		panelSpec{"Image size", "MiB", []seriesSpec{{"image", col(results.ColImageSizeMiB)}}})
 	f.Note = fmt.Sprintf("Every scenario starts each gateway afresh (image and page cache warm, the container cold); up to %d starts per arm, from all the CSVs.", n)
 	f.Foot = footnote("Cold start: median over starts, whiskers the distribution-free interval of that median.", t.Arms)
 	return f, ""
 }
 
-func ratio(num, den string, scale float64) func(summary.Arm) value {
+func ratio(num, den results.Col, scale float64) func(summary.Arm) value {
 	return func(a summary.Arm) value {
 		return some(a.MedianOf(func(r results.Record) results.Optional {
 			n, m := r.Num(num), r.Num(den)
@@ -557,9 +557,9 @@ func fidelityFigure(d *data) (*figure, string) {
 		return nil, "no streaming_turn rows in the results"
 	}
 	f := barsOf(t, false,
-		panelSpec{"Buffered streams", "% of streams delivered in bursts", []seriesSpec{{"bursty", ratio("bursty_streams", "streams", 100)}}},
-		panelSpec{"Coalesced events", "% of events that shared a read", []seriesSpec{{"coalesced", ratio("frames_coalesced", "frames_expected", 100)}}},
-		panelSpec{"Stalls", "gaps over the stall bound, per run", []seriesSpec{{"stalls", col("stalls")}}})
+		panelSpec{"Buffered streams", "% of streams delivered in bursts", []seriesSpec{{"bursty", ratio(results.ColBurstyStreams, results.ColStreams, 100)}}},
+		panelSpec{"Coalesced events", "% of events that shared a read", []seriesSpec{{"coalesced", ratio(results.ColFramesCoalesced, results.ColFramesExpected, 100)}}},
+		panelSpec{"Stalls", "gaps over the stall bound, per run", []seriesSpec{{"stalls", col(results.ColStalls)}}})
 	f.Note = fmt.Sprintf("Scenario %s, %s. The mock writes each event at its own time; a gateway that buffers delivers them in bursts.", t.Point.Scenario, t.Point)
 	f.Foot = footnote("Median over trials of each run's share.", t.Arms)
 	return f, ""
@@ -593,9 +593,9 @@ func goodputFigure(d *data) (*figure, string) {
 	}
 	f := barsOf(closed[0], false, panelSpec{"Goodput", "% of requests that succeeded within every SLO bound", specs})
 	for _, a := range closed[0].Arms {
-		if len(a.Rows) > 0 && a.Rows[0]["slo_latency_ms"] != "" {
+		if len(a.Rows) > 0 && a.Rows[0].Str(results.ColSLOLatencyMS) != "" {
 			slo := a.Rows[0]
-			f.Note = fmt.Sprintf("SLO: latency %s ms, TTFT %s ms, ITL %s ms (slo_* columns); errors count as misses.", slo["slo_latency_ms"], slo["slo_ttft_ms"], slo["slo_itl_ms"])
+			f.Note = fmt.Sprintf("SLO: latency %s ms, TTFT %s ms, ITL %s ms (slo_* columns); errors count as misses.", slo.Str(results.ColSLOLatencyMS), slo.Str(results.ColSLOTTFTMS), slo.Str(results.ColSLOITLMS))
 			break
 		}
 	}

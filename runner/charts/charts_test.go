@@ -19,65 +19,81 @@ func synthetic() []results.Record {
 	add := func(scenario, kind string, c, prompt int, f func(arm string, trial int, r results.Record)) {
 		for trial := 1; trial <= 3; trial++ {
 			for i, arm := range []string{"direct", "nginx", "portkey"} {
-				r := results.Record{"run_id": "20261201t000000-abcdef", "scenario": scenario, "kind": kind, "gateway": arm,
-					"gateway_class": map[string]string{"direct": "direct", "nginx": "proxy", "portkey": "ai"}[arm],
-					"trial":         strconv.Itoa(trial), "mode": "closed", "concurrency": strconv.Itoa(c), "prompt_tokens": strconv.Itoa(prompt),
-					"status": "ok", "requests_ok": strconv.Itoa(1000 + 10*i + trial), "floor": "nginx",
-					"cpus_driver": "0", "cpus_mock": "1", "cpus_gateway": "1", "host_cpu": "Test CPU", "kernel": "6.0"}
+				r := results.NewRecord(map[results.Col]string{results.ColRunID: "20261201t000000-abcdef", results.ColScenario: scenario, results.ColKind: kind, results.ColGateway: arm,
+					results.ColGatewayClass: map[string]string{"direct": "direct", "nginx": "proxy", "portkey": "ai"}[arm],
+					results.ColTrial:         strconv.Itoa(trial), results.ColMode: "closed", results.ColConcurrency: strconv.Itoa(c), results.ColPromptTokens: strconv.Itoa(prompt),
+					results.ColStatus: "ok", results.ColRequestsOK: strconv.Itoa(1000 + 10*i + trial), results.ColFloor: "nginx",
+					results.ColCPUsDriver: "0", results.ColCPUsMock: "1", results.ColCPUsGateway: "1", results.ColHostCPU: "Test CPU", results.ColKernel: "6.0"})
 				f(arm, trial, r)
 				recs = append(recs, r)
 			}
 		}
-		recs = append(recs, results.Record{"run_id": "20261201t000000-abcdef", "scenario": scenario, "kind": kind, "gateway": "kong",
-			"gateway_class": "ai", "trial": "0", "status": "unavailable", "reason": "image kong:latest unavailable; pull failed"})
+		recs = append(recs, results.NewRecord(map[results.Col]string{results.ColRunID: "20261201t000000-abcdef", results.ColScenario: scenario, results.ColKind: kind, results.ColGateway: "kong",
+			results.ColGatewayClass: "ai", results.ColTrial: "0", results.ColStatus: "unavailable", results.ColReason: "image kong:latest unavailable; pull failed"}))
 	}
 	v := func(arm string, trial int, base float64) string {
 		k := map[string]float64{"direct": 1, "nginx": 1.5, "portkey": 4}[arm]
 		return strconv.FormatFloat(base*k+0.01*float64(trial), 'f', -1, 64)
 	}
 	add("overhead", "overhead", 1, 100, func(arm string, trial int, r results.Record) {
-		r["latency_p50_ms"], r["latency_p99_ms"] = v(arm, trial, 0.1), v(arm, trial, 0.3)
-		r["gateway_mem_peak_mib"] = v(arm, trial, 10)
+		r.Set(results.ColLatency.P50, v(arm, trial, 0.1))
+		r.Set(results.ColLatency.P99, v(arm, trial, 0.3))
+		r.Set(results.ColMemPeakMiB, v(arm, trial, 10))
 	})
 	for _, c := range []int{1, 16} {
 		add("streaming_turn", "streaming_turn", c, 100, func(arm string, trial int, r results.Record) {
-			r["ttft_p50_ms"], r["itl_p99_ms"] = v(arm, trial, 20), v(arm, trial, 11)
-			r["streams"], r["bursty_streams"], r["stalls"] = "100", v(arm, trial, 2), v(arm, trial, 1)
-			r["frames_expected"], r["frames_coalesced"] = "3200", v(arm, trial, 30)
-			r["goodput"], r["slo_latency_ms"], r["slo_ttft_ms"], r["slo_itl_ms"] = v(arm, trial, 0.2), "2000", "250", "50"
+			r.Set(results.ColTTFT.P50, v(arm, trial, 20))
+			r.Set(results.ColITL.P99, v(arm, trial, 11))
+			r.Set(results.ColStreams, "100")
+			r.Set(results.ColBurstyStreams, v(arm, trial, 2))
+			r.Set(results.ColStalls, v(arm, trial, 1))
+			r.Set(results.ColFramesExpected, "3200")
+			r.Set(results.ColFramesCoalesced, v(arm, trial, 30))
+			r.Set(results.ColGoodput, v(arm, trial, 0.2))
+			r.Set(results.ColSLOLatencyMS, "2000")
+			r.Set(results.ColSLOTTFTMS, "250")
+			r.Set(results.ColSLOITLMS, "50")
 		})
 	}
 	for _, c := range []int{1, 4, 16} {
 		add("concurrent_agents", "concurrent_agents", c, 100, func(arm string, trial int, r results.Record) {
-			r["itl_p99_ms"] = v(arm, trial, float64(c))
+			r.Set(results.ColITL.P99, v(arm, trial, float64(c)))
 		})
 	}
 	for _, p := range []int{100, 10000} {
 		add("large_context", "large_context", 1, p, func(arm string, trial int, r results.Record) {
-			r["latency_p50_ms"] = v(arm, trial, float64(p)/1000)
+			r.Set(results.ColLatency.P50, v(arm, trial, float64(p)/1000))
 		})
 	}
 	for _, c := range []int{1, 64} {
 		add("throughput", "throughput", c, 100, func(arm string, trial int, r results.Record) {
-			r["rps"], r["cost_usd_per_1m"], r["rps_per_usd_hour"] = v(arm, trial, float64(100*c)), v(arm, trial, 0.001), v(arm, trial, 5000)
+			r.Set(results.ColRPS, v(arm, trial, float64(100*c)))
+			r.Set(results.ColCostUSDPer1M, v(arm, trial, 0.001))
+			r.Set(results.ColRPSPerUSDHour, v(arm, trial, 5000))
 		})
 	}
 	for _, rate := range []int{100, 1000, 10000} {
 		add("throughput_frontier", "throughput", 64, 100, func(arm string, trial int, r results.Record) {
-			r["mode"], r["rate_rps"], r["p99_bounds_ms"] = "open", strconv.Itoa(rate), "1;5;20"
-			r["latency_p99_ms"] = v(arm, trial, float64(rate)/1000)
+			r.Set(results.ColMode, "open")
+			r.Set(results.ColRateRPS, strconv.Itoa(rate))
+			r.Set(results.ColP99Bounds, "1;5;20")
+			r.Set(results.ColLatency.P99, v(arm, trial, float64(rate)/1000))
 		})
 	}
 	for _, variant := range []string{"streamed", "not streamed"} {
 		add("session_claude_code", "session", 1, 100, func(arm string, trial int, r results.Record) {
-			r["variant"], r["latency_p50_ms"] = "claude-code-like, 30 turns, "+variant, v(arm, trial, 12)
+			r.Set(results.ColVariant, "claude-code-like, 30 turns, "+variant)
+			r.Set(results.ColLatency.P50, v(arm, trial, 12))
 		})
 	}
 	add("memory", "memory", 64, 100, func(arm string, trial int, r results.Record) {
-		r["gateway_mem_idle_mib"], r["gateway_mem_peak_mib"], r["gateway_mem_recovered_mib"] = v(arm, trial, 5), v(arm, trial, 9), v(arm, trial, 6)
+		r.Set(results.ColMemIdleMiB, v(arm, trial, 5))
+		r.Set(results.ColMemPeakMiB, v(arm, trial, 9))
+		r.Set(results.ColMemRecoveredMiB, v(arm, trial, 6))
 	})
 	add("cold_start", "cold_start", 1, 100, func(arm string, trial int, r results.Record) {
-		r["cold_start_ms"], r["image_size_mib"] = v(arm, trial, 300), v(arm, trial, 50)
+		r.Set(results.ColColdStartMS, v(arm, trial, 300))
+		r.Set(results.ColImageSizeMiB, v(arm, trial, 50))
 	})
 	return recs
 }
@@ -107,8 +123,8 @@ func drawn(figs []*figure) map[string]float64 {
 }
 
 // identity columns say where a row belongs; every other number is data.
-var identity = []string{"trial", "concurrency", "prompt_tokens", "rate_rps", "streams", "frames_expected",
-	"slo_latency_ms", "slo_ttft_ms", "slo_itl_ms", "requests_ok", "cpus_driver", "cpus_mock", "cpus_gateway"}
+var identity = []results.Col{results.ColTrial, results.ColConcurrency, results.ColPromptTokens, results.ColRateRPS, results.ColStreams, results.ColFramesExpected,
+	results.ColSLOLatencyMS, results.ColSLOTTFTMS, results.ColSLOITLMS, results.ColRequestsOK, results.ColCPUsDriver, results.ColCPUsMock, results.ColCPUsGateway}
 
 // TestFiguresHoldNoDataValue: with every data cell of the CSVs tripled,
 // every value drawn triples too (shares of two columns, where only the
@@ -118,9 +134,9 @@ func TestFiguresHoldNoDataValue(t *testing.T) {
 	recs := synthetic()
 	before, _ := Figures(recs)
 	for _, r := range recs {
-		for col, cell := range r {
-			if x, err := strconv.ParseFloat(cell, 64); err == nil && !slices.Contains(identity, col) && col != "kernel" {
-				r[col] = strconv.FormatFloat(3*x, 'f', -1, 64)
+		for _, col := range r.Cols() {
+			if x, err := strconv.ParseFloat(r.Str(col), 64); err == nil && !slices.Contains(identity, col) && col != results.ColKernel {
+				r.Set(col, strconv.FormatFloat(3*x, 'f', -1, 64))
 			}
 		}
 	}

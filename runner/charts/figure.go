@@ -81,12 +81,12 @@ func footnote(method string, arms []summary.Arm) []string {
 		n += a.Requests
 		trials = max(trials, a.Trials)
 		for _, r := range a.Rows {
-			add(&runs, runDate(r["run_id"]))
-			if r["cpus_driver"] != "" {
-				add(&layouts, fmt.Sprintf("driver on CPU %s, mock on %s, gateway on %s", r["cpus_driver"], r["cpus_mock"], r["cpus_gateway"]))
+			add(&runs, runDate(r.Str(results.ColRunID)))
+			if r.Str(results.ColCPUsDriver) != "" {
+				add(&layouts, fmt.Sprintf("driver on CPU %s, mock on %s, gateway on %s", r.Str(results.ColCPUsDriver), r.Str(results.ColCPUsMock), r.Str(results.ColCPUsGateway)))
 			}
-			if r["host_cpu"] != "" {
-				add(&hosts, r["host_cpu"]+", kernel "+r["kernel"])
+			if r.Str(results.ColHostCPU) != "" {
+				add(&hosts, r.Str(results.ColHostCPU)+", kernel "+r.Str(results.ColKernel))
 			}
 		}
 	}

@@ -30,8 +30,8 @@ func newPalette(recs []results.Record) palette {
 	used := map[string]int{}
 	measured := map[string]bool{}
 	for _, r := range recs {
-		if r["status"] == "ok" {
-			measured[r["gateway"]] = true
+		if r.Str(results.ColStatus) == "ok" {
+			measured[r.Str(results.ColGateway)] = true
 		}
 	}
 	// Arms that were measured take the shades first: the others are only
@@ -39,17 +39,17 @@ func newPalette(recs []results.Record) palette {
 	ordered := make([]results.Record, 0, len(recs))
 	for _, first := range []bool{true, false} {
 		for _, r := range recs {
-			if measured[r["gateway"]] == first {
+			if measured[r.Str(results.ColGateway)] == first {
 				ordered = append(ordered, r)
 			}
 		}
 	}
 	for _, r := range ordered {
-		name := r["gateway"]
+		name := r.Str(results.ColGateway)
 		if _, done := p[name]; done {
 			continue
 		}
-		class := r["gateway_class"]
+		class := r.Str(results.ColGatewayClass)
 		if class == "" && name == "direct" {
 			class = "direct"
 		}

@@ -9,6 +9,7 @@ package kinds
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -33,24 +34,28 @@ type Kind interface {
 }
 
 // registry is every kind, in the order the README lists them.
+// cols are the groups of columns a kind fills beyond those its scenario's
+// settings imply, and SLO when it judges goodput against a scenario's SLO
+// (Columns).
 var registry = []struct {
 	name string
 	kind Kind
+	cols results.Group
 	doc  string
 }{
-	{"overhead", steady{}, "steady load of one request shape; what a gateway adds at each concurrency"},
-	{"streaming_turn", steady{}, "streamed turns: TTFT, inter-token latency and stream fidelity"},
-	{"tool_call_loop", steady{}, "streamed tool calls whose arguments split inside escapes"},
-	{"large_context", steady{}, "prompt sizes up to 100k tokens"},
-	{"concurrent_agents", steady{}, "many streams at once, the controlled-baseline rule dropping points"},
-	{"throughput", steady{}, "closed-loop ceiling and open-loop rates"},
-	{"memory", steady{}, "a long window for peak, growth and recovered memory"},
-	{"cold_start", steady{}, "container start to first good answer"},
-	{"key_flood", keyFlood{}, "rotating invalid keys: refusal latency and rate; none may reach the upstream"},
-	{"failover", failover{}, "a primary upstream that fails, a fallback that does not: errors hidden, passed on or recovered"},
-	{"head_of_line", headOfLine{}, "small streaming turns alone and beside one long stream of a huge prompt"},
-	{"session", session{}, "an agent's multi-turn session (scenarios/*.json), streamed and not: added time per session"},
-	{"cancellation", cancellation{}, "clients leave streams early: does the gateway stop the upstream?"},
+	{"overhead", steady{}, results.SLO, "steady load of one request shape; what a gateway adds at each concurrency"},
+	{"streaming_turn", steady{}, results.SLO, "streamed turns: TTFT, inter-token latency and stream fidelity"},
+	{"tool_call_loop", steady{}, results.SLO, "streamed tool calls whose arguments split inside escapes"},
+	{"large_context", steady{}, results.SLO, "prompt sizes up to 100k tokens"},
+	{"concurrent_agents", steady{}, results.SLO, "many streams at once, the controlled-baseline rule dropping points"},
+	{"throughput", steady{}, results.SLO, "closed-loop ceiling and open-loop rates"},
+	{"memory", steady{}, results.SLO, "a long window for peak, growth and recovered memory"},
+	{"cold_start", steady{}, results.SLO, "container start to first good answer"},
+	{"key_flood", keyFlood{}, results.KeyFlood, "rotating invalid keys: refusal latency and rate; none may reach the upstream"},
+	{"failover", failover{}, results.Failover | results.SLO, "a primary upstream that fails, a fallback that does not: errors hidden, passed on or recovered"},
+	{"head_of_line", headOfLine{}, results.SLO, "small streaming turns alone and beside one long stream of a huge prompt"},
+	{"session", session{}, 0, "an agent's multi-turn session (scenarios/*.json), streamed and not: added time per session"},
+	{"cancellation", cancellation{}, results.Cancellation | results.SLO, "clients leave streams early: does the gateway stop the upstream?"},
 }
 
 // Lookup returns the kind of that name.
@@ -61,6 +66,43 @@ func Lookup(name string) (Kind, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Columns are the groups of columns a scenario's CSV holds (beside the
+// common ones): its kind's, and those its requests, load points, arms and
+// SLO fill.
+func Columns(s *plan.Scenario) results.Group {
+	var g results.Group
+	slo := false
+	for _, r := range registry {
+		if r.name == s.Kind {
+			g |= r.cols
+		}
+	}
+	if len(s.Arms) > 0 && slices.ContainsFunc(s.Arms, func(a plan.Arm) bool { return len(a.Replicas) > 1 || a.Balancer != nil }) {
+		g |= results.Replicas
+	}
+	for _, run := range s.Runs {
+		if run.Request.Stream {
+			g |= results.Stream
+		}
+		if run.Point.Mode == plan.Open {
+			g |= results.Open
+			if len(s.P99Bounds) > 0 {
+				g |= results.Frontier
+			}
+		}
+		if run.Variant != "" {
+			g |= results.Variants
+		}
+		if run.SLO != (plan.SLO{}) {
+			slo = true
+		}
+	}
+	if !slo {
+		g &^= results.SLO
+	}
+	return g
 }
 
 // Names lists the kinds.
@@ -129,16 +171,3 @@ func (m *Meter) run(ctx context.Context, cfg load.Config) (*load.Result, error) 
 	}
 	return load.Run(ctx, cfg)
 }
-
-// notYet is a kind whose measurement is not built: its scenarios are planned
-// without runs, with the reason, rather than run as plain load under a label
-// their numbers would not deserve.
-type notYet string
-
-func (n notYet) Plan(_ *plan.Plan, s *plan.Scenario) { s.NotRun = string(n) }
-
-func (n notYet) Measure(context.Context, *Meter, *plan.Run) (results.Row, error) {
-	return results.Row{}, fmt.Errorf("not built: %s", string(n))
-}
-
-func (notYet) Finish(*plan.Plan, *plan.Scenario, []results.Row) {}

@@ -72,8 +72,8 @@ func Block(recs []results.Record, chartsDir string) string {
 func host(t summary.Table) string {
 	for _, a := range t.Arms {
 		for _, r := range a.Rows {
-			if r["host_cpu"] != "" {
-				return fmt.Sprintf("%s, driver on CPU %s, gateway and mock on CPU %s", r["host_cpu"], r["cpus_driver"], r["cpus_gateway"])
+			if r.Str(results.ColHostCPU) != "" {
+				return fmt.Sprintf("%s, driver on CPU %s, gateway and mock on CPU %s", r.Str(results.ColHostCPU), r.Str(results.ColCPUsDriver), r.Str(results.ColCPUsGateway))
 			}
 		}
 	}
@@ -177,25 +177,25 @@ func writeRuns(w io.Writer, recs []results.Record) {
 		}
 	}
 	for _, r := range recs {
-		ru := byID[r["run_id"]]
+		ru := byID[r.Str(results.ColRunID)]
 		if ru == nil {
-			ru = &run{id: r["run_id"]}
+			ru = &run{id: r.Str(results.ColRunID)}
 			byID[ru.id] = ru
 			runs = append(runs, ru)
 		}
-		add(&ru.scenarios, r["scenario"])
-		if r["host_cpu"] != "" {
-			add(&ru.hosts, fmt.Sprintf("%s, kernel %s", r["host_cpu"], r["kernel"]))
+		add(&ru.scenarios, r.Str(results.ColScenario))
+		if r.Str(results.ColHostCPU) != "" {
+			add(&ru.hosts, fmt.Sprintf("%s, kernel %s", r.Str(results.ColHostCPU), r.Str(results.ColKernel)))
 		}
-		if r["cpus_driver"] != "" {
-			add(&ru.layouts, fmt.Sprintf("driver on CPU %s, mock on %s, gateway on %s", r["cpus_driver"], r["cpus_mock"], r["cpus_gateway"]))
+		if r.Str(results.ColCPUsDriver) != "" {
+			add(&ru.layouts, fmt.Sprintf("driver on CPU %s, mock on %s, gateway on %s", r.Str(results.ColCPUsDriver), r.Str(results.ColCPUsMock), r.Str(results.ColCPUsGateway)))
 		}
-		if r["gateway"] != "direct" && r["status"] != "unavailable" && r["gateway_version"] != "" {
-			add(&ru.versions, fmt.Sprintf("%s: %s", r["gateway"], r["gateway_version"]))
+		if r.Str(results.ColGateway) != "direct" && r.Str(results.ColStatus) != "unavailable" && r.Str(results.ColGatewayVersion) != "" {
+			add(&ru.versions, fmt.Sprintf("%s: %s", r.Str(results.ColGateway), r.Str(results.ColGatewayVersion)))
 		}
-		if r["status"] == "unavailable" {
-			reason, _, _ := strings.Cut(r["reason"], ";")
-			add(&ru.absent, fmt.Sprintf("%s (%s)", r["gateway"], reason))
+		if r.Str(results.ColStatus) == "unavailable" {
+			reason, _, _ := strings.Cut(r.Str(results.ColReason), ";")
+			add(&ru.absent, fmt.Sprintf("%s (%s)", r.Str(results.ColGateway), reason))
 		}
 	}
 	fmt.Fprintln(w, "## Runs")

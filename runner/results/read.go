@@ -9,22 +9,69 @@ import (
 	"strconv"
 )
 
-// Record is one CSV row as read back, by column name. Readers of results
-// (the summary, charts) work from the files alone, never from the
-// measuring code's structs, so any committed CSV can be read again.
-type Record map[string]string
+// Record is one CSV row as read back. Readers of results (the summary,
+// charts, compare) work from the files alone, never from the measuring
+// code's structs, so any committed CSV can be read again: schema 1 files,
+// which held the provenance in every row, and schema 2 files, whose run
+// manifest holds it.
+type Record struct {
+	cells map[string]string
+	run   *Manifest // nil: schema 1, or a manifest that is missing
+}
+
+// NewRecord is a record of the given cells (for tests and conversions).
+func NewRecord(cells map[Col]string) Record {
+	r := Record{cells: make(map[string]string, len(cells))}
+	for c, v := range cells {
+		r.cells[c.d.name] = v
+	}
+	return r
+}
+
+// Str is the column's text: its cell, or for a column the manifest holds,
+// the manifest's value for the row's run and arm.
+func (r Record) Str(c Col) string {
+	if v, ok := r.cells[c.d.name]; ok {
+		return v
+	}
+	if c.d.man != nil && r.run != nil {
+		return c.d.man(r.run, r.cells[ColGateway.d.name])
+	}
+	return ""
+}
 
 // Num is the column's number, or absent when the cell is empty or not one.
-func (r Record) Num(col string) Optional {
-	v, err := strconv.ParseFloat(r[col], 64)
+func (r Record) Num(c Col) Optional {
+	v, err := strconv.ParseFloat(r.Str(c), 64)
 	if err != nil {
 		return Optional{}
 	}
 	return Some(v)
 }
 
-// Read reads one results CSV.
+// Int is the column's number as an integer (0 when absent).
+func (r Record) Int(c Col) int { return int(r.Num(c).V) }
+
+// Status is the row's status.
+func (r Record) Status() Status { return Status(r.Str(ColStatus)) }
+
+// OK says the row was measured in full.
+func (r Record) OK() bool { return r.Status() == OK }
+
+// Manifest is the row's run manifest, or nil (schema 1 rows, or a results
+// directory without its manifests).
+func (r Record) Manifest() *Manifest { return r.run }
+
+// Read reads one results CSV, with the manifests beside it.
 func Read(path string) ([]Record, error) {
+	ms, err := manifests(filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	return read(path, ms)
+}
+
+func read(path string, ms map[string]*Manifest) ([]Record, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -39,33 +86,51 @@ func Read(path string) ([]Record, error) {
 		return nil, fmt.Errorf("%s: empty, not a results CSV", path)
 	}
 	head := recs[0]
-	if !slices.Contains(head, "scenario") || !slices.Contains(head, "gateway") {
+	if !slices.Contains(head, ColScenario.Name()) || !slices.Contains(head, ColGateway.Name()) {
 		return nil, fmt.Errorf("%s: no scenario and gateway columns, not a results CSV", path)
 	}
 	out := make([]Record, 0, len(recs)-1)
 	for _, rec := range recs[1:] {
-		m := make(Record, len(head))
+		m := make(map[string]string, len(head))
 		for i, h := range head {
 			m[h] = rec[i]
 		}
-		out = append(out, m)
+		out = append(out, Record{cells: m, run: ms[m[ColRunID.Name()]]})
 	}
 	return out, nil
 }
 
-// ReadDir reads every results CSV in dir, in name order.
+// ReadDir reads every results CSV in dir, in name order, with dir's manifests.
 func ReadDir(dir string) ([]Record, error) {
+	ms, err := manifests(dir)
+	if err != nil {
+		return nil, err
+	}
 	paths, err := filepath.Glob(filepath.Join(dir, "*.csv"))
 	if err != nil {
 		return nil, err
 	}
 	var all []Record
 	for _, p := range paths {
-		recs, err := Read(p)
+		recs, err := read(p, ms)
 		if err != nil {
 			return nil, err
 		}
 		all = append(all, recs...)
 	}
 	return all, nil
+}
+
+// Set sets the column's cell (for tests and conversions).
+func (r Record) Set(c Col, v string) { r.cells[c.d.name] = v }
+
+// Cols are the columns the record has cells for, in schema order.
+func (r Record) Cols() []Col {
+	var out []Col
+	for _, c := range schema {
+		if _, ok := r.cells[c.name]; ok {
+			out = append(out, Col{c})
+		}
+	}
+	return out
 }

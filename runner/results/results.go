@@ -1,7 +1,9 @@
 // Package results owns the CSV schema: the contract between measuring and
-// charting. Identity columns come first, then provenance, then measurements,
-// each named in snake_case with its unit. Files are written atomically, whole,
-// after every run, so a crash or Ctrl-C never loses a finished row.
+// charting. Every column is declared once (columns.go) with its unit, its
+// meaning and the group of scenarios that fill it; what is constant over a
+// run is in the run's manifest (manifest.go), not in every row. Files are
+// written atomically, whole, after every run, so a crash or Ctrl-C never
+// loses a finished row.
 package results
 
 import (
@@ -26,9 +28,6 @@ type Row struct {
 	Concurrency                              int
 	RateRPS                                  float64
 	PromptTokens                             int
-	// provenance
-	Image, ImageID, GatewayVersion, ConfigHash, HostCPU, Kernel string
-	ImageSizeMiB                                                float64
 	// topology: the layout and what it costs (docs/method.md, "Topology")
 	Floor                             string // the run's floor arm, or ""
 	CPUsDriver, CPUsMock, CPUsGateway string
@@ -122,11 +121,6 @@ func (o Optional) String() string {
 	return strconv.FormatFloat(o.V, 'f', -1, 64)
 }
 
-type column struct {
-	name string
-	get  func(*Row) string
-}
-
 func itoa(n int64) string   { return strconv.FormatInt(n, 10) }
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 func round(f float64) float64 {
@@ -134,139 +128,16 @@ func round(f float64) float64 {
 	return v
 }
 
-func pct(prefix string, get func(*Row) *Percentiles) []column {
-	return []column{
-		{prefix + "_p50_ms", func(r *Row) string { return get(r).P50.String() }},
-		{prefix + "_p90_ms", func(r *Row) string { return get(r).P90.String() }},
-		{prefix + "_p99_ms", func(r *Row) string { return get(r).P99.String() }},
-		{prefix + "_p99_9_ms", func(r *Row) string { return get(r).P999.String() }},
-		{prefix + "_max_ms", func(r *Row) string { return get(r).Max.String() }},
-		{prefix + "_n", func(r *Row) string { return itoa(get(r).N) }},
-	}
-}
-
-var columns = func() []column {
-	c := []column{
-		{"run_id", func(r *Row) string { return r.RunID }},
-		{"scenario", func(r *Row) string { return r.Scenario }},
-		{"kind", func(r *Row) string { return r.Kind }},
-		{"gateway", func(r *Row) string { return r.Gateway }},
-		{"arm_label", func(r *Row) string { return r.ArmLabel }},
-		{"gateway_class", func(r *Row) string { return r.GatewayClass }},
-		{"trial", func(r *Row) string { return itoa(int64(r.Trial)) }},
-		{"mode", func(r *Row) string { return r.Mode }},
-		{"variant", func(r *Row) string { return r.Variant }},
-		{"concurrency", func(r *Row) string { return itoa(int64(r.Concurrency)) }},
-		{"rate_rps", func(r *Row) string { return ftoa(r.RateRPS) }},
-		{"p99_bounds_ms", func(r *Row) string { return r.P99BoundsMS }},
-		{"prompt_tokens", func(r *Row) string { return itoa(int64(r.PromptTokens)) }},
-		{"image", func(r *Row) string { return r.Image }},
-		{"image_id", func(r *Row) string { return r.ImageID }},
-		{"image_size_mib", func(r *Row) string { return ftoa(round(r.ImageSizeMiB)) }},
-		{"gateway_version", func(r *Row) string { return r.GatewayVersion }},
-		{"config_hash", func(r *Row) string { return r.ConfigHash }},
-		{"host_cpu", func(r *Row) string { return r.HostCPU }},
-		{"kernel", func(r *Row) string { return r.Kernel }},
-		{"floor", func(r *Row) string { return r.Floor }},
-		{"cpus_driver", func(r *Row) string { return r.CPUsDriver }},
-		{"cpus_mock", func(r *Row) string { return r.CPUsMock }},
-		{"cpus_gateway", func(r *Row) string { return r.CPUsGateway }},
-		{"engines", func(r *Row) string { return r.Engines }},
-		{"hosts", func(r *Row) string { return r.Hosts }},
-		{"drivers", func(r *Row) string { return itoa(int64(r.Drivers)) }},
-		{"replicas", func(r *Row) string { return r.Replicas.String() }},
-		{"gateway_cores", func(r *Row) string { return r.GatewayCores.String() }},
-		{"rig_rtt_same_core_us", func(r *Row) string { return r.RigRTTSameUs.String() }},
-		{"rig_rtt_cross_core_us", func(r *Row) string { return r.RigRTTCrossUs.String() }},
-		{"topology_excess_us", func(r *Row) string { return r.TopologyUs.String() }},
-		{"status", func(r *Row) string { return string(r.Status) }},
-		{"reason", func(r *Row) string { return r.Reason }},
-		{"window_s", func(r *Row) string { return ftoa(round(r.WindowS)) }},
-		{"requests_ok", func(r *Row) string { return itoa(r.OK) }},
-		{"errors_http", func(r *Row) string { return itoa(r.ErrHTTP) }},
-		{"errors_transport", func(r *Row) string { return itoa(r.ErrTransport) }},
-		{"errors_timeout", func(r *Row) string { return itoa(r.ErrTimeout) }},
-		{"errors_fidelity", func(r *Row) string { return itoa(r.ErrFidelity) }},
-		{"errors_midstream", func(r *Row) string { return itoa(r.ErrMidstream) }},
-		{"errors_unsent", func(r *Row) string { return itoa(r.ErrUnsent) }},
-		{"errors_oversize", func(r *Row) string { return itoa(r.ErrOversize) }},
-		{"errors_malformed", func(r *Row) string { return itoa(r.ErrMalformed) }},
-		{"errors_accepted", func(r *Row) string { return itoa(r.ErrAccepted) }},
-		{"rps", func(r *Row) string { return ftoa(round(r.RPS)) }},
-	}
-	c = append(c, pct("latency", func(r *Row) *Percentiles { return &r.Latency })...)
-	c = append(c, pct("service", func(r *Row) *Percentiles { return &r.Service })...)
-	c = append(c, pct("ttfb", func(r *Row) *Percentiles { return &r.TTFB })...)
-	c = append(c, pct("ttft", func(r *Row) *Percentiles { return &r.TTFT })...)
-	c = append(c, pct("itl", func(r *Row) *Percentiles { return &r.ITL })...)
-	c = append(c, pct("send_lag", func(r *Row) *Percentiles { return &r.SendLag })...)
-	c = append(c, column{"cap_delayed", func(r *Row) string { return itoa(r.CapDelayed) }})
-	c = append(c, []column{
-		{"frames_expected", func(r *Row) string { return itoa(r.FramesExpected) }},
-		{"frames_missing", func(r *Row) string { return itoa(r.FramesMissing) }},
-		{"frames_altered", func(r *Row) string { return itoa(r.FramesAltered) }},
-		{"frames_reordered", func(r *Row) string { return itoa(r.FramesReordered) }},
-		{"frames_coalesced", func(r *Row) string { return itoa(r.FramesCoalesced) }},
-		{"streams", func(r *Row) string { return itoa(r.Streams) }},
-		{"content_events_per_read", func(r *Row) string { return r.EventsPerRead.String() }},
-		{"same_read_share", func(r *Row) string { return r.SameReadShare.String() }},
-		{"ttft_minus_ttfb_p50_ms", func(r *Row) string { return r.TTFTMinusTTFBP50.String() }},
-		{"bursty_streams", func(r *Row) string { return itoa(r.BurstyStreams) }},
-		{"stalls", func(r *Row) string { return itoa(r.Stalls) }},
-		{"gateway_cpu_cores", func(r *Row) string { return r.GatewayCPUCores.String() }},
-		{"gateway_cpu_us_per_req", func(r *Row) string { return r.GatewayCPUUsPerReq.String() }},
-		{"gateway_throttled_periods", func(r *Row) string { return r.GatewayThrottledPeriods.String() }},
-		{"gateway_throttled_ms", func(r *Row) string { return r.GatewayThrottledMS.String() }},
-		{"gateway_mem_idle_mib", func(r *Row) string { return r.GatewayMemIdleMiB.String() }},
-		{"gateway_mem_peak_mib", func(r *Row) string { return r.GatewayMemPeakMiB.String() }},
-		{"gateway_mem_peak_measure", func(r *Row) string { return r.GatewayMemPeakMeasure }},
-		{"gateway_mem_samples", func(r *Row) string { return r.GatewayMemSamples.String() }},
-		{"goodput", func(r *Row) string { return r.Goodput.String() }},
-		{"slo_latency_ms", func(r *Row) string { return r.SLOLatencyMS.String() }},
-		{"slo_ttft_ms", func(r *Row) string { return r.SLOTTFTMS.String() }},
-		{"slo_itl_ms", func(r *Row) string { return r.SLOITLMS.String() }},
-		{"upstream_hits", func(r *Row) string { return r.UpstreamHits.String() }},
-		{"upstream_errors", func(r *Row) string { return r.UpstreamErrors.String() }},
-		{"fallback_hits", func(r *Row) string { return r.FallbackHits.String() }},
-		{"retries", func(r *Row) string { return r.Retries.String() }},
-		{"upstream_streams_completed", func(r *Row) string { return r.UpstreamStreamsCompleted.String() }},
-		{"upstream_streams_aborted", func(r *Row) string { return r.UpstreamStreamsAborted.String() }},
-		{"upstream_events_after_leave", func(r *Row) string { return r.UpstreamEventsAfterLeave.String() }},
-		{"gateway_mem_rss_mib", func(r *Row) string { return r.GatewayMemRSSMiB.String() }},
-		{"gateway_mem_growth_mib_per_min", func(r *Row) string { return r.GatewayMemGrowthMiBPerMin.String() }},
-		{"gateway_mem_recovered_mib", func(r *Row) string { return r.GatewayMemRecoveredMiB.String() }},
-		{"replica_cpu_cores", func(r *Row) string { return r.ReplicaCPUCores }},
-		{"replica_mem_peak_mib", func(r *Row) string { return r.ReplicaMemPeakMiB }},
-		{"balancer_cpu_cores", func(r *Row) string { return r.BalancerCPUCores.String() }},
-		{"balancer_mem_peak_mib", func(r *Row) string { return r.BalancerMemPeakMiB.String() }},
-		{"mock_cpu_cores", func(r *Row) string { return r.MockCPUCores.String() }},
-		{"driver_cpu_cores", func(r *Row) string { return r.DriverCPUCores.String() }},
-		{"driver_cpu_us_per_req", func(r *Row) string { return r.DriverCPUUsPerReq.String() }},
-		{"cold_start_ms", func(r *Row) string { return r.ColdStartMS.String() }},
-		{"cost_usd_per_1m", func(r *Row) string { return r.CostUSDPer1M.String() }},
-		{"rps_per_usd_hour", func(r *Row) string { return r.RPSPerUSDHour.String() }},
-		{"verdict", func(r *Row) string { return r.Verdict }},
-	}...)
-	return c
-}()
-
-// Header is the CSV's first line.
-func Header() []string {
-	h := make([]string, len(columns))
-	for i, c := range columns {
-		h[i] = c.name
-	}
-	return h
-}
-
-// Write writes rows to path atomically: a reader sees the old file or the new one.
-func Write(path string, rows []Row) error {
+// Write writes rows to path atomically (a reader sees the old file or the
+// new one), with the common columns and those of groups.
+func Write(path string, groups Group, rows []Row) error {
+	cols := written(groups)
 	return atomicfile.Write(path, func(out io.Writer) error {
 		w := csv.NewWriter(out)
-		w.Write(Header())
-		rec := make([]string, len(columns))
+		w.Write(Header(groups))
+		rec := make([]string, len(cols))
 		for i := range rows {
-			for j, c := range columns {
+			for j, c := range cols {
 				rec[j] = c.get(&rows[i])
 			}
 			w.Write(rec)

@@ -106,7 +106,7 @@ func Frontiers(tables []Table) []Frontier {
 func boundsOf(t Table) []float64 {
 	for _, a := range t.Arms {
 		for _, r := range a.Rows {
-			if s := r["p99_bounds_ms"]; s != "" {
+			if s := r.Str(results.ColP99Bounds); s != "" {
 				var out []float64
 				for _, f := range strings.Split(s, ";") {
 					if v, err := strconv.ParseFloat(f, 64); err == nil {

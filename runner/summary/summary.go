@@ -89,10 +89,10 @@ func Build(recs []results.Record) []Table {
 	byArm := map[key][]results.Record{}
 	floors := map[Point]string{}
 	for _, r := range recs {
-		p := Point{RunID: r["run_id"], Scenario: r["scenario"], Mode: r["mode"], Rate: r.Num("rate_rps").V,
-			Concurrency: int(r.Num("concurrency").V), Prompt: int(r.Num("prompt_tokens").V), Variant: r["variant"]}
-		arm := r["gateway"]
-		if r["status"] == "unavailable" || r["status"] == "failed" && r["trial"] == "0" {
+		p := Point{RunID: r.Str(results.ColRunID), Scenario: r.Str(results.ColScenario), Mode: r.Str(results.ColMode), Rate: r.Num(results.ColRateRPS).V,
+			Concurrency: int(r.Num(results.ColConcurrency).V), Prompt: int(r.Num(results.ColPromptTokens).V), Variant: r.Str(results.ColVariant)}
+		arm := r.Str(results.ColGateway)
+		if r.Str(results.ColStatus) == "unavailable" || r.Str(results.ColStatus) == "failed" && r.Str(results.ColTrial) == "0" {
 			// A stack that never came up has one row without a load point:
 			// it belongs to every point of its scenario and run.
 			p.Mode, p.Rate, p.Concurrency, p.Prompt, p.Variant = "", 0, 0, 0, ""
@@ -105,7 +105,7 @@ func Build(recs []results.Record) []Table {
 			order = append(order, arm)
 		}
 		byArm[k] = append(byArm[k], r)
-		if f := r["floor"]; f != "" {
+		if f := r.Str(results.ColFloor); f != "" {
 			floors[p] = f
 		}
 	}
@@ -124,15 +124,15 @@ func Build(recs []results.Record) []Table {
 			}
 			a := arm(name, rows)
 			if name != "direct" {
-				d := diffs(rows, direct, "latency_p50_ms")
-				a.AddedP50, a.AddedP99 = med(d), added(rows, direct, "latency_p99_ms")
+				d := diffs(rows, direct, results.ColLatency.P50)
+				a.AddedP50, a.AddedP99 = med(d), added(rows, direct, results.ColLatency.P99)
 				a.AddedP50CI, a.HasCI = stats.MedianCI(d)
-				if p, ok := stats.PValue(values(rows, "latency_p50_ms"), values(direct, "latency_p50_ms")); ok {
+				if p, ok := stats.PValue(values(rows, results.ColLatency.P50), values(direct, results.ColLatency.P50)); ok {
 					a.PValueP50 = results.Some(p)
 				}
-				a.AddedTTFT = added(rows, direct, "ttft_p50_ms")
+				a.AddedTTFT = added(rows, direct, results.ColTTFT.P50)
 				a.TopologyMS = median(rows, func(r results.Record) results.Optional {
-					if v := r.Num("topology_excess_us"); v.Set {
+					if v := r.Num(results.ColTopologyUs); v.Set {
 						return results.Some(v.V / 1000)
 					}
 					return results.Optional{}
@@ -141,7 +141,7 @@ func Build(recs []results.Record) []Table {
 					a.NetP50 = results.Some(a.AddedP50.V - a.TopologyMS.V)
 				}
 				if name != t.Floor && len(floor) > 0 {
-					a.FloorP50, a.FloorP99 = added(rows, floor, "latency_p50_ms"), added(rows, floor, "latency_p99_ms")
+					a.FloorP50, a.FloorP99 = added(rows, floor, results.ColLatency.P50), added(rows, floor, results.ColLatency.P99)
 				}
 			}
 			t.Arms = append(t.Arms, a)
@@ -164,21 +164,21 @@ func armOrder(order []string, floor string) []string {
 	return out
 }
 
-func ok(r results.Record) bool { return r["status"] == "ok" }
+func ok(r results.Record) bool { return r.Str(results.ColStatus) == "ok" }
 
 func arm(name string, rows []results.Record) Arm {
 	a := Arm{Name: name, Status: "ok", Rows: rows}
 	for _, r := range rows {
-		if c := r["gateway_class"]; c != "" {
+		if c := r.Str(results.ColGatewayClass); c != "" {
 			a.Class = c
 		}
 		if ok(r) {
 			a.Trials++
-			a.Requests += int64(r.Num("requests_ok").V)
+			a.Requests += int64(r.Num(results.ColRequestsOK).V)
 		} else if a.Status == "ok" {
-			a.Status, a.Reason = r["status"], firstLine(r["reason"])
+			a.Status, a.Reason = r.Str(results.ColStatus), firstLine(r.Str(results.ColReason))
 		}
-		if v := r["verdict"]; v != "" && v != "ok" {
+		if v := r.Str(results.ColVerdict); v != "" && v != "ok" {
 			a.Verdicts = append(a.Verdicts, v)
 		}
 	}
@@ -188,29 +188,29 @@ func arm(name string, rows []results.Record) Arm {
 	if a.Class == "" && name == "direct" {
 		a.Class = "direct" // CSVs older than the gateway_class column
 	}
-	a.P50 = median(rows, col("latency_p50_ms"))
-	a.P99 = median(rows, col("latency_p99_ms"))
-	a.CPUUsPerReq = median(rows, col("gateway_cpu_us_per_req"))
-	a.TTFTP50 = median(rows, col("ttft_p50_ms"))
-	a.ITLP99 = median(rows, col("itl_p99_ms"))
-	a.EventsPerRead = median(rows, col("content_events_per_read"))
-	a.MemPeakMiB = median(rows, col("gateway_mem_peak_mib"))
-	a.CostPer1M = median(rows, col("cost_usd_per_1m"))
-	a.ColdStartMS = median(rows, col("cold_start_ms"))
-	a.Goodput = median(rows, col("goodput"))
+	a.P50 = median(rows, col(results.ColLatency.P50))
+	a.P99 = median(rows, col(results.ColLatency.P99))
+	a.CPUUsPerReq = median(rows, col(results.ColGatewayCPUUsPerReq))
+	a.TTFTP50 = median(rows, col(results.ColTTFT.P50))
+	a.ITLP99 = median(rows, col(results.ColITL.P99))
+	a.EventsPerRead = median(rows, col(results.ColEventsPerRead))
+	a.MemPeakMiB = median(rows, col(results.ColMemPeakMiB))
+	a.CostPer1M = median(rows, col(results.ColCostUSDPer1M))
+	a.ColdStartMS = median(rows, col(results.ColColdStartMS))
+	a.Goodput = median(rows, col(results.ColGoodput))
 	return a
 }
 
 // Median is the median over the arm's ok rows of any column.
-func (a Arm) Median(column string) results.Optional { return median(a.Rows, col(column)) }
+func (a Arm) Median(column results.Col) results.Optional { return median(a.Rows, col(column)) }
 
 // MedianOf is the median over the arm's ok rows of a value derived from each.
 func (a Arm) MedianOf(f func(results.Record) results.Optional) results.Optional {
 	return median(a.Rows, f)
 }
 
-func col(name string) func(results.Record) results.Optional {
-	return func(r results.Record) results.Optional { return r.Num(name) }
+func col(c results.Col) func(results.Record) results.Optional {
+	return func(r results.Record) results.Optional { return r.Num(c) }
 }
 
 // median of f over the ok rows where it is present.
@@ -238,12 +238,12 @@ func med(v []float64) results.Optional {
 
 // added is the median over trials of rows' column minus ref's in the same
 // trial: arms of one trial ran side by side.
-func added(rows, ref []results.Record, column string) results.Optional {
+func added(rows, ref []results.Record, column results.Col) results.Optional {
 	return med(diffs(rows, ref, column))
 }
 
 // values are column's values in the ok rows.
-func values(rows []results.Record, column string) []float64 {
+func values(rows []results.Record, column results.Col) []float64 {
 	var v []float64
 	for _, r := range rows {
 		if x := r.Num(column); ok(r) && x.Set {
@@ -254,17 +254,17 @@ func values(rows []results.Record, column string) []float64 {
 }
 
 // diffs are rows' column minus ref's, trial by trial.
-func diffs(rows, ref []results.Record, column string) []float64 {
+func diffs(rows, ref []results.Record, column results.Col) []float64 {
 	byTrial := map[string]float64{}
 	for _, r := range ref {
 		if x := r.Num(column); ok(r) && x.Set {
-			byTrial[r["trial"]] = x.V
+			byTrial[r.Str(results.ColTrial)] = x.V
 		}
 	}
 	var d []float64
 	for _, r := range rows {
 		x := r.Num(column)
-		if base, found := byTrial[r["trial"]]; found && ok(r) && x.Set {
+		if base, found := byTrial[r.Str(results.ColTrial)]; found && ok(r) && x.Set {
 			d = append(d, x.V-base)
 		}
 	}

@@ -61,12 +61,12 @@ func TestCompare(t *testing.T) {
 	set := func(gw map[string][]float64) []Table {
 		var recs []results.Record
 		for trial := range 6 {
-			recs = append(recs, results.Record{"run_id": "r", "scenario": "overhead", "mode": "closed", "concurrency": "1",
-				"prompt_tokens": "100", "gateway": "direct", "trial": fmt.Sprint(trial + 1), "status": "ok", "latency_p50_ms": "1"})
+			recs = append(recs, results.NewRecord(map[results.Col]string{results.ColRunID: "r", results.ColScenario: "overhead", results.ColMode: "closed", results.ColConcurrency: "1",
+				results.ColPromptTokens: "100", results.ColGateway: "direct", results.ColTrial: fmt.Sprint(trial + 1), results.ColStatus: "ok", results.ColLatency.P50: "1"}))
 			for name, added := range gw {
-				recs = append(recs, results.Record{"run_id": "r", "scenario": "overhead", "mode": "closed", "concurrency": "1",
-					"prompt_tokens": "100", "gateway": name, "trial": fmt.Sprint(trial + 1), "status": "ok",
-					"latency_p50_ms": fmt.Sprint(1 + added[trial])})
+				recs = append(recs, results.NewRecord(map[results.Col]string{results.ColRunID: "r", results.ColScenario: "overhead", results.ColMode: "closed", results.ColConcurrency: "1",
+					results.ColPromptTokens: "100", results.ColGateway: name, results.ColTrial: fmt.Sprint(trial + 1), results.ColStatus: "ok",
+					results.ColLatency.P50: fmt.Sprint(1 + added[trial])}))
 			}
 		}
 		return Build(recs)
@@ -108,9 +108,9 @@ func TestFrontier(t *testing.T) {
 				if arm == "nginx" && rate == "10000" && trial == 2 {
 					status = "failed"
 				}
-				recs = append(recs, results.Record{"run_id": "r", "scenario": "throughput", "gateway": arm, "mode": "open",
-					"rate_rps": rate, "concurrency": "64", "prompt_tokens": "100", "trial": fmt.Sprint(trial), "status": status,
-					"p99_bounds_ms": "1;5;10", "latency_p99_ms": fmt.Sprint(ps[i] + 0.01*float64(trial))})
+				recs = append(recs, results.NewRecord(map[results.Col]string{results.ColRunID: "r", results.ColScenario: "throughput", results.ColGateway: arm, results.ColMode: "open",
+					results.ColRateRPS: rate, results.ColConcurrency: "64", results.ColPromptTokens: "100", results.ColTrial: fmt.Sprint(trial), results.ColStatus: status,
+					results.ColP99Bounds: "1;5;10", results.ColLatency.P99: fmt.Sprint(ps[i] + 0.01*float64(trial))}))
 			}
 		}
 	}

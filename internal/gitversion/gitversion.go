@@ -1,0 +1,47 @@
+// Package gitversion says which commit of this project a run's code is, and
+// whether the checkout differed from it: a run's manifest carries both, so a
+// figure can be traced to the code that made it. The binary's own build
+// stamp is not used: `go run`, which the scripts use, does not stamp one.
+package gitversion
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Version is a checkout's commit and state.
+type Version struct {
+	Commit   string   // empty: not a git checkout, or git is missing
+	Clean    bool     // no tracked file differs from the commit
+	Modified []string // what differs (at most 20 paths)
+}
+
+// Of reads the checkout that holds dir.
+func Of(dir string) Version {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	git := func(args ...string) (string, bool) {
+		out, err := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...).Output()
+		return strings.TrimSpace(string(out)), err == nil
+	}
+	commit, ok := git("rev-parse", "HEAD")
+	if !ok {
+		return Version{}
+	}
+	status, ok := git("status", "--porcelain", "--untracked-files=no")
+	if !ok {
+		return Version{Commit: commit}
+	}
+	v := Version{Commit: commit, Clean: status == ""}
+	for line := range strings.Lines(status) {
+		if len(v.Modified) == 20 {
+			break
+		}
+		if line = strings.TrimSpace(line); len(line) > 3 {
+			v.Modified = append(v.Modified, strings.TrimSpace(line[2:]))
+		}
+	}
+	return v
+}

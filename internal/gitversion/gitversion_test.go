@@ -1,0 +1,44 @@
+package gitversion
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestOf: a fresh commit is clean; an edited tracked file makes it not,
+// and is named; a directory outside any checkout has no commit.
+func TestOf(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	run := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+	}
+	run("init", "-q")
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644)
+	run("add", "a.txt")
+	run("commit", "-q", "-m", "a")
+	v := Of(dir)
+	if len(v.Commit) != 40 || !v.Clean || len(v.Modified) != 0 {
+		t.Fatalf("fresh commit: %+v", v)
+	}
+	os.WriteFile(filepath.Join(dir, "untracked.txt"), []byte("u"), 0o644)
+	if v := Of(dir); !v.Clean {
+		t.Errorf("an untracked file made the checkout unclean: %+v", v)
+	}
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("b"), 0o644)
+	if v := Of(dir); v.Clean || !slices.Equal(v.Modified, []string{"a.txt"}) {
+		t.Errorf("edited: %+v", v)
+	}
+	if v := Of(t.TempDir()); v.Commit != "" {
+		t.Errorf("outside a checkout: %+v", v)
+	}
+}

@@ -1,0 +1,77 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/internal/gitversion"
+	"github.com/gatewaybench/gatewaybench/runner/kinds"
+	"github.com/gatewaybench/gatewaybench/runner/results"
+)
+
+// stamp fills the manifest with what is known once the engines answer and
+// the mock is built: the code, the gateways' host, the layout, the mock.
+func (r *runner) stamp() {
+	m := &r.manifest
+	v := gitversion.Of(r.o.ModuleDir)
+	m.Code = results.Code{Commit: v.Commit, Clean: v.Clean, Modified: v.Modified}
+	h := r.gatewayHost()
+	m.Host = results.Host{CPU: h.CPU, Cores: h.Cores, Kernel: h.Kernel}
+	l := r.o.Plan.Layout
+	m.Engines = r.enginesText()
+	m.Layout = results.Layout{Driver: l.Driver.CPUs.Text, Mock: l.Mock.CPUs.Text, Gateway: l.Gateway.CPUs.Text}
+	m.SetArm("direct", results.ArmImage{Image: r.mock.Ref, ImageID: r.mock.ID, ImageSizeMiB: kinds.MiB(uint64(r.mock.Size))})
+}
+
+// runDir is this run's own directory beside a scenario's CSV.
+func (r *runner) runDir(csvPath string) string {
+	return filepath.Join(filepath.Dir(csvPath), "runs", r.runID)
+}
+
+func (r *runner) writeManifest(path string) error {
+	if err := results.WriteManifest(path, &r.manifest); err != nil {
+		return fmt.Errorf("write the run manifest %s: %w", path, err)
+	}
+	return nil
+}
+
+// finish stamps the run's end into every manifest it wrote, and leaves in
+// each results directory the manifests of exactly the runs its rows name.
+// It runs however the run ends: an interrupted run's manifest says so.
+func (r *runner) finish(loadCtx context.Context) {
+	m := &r.manifest
+	m.Ended = time.Now().UTC().Truncate(time.Second)
+	m.WallS = m.Ended.Sub(m.Started).Seconds()
+	m.Complete = loadCtx.Err() == nil && !r.out.Partial
+	runDirs := map[string]bool{}
+	for i := range r.o.Plan.Scenarios {
+		if sc := &r.o.Plan.Scenarios[i]; sc.NotRun == "" {
+			runDirs[r.runDir(r.csvPath(sc))] = true
+		}
+	}
+	for _, d := range slices.Sorted(maps.Keys(runDirs)) {
+		if path := filepath.Join(d, "manifest.json"); fileExists(path) {
+			if err := r.writeManifest(path); err != nil {
+				r.o.Progress.Logf("%v", err)
+			}
+		}
+	}
+	for _, d := range slices.Sorted(maps.Keys(r.dirs)) {
+		if err := r.writeManifest(results.ManifestPath(d, r.runID)); err != nil {
+			r.o.Progress.Logf("%v", err)
+		}
+		if err := results.PruneManifests(d); err != nil {
+			r.o.Progress.Logf("prune the manifests of %s: %v", d, err)
+		}
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

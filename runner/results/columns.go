@@ -1,0 +1,266 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Col is one declared column. Values of it exist only here: readers name a
+// column by its variable (results.ColGateway), so a rename is a compile
+// error on both sides, and no other package spells a column as text.
+type Col struct{ d *column }
+
+// Name is the column's CSV header.
+func (c Col) Name() string { return c.d.name }
+
+type column struct {
+	name, unit, meaning string
+	family              string // a histogram's percentile columns share one
+	groups              Group
+	get                 func(*Row) string            // nil: held by the run manifest, not by rows
+	man                 func(*Manifest, string) string // a manifest column's value for a gateway
+}
+
+// Group is a set of columns written together: a scenario's CSV holds the
+// common columns and the groups its kind and settings fill (runner/kinds
+// says which), so no file carries columns nothing in it can fill.
+type Group uint16
+
+const (
+	Common       Group = 1 << iota // every scenario
+	Stream                         // scenarios whose requests stream
+	Open                           // scenarios with open-loop points
+	Frontier                       // open-loop scenarios with p99 bounds (the frontier)
+	Variants                       // kinds that run each point in variants (head_of_line, session, cancellation)
+	Replicas                       // scenarios with an arm of several replicas or a balancer
+	SLO                            // scenarios judged against an SLO (goodput)
+	KeyFlood                       // key_flood
+	Failover                       // failover
+	Cancellation                   // cancellation
+	manifest                       // not in rows: the run manifest holds it
+)
+
+var groupText = []struct {
+	g    Group
+	text string
+}{
+	{Common, "always"}, {Stream, "streamed requests"}, {Open, "open-loop points"}, {Frontier, "p99 bounds set"},
+	{Variants, "head_of_line, session, cancellation"}, {Replicas, "replicas or a balancer"}, {SLO, "an SLO"},
+	{KeyFlood, "key_flood"}, {Failover, "failover"}, {Cancellation, "cancellation"},
+	{manifest, "manifest"},
+}
+
+func (g Group) String() string {
+	var s []string
+	for _, t := range groupText {
+		if g&t.g != 0 {
+			s = append(s, t.text)
+		}
+	}
+	return strings.Join(s, "; ")
+}
+
+// schema is every column in the order a CSV holds them: common ones first.
+var schema []*column
+
+func col(name, unit string, g Group, meaning string, get func(*Row) string) Col {
+	c := &column{name: name, unit: unit, meaning: meaning, groups: g, get: get}
+	schema = append(schema, c)
+	return Col{c}
+}
+
+// fromManifest declares a column the run manifest holds once per run (or
+// per arm of a run); CSVs of schema 1 held it in every row.
+func fromManifest(name, unit, meaning string, man func(*Manifest, string) string) Col {
+	c := &column{name: name, unit: unit, meaning: meaning, groups: manifest, man: man}
+	schema = append(schema, c)
+	return Col{c}
+}
+
+// PctCol is one histogram's percentile columns.
+type PctCol struct{ P50, P90, P99, P999, Max, N Col }
+
+func pctCols(prefix string, g Group, meaning string, get func(*Row) *Percentiles) PctCol {
+	f := func(name, what string, v func(*Percentiles) Optional) Col {
+		c := col(prefix+name, "ms", g, what+" of "+meaning, func(r *Row) string { return v(get(r)).String() })
+		c.d.family = meaning
+		return c
+	}
+	return PctCol{
+		P50:  f("_p50_ms", "p50", func(p *Percentiles) Optional { return p.P50 }),
+		P90:  f("_p90_ms", "p90", func(p *Percentiles) Optional { return p.P90 }),
+		P99:  f("_p99_ms", "p99", func(p *Percentiles) Optional { return p.P99 }),
+		P999: f("_p99_9_ms", "p99.9", func(p *Percentiles) Optional { return p.P999 }),
+		Max:  f("_max_ms", "max", func(p *Percentiles) Optional { return p.Max }),
+		N: col(prefix+"_n", "count", g, "samples behind the "+prefix+" percentiles (a percentile with fewer than 5 samples beyond it is empty)",
+			func(r *Row) string { return itoa(get(r).N) }),
+	}
+}
+
+func opt(f func(*Row) Optional) func(*Row) string { return func(r *Row) string { return f(r).String() } }
+func i64(f func(*Row) int64) func(*Row) string  { return func(r *Row) string { return itoa(f(r)) } }
+
+// The columns, in CSV order.
+var (
+	ColRunID        = col("run_id", "", Common, "the run that measured the row (its manifest: `manifests/<run_id>.json`)", func(r *Row) string { return r.RunID })
+	ColScenario     = col("scenario", "", Common, "the scenario block's name", func(r *Row) string { return r.Scenario })
+	ColKind         = col("kind", "", Common, "the scenario's kind", func(r *Row) string { return r.Kind })
+	ColGateway      = col("gateway", "", Common, "the arm: a gateway block's name, or direct", func(r *Row) string { return r.Gateway })
+	ColArmLabel     = col("arm_label", "", Common, "the arm's label in charts", func(r *Row) string { return r.ArmLabel })
+	ColGatewayClass = col("gateway_class", "", Common, "direct, proxy, ai or hosted", func(r *Row) string { return r.GatewayClass })
+	ColTrial        = col("trial", "", Common, "the trial (round) the run belongs to; 0 for an arm that never came up", func(r *Row) string { return itoa(int64(r.Trial)) })
+	ColMode         = col("mode", "", Common, "closed or open loop", func(r *Row) string { return r.Mode })
+	ColConcurrency  = col("concurrency", "clients", Common, "closed loop: clients; open loop: the cap on requests in flight", func(r *Row) string { return itoa(int64(r.Concurrency)) })
+	ColRateRPS      = col("rate_rps", "req/s", Common, "open loop: the offered rate", func(r *Row) string { return ftoa(r.RateRPS) })
+	ColPromptTokens = col("prompt_tokens", "tokens", Common, "the prompt's size", func(r *Row) string { return itoa(int64(r.PromptTokens)) })
+	ColStatus       = col("status", "", Common, "ok, partial, failed or unavailable", func(r *Row) string { return string(r.Status) })
+	ColReason       = col("reason", "", Common, "why a row is not ok", func(r *Row) string { return r.Reason })
+	ColFloor        = col("floor", "", Common, "the scenario's floor arm, or empty", func(r *Row) string { return r.Floor })
+	ColCPUsDriver   = col("cpus_driver", "", Common, "the driver's cpuset", func(r *Row) string { return r.CPUsDriver })
+	ColCPUsMock     = col("cpus_mock", "", Common, "the mock's cpuset", func(r *Row) string { return r.CPUsMock })
+	ColCPUsGateway  = col("cpus_gateway", "", Common, "the gateway's cpuset (each replica's, ; apart)", func(r *Row) string { return r.CPUsGateway })
+	ColEngines      = col("engines", "", Common, "the engine each role ran on (docs/scale.md)", func(r *Row) string { return r.Engines })
+	ColHosts        = col("hosts", "", Common, "the hosts behind engines other than the local one", func(r *Row) string { return r.Hosts })
+	ColDrivers      = col("drivers", "", Common, "load drivers that offered the load", func(r *Row) string { return itoa(int64(r.Drivers)) })
+	ColReplicas     = col("replicas", "", Common, "the gateway's replicas", opt(func(r *Row) Optional { return r.Replicas }))
+	ColGatewayCores = col("gateway_cores", "CPUs", Common, "the CPUs of the replicas' cpusets together", opt(func(r *Row) Optional { return r.GatewayCores }))
+	ColRigRTTSame   = col("rig_rtt_same_core_us", "µs", Common, "the rig's own round trip on one core (docs/method.md, Topology)", opt(func(r *Row) Optional { return r.RigRTTSameUs }))
+	ColRigRTTCross  = col("rig_rtt_cross_core_us", "µs", Common, "the rig's own round trip across cores", opt(func(r *Row) Optional { return r.RigRTTCrossUs }))
+	ColTopologyUs   = col("topology_excess_us", "µs", Common, "what the layout charges this arm over direct", opt(func(r *Row) Optional { return r.TopologyUs }))
+	ColWindowS      = col("window_s", "s", Common, "the measured window", func(r *Row) string { return ftoa(round(r.WindowS)) })
+	ColRequestsOK   = col("requests_ok", "requests", Common, "requests that succeeded in the window", i64(func(r *Row) int64 { return r.OK }))
+	ColErrHTTP      = col("errors_http", "requests", Common, "answers with a status other than 200", i64(func(r *Row) int64 { return r.ErrHTTP }))
+	ColErrTransport = col("errors_transport", "requests", Common, "connection failures", i64(func(r *Row) int64 { return r.ErrTransport }))
+	ColErrTimeout   = col("errors_timeout", "requests", Common, "requests past the timeout", i64(func(r *Row) int64 { return r.ErrTimeout }))
+	ColErrFidelity  = col("errors_fidelity", "requests", Common, "answers that were not the mock's script byte for byte", i64(func(r *Row) int64 { return r.ErrFidelity }))
+	ColErrMidstream = col("errors_midstream", "requests", Common, "an error event inside a 200 stream", i64(func(r *Row) int64 { return r.ErrMidstream }))
+	ColErrUnsent    = col("errors_unsent", "requests", Common, "open loop: arrivals due in the window that no worker was free to send", i64(func(r *Row) int64 { return r.ErrUnsent }))
+	ColErrOversize  = col("errors_oversize", "requests", Common, "answers past the driver's size bounds (docs/method.md, Errors)", i64(func(r *Row) int64 { return r.ErrOversize }))
+	ColErrMalformed = col("errors_malformed", "requests", Common, "answers that are not HTTP/1.1 as written", i64(func(r *Row) int64 { return r.ErrMalformed }))
+	ColRPS          = col("rps", "req/s", Common, "successful requests per second of the window", func(r *Row) string { return ftoa(round(r.RPS)) })
+	ColLatency      = pctCols("latency", Common, "latency: due time to the answer's last byte (sessions: the whole session)", func(r *Row) *Percentiles { return &r.Latency })
+	ColService      = pctCols("service", Common, "service time: the actual write to the answer's last byte", func(r *Row) *Percentiles { return &r.Service })
+	ColTTFB         = pctCols("ttfb", Common, "TTFB: due time to the end of the answer's header block", func(r *Row) *Percentiles { return &r.TTFB })
+
+	ColGatewayCPUCores    = col("gateway_cpu_cores", "cores", Common, "the gateway's CPU over the window", opt(func(r *Row) Optional { return r.GatewayCPUCores }))
+	ColGatewayCPUUsPerReq = col("gateway_cpu_us_per_req", "µs", Common, "the gateway's CPU time per request", opt(func(r *Row) Optional { return r.GatewayCPUUsPerReq }))
+	ColThrottledPeriods   = col("gateway_throttled_periods", "periods", Common, "CFS periods the gateway was throttled", opt(func(r *Row) Optional { return r.GatewayThrottledPeriods }))
+	ColThrottledMS        = col("gateway_throttled_ms", "ms", Common, "time the gateway was throttled", opt(func(r *Row) Optional { return r.GatewayThrottledMS }))
+	ColMemIdleMiB         = col("gateway_mem_idle_mib", "MiB", Common, "working set ready and settled, before load", opt(func(r *Row) Optional { return r.GatewayMemIdleMiB }))
+	ColMemPeakMiB         = col("gateway_mem_peak_mib", "MiB", Common, "peak working set in the window", opt(func(r *Row) Optional { return r.GatewayMemPeakMiB }))
+	ColMemPeakMeasure     = col("gateway_mem_peak_measure", "", Common, "what the memory columns hold", func(r *Row) string { return r.GatewayMemPeakMeasure })
+	ColMemSamples         = col("gateway_mem_samples", "readings", Common, "readings behind peak and growth", opt(func(r *Row) Optional { return r.GatewayMemSamples }))
+	ColMemRSSMiB          = col("gateway_mem_rss_mib", "MiB", Common, "peak anonymous memory of the cgroup in the window", opt(func(r *Row) Optional { return r.GatewayMemRSSMiB }))
+	ColMemGrowth          = col("gateway_mem_growth_mib_per_min", "MiB/min", Common, "working set growth over the window", opt(func(r *Row) Optional { return r.GatewayMemGrowthMiBPerMin }))
+	ColMemRecoveredMiB    = col("gateway_mem_recovered_mib", "MiB", Common, "working set after load and a settle", opt(func(r *Row) Optional { return r.GatewayMemRecoveredMiB }))
+	ColMockCPUCores       = col("mock_cpu_cores", "cores", Common, "the mock's CPU over the window", opt(func(r *Row) Optional { return r.MockCPUCores }))
+	ColDriverCPUCores     = col("driver_cpu_cores", "cores", Common, "the driver's CPU over the window", opt(func(r *Row) Optional { return r.DriverCPUCores }))
+	ColDriverCPUUsPerReq  = col("driver_cpu_us_per_req", "µs", Common, "the driver's CPU time per request", opt(func(r *Row) Optional { return r.DriverCPUUsPerReq }))
+	ColColdStartMS        = col("cold_start_ms", "ms", Common, "container start to the first good answer", opt(func(r *Row) Optional { return r.ColdStartMS }))
+	ColCostUSDPer1M       = col("cost_usd_per_1m", "USD", Common, "(cores x vCPU price + peak GiB x GiB price) / (rps x 3600) x 1e6", opt(func(r *Row) Optional { return r.CostUSDPer1M }))
+	ColRPSPerUSDHour      = col("rps_per_usd_hour", "req/s per USD/h", Common, "throughput per hourly cost", opt(func(r *Row) Optional { return r.RPSPerUSDHour }))
+	ColVerdict            = col("verdict", "", Common, "ok, or what to know about the point (README, Verdicts)", func(r *Row) string { return r.Verdict })
+
+	ColTTFT             = pctCols("ttft", Stream, "time to the first content event", func(r *Row) *Percentiles { return &r.TTFT })
+	ColITL              = pctCols("itl", Stream, "inter-token latency: the gaps between content events", func(r *Row) *Percentiles { return &r.ITL })
+	ColFramesExpected   = col("frames_expected", "events", Stream, "events the script holds", i64(func(r *Row) int64 { return r.FramesExpected }))
+	ColFramesMissing    = col("frames_missing", "events", Stream, "events that never came", i64(func(r *Row) int64 { return r.FramesMissing }))
+	ColFramesAltered    = col("frames_altered", "events", Stream, "events that came changed", i64(func(r *Row) int64 { return r.FramesAltered }))
+	ColFramesReordered  = col("frames_reordered", "events", Stream, "events out of order", i64(func(r *Row) int64 { return r.FramesReordered }))
+	ColFramesCoalesced  = col("frames_coalesced", "events", Stream, "events merged into others", i64(func(r *Row) int64 { return r.FramesCoalesced }))
+	ColStreams          = col("streams", "streams", Stream, "streams read", i64(func(r *Row) int64 { return r.Streams }))
+	ColEventsPerRead    = col("content_events_per_read", "events", Stream, "content events per socket read (1: delivered as written)", opt(func(r *Row) Optional { return r.EventsPerRead }))
+	ColSameReadShare    = col("same_read_share", "share", Stream, "share of content events (after each stream's first) in the same read as the one before", opt(func(r *Row) Optional { return r.SameReadShare }))
+	ColTTFTMinusTTFBP50 = col("ttft_minus_ttfb_p50_ms", "ms", Stream, "p50 of first content event less first byte", opt(func(r *Row) Optional { return r.TTFTMinusTTFBP50 }))
+	ColBurstyStreams    = col("bursty_streams", "streams", Stream, "streams of 4+ content events that came at 2+ events per read on average", i64(func(r *Row) int64 { return r.BurstyStreams }))
+	ColStalls           = col("stalls", "gaps", Stream, "gaps over 10 times the mock's interval", i64(func(r *Row) int64 { return r.Stalls }))
+
+	ColSendLag    = pctCols("send_lag", Open, "send lag: an arrival's due time to its request written", func(r *Row) *Percentiles { return &r.SendLag })
+	ColCapDelayed = col("cap_delayed", "requests", Open, "arrivals that found every worker busy", i64(func(r *Row) int64 { return r.CapDelayed }))
+	ColP99Bounds  = col("p99_bounds_ms", "ms", Frontier, "the frontier's p99 bounds, ; apart", func(r *Row) string { return r.P99BoundsMS })
+	ColVariant    = col("variant", "", Variants, "what else ran beside the measured requests", func(r *Row) string { return r.Variant })
+
+	ColReplicaCPUCores    = col("replica_cpu_cores", "cores", Replicas, "each replica's CPU, in replica order, ; apart", func(r *Row) string { return r.ReplicaCPUCores })
+	ColReplicaMemPeakMiB  = col("replica_mem_peak_mib", "MiB", Replicas, "each replica's peak working set, ; apart", func(r *Row) string { return r.ReplicaMemPeakMiB })
+	ColBalancerCPUCores   = col("balancer_cpu_cores", "cores", Replicas, "a declared balancer's CPU (also in the gateway sums)", opt(func(r *Row) Optional { return r.BalancerCPUCores }))
+	ColBalancerMemPeakMiB = col("balancer_mem_peak_mib", "MiB", Replicas, "a declared balancer's peak working set", opt(func(r *Row) Optional { return r.BalancerMemPeakMiB }))
+
+	ColGoodput      = col("goodput", "share", SLO, "share of measured requests within the SLO (errors count as misses)", opt(func(r *Row) Optional { return r.Goodput }))
+	ColSLOLatencyMS = col("slo_latency_ms", "ms", SLO, "the SLO's latency bound", opt(func(r *Row) Optional { return r.SLOLatencyMS }))
+	ColSLOTTFTMS    = col("slo_ttft_ms", "ms", SLO, "the SLO's TTFT bound", opt(func(r *Row) Optional { return r.SLOTTFTMS }))
+	ColSLOITLMS     = col("slo_itl_ms", "ms", SLO, "the SLO's ITL bound", opt(func(r *Row) Optional { return r.SLOITLMS }))
+
+	ColUpstreamHits   = col("upstream_hits", "requests", KeyFlood|Failover, "key_flood: invalid keys the mock saw (0 behind a gateway); failover: requests the primary saw", opt(func(r *Row) Optional { return r.UpstreamHits }))
+	ColErrAccepted    = col("errors_accepted", "requests", KeyFlood, "invalid keys the arm served", i64(func(r *Row) int64 { return r.ErrAccepted }))
+	ColUpstreamErrors = col("upstream_errors", "requests", Failover, "the primary's failed answers", opt(func(r *Row) Optional { return r.UpstreamErrors }))
+	ColFallbackHits   = col("fallback_hits", "requests", Failover, "requests the fallback mock served", opt(func(r *Row) Optional { return r.FallbackHits }))
+	ColRetries        = col("retries", "requests", Failover, "upstream requests beyond one per client request", opt(func(r *Row) Optional { return r.Retries }))
+
+	ColStreamsCompleted = col("upstream_streams_completed", "streams", Cancellation, "the mock's streams that ran to their end", opt(func(r *Row) Optional { return r.UpstreamStreamsCompleted }))
+	ColStreamsAborted   = col("upstream_streams_aborted", "streams", Cancellation, "the mock's streams ended early", opt(func(r *Row) Optional { return r.UpstreamStreamsAborted }))
+	ColEventsAfterLeave = col("upstream_events_after_leave", "events", Cancellation, "content events the mock wrote per stream after the client left", opt(func(r *Row) Optional { return r.UpstreamEventsAfterLeave }))
+
+	ColHostCPU = fromManifest("host_cpu", "", "the CPU model of the host the gateways ran on (host.cpu)",
+		func(m *Manifest, _ string) string { return m.Host.CPU })
+	ColKernel = fromManifest("kernel", "", "that host's kernel (host.kernel)",
+		func(m *Manifest, _ string) string { return m.Host.Kernel })
+	ColImage = fromManifest("image", "", "the arm's image (arms.<gateway>.image; the mock's for direct)",
+		func(m *Manifest, gw string) string { return m.Arms[gw].Image })
+	ColImageID = fromManifest("image_id", "", "its content-addressed ID (arms.<gateway>.image_id)",
+		func(m *Manifest, gw string) string { return m.Arms[gw].ImageID })
+	ColImageSizeMiB = fromManifest("image_size_mib", "MiB", "its size (arms.<gateway>.image_size_mib)",
+		func(m *Manifest, gw string) string { return optText(m.Arms[gw].ImageSizeMiB) })
+	ColGatewayVersion = fromManifest("gateway_version", "", "the gateway's declared version (arms.<gateway>.version)",
+		func(m *Manifest, gw string) string { return m.Arms[gw].Version })
+	ColConfigHash = fromManifest("config_hash", "", "the hash of the arm's container spec (arms.<gateway>.config_hash)",
+		func(m *Manifest, gw string) string { return m.Arms[gw].ConfigHash })
+)
+
+func optText(v float64) string {
+	if v == 0 {
+		return ""
+	}
+	return ftoa(v)
+}
+
+// Header is the header row of a CSV holding groups (Common always).
+func Header(groups Group) []string {
+	var h []string
+	for _, c := range written(groups) {
+		h = append(h, c.name)
+	}
+	return h
+}
+
+func written(groups Group) []*column {
+	groups |= Common
+	var out []*column
+	for _, c := range schema {
+		if c.get != nil && c.groups&groups != 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Markdown is the column reference (results/README.md holds it verbatim):
+// every column, in CSV order, with its unit, when a file holds it and what
+// it means. A histogram's percentiles take one line.
+func Markdown() string {
+	var b strings.Builder
+	b.WriteString("| column | unit | in files of | meaning |\n|---|---|---|---|\n")
+	for i := 0; i < len(schema); i++ {
+		c := schema[i]
+		name, meaning := "`"+c.name+"`", c.meaning
+		if c.family != "" {
+			var names []string
+			for ; i < len(schema) && schema[i].family == c.family; i++ {
+				names = append(names, "`"+schema[i].name+"`")
+			}
+			i--
+			name, meaning = strings.Join(names, ", "), c.family
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", name, c.unit, c.groups, meaning)
+	}
+	return b.String()
+}

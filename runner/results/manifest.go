@@ -1,0 +1,171 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
+)
+
+// SchemaVersion is the version of the CSVs and manifests this code writes.
+// 1: every row held the run's provenance (host_cpu ... config_hash), and
+// every file every column. 2: the run manifest holds it once, and a file
+// holds its scenario's groups of columns.
+const SchemaVersion = 2
+
+// Manifest is what is constant over a run, written once beside its rows:
+// manifests/<run id>.json in a results directory, manifest.json in the
+// run's own directory (runs/<run id>/).
+type Manifest struct {
+	SchemaVersion int       `json:"schema_version"`
+	RunID         string    `json:"run_id"`
+	Started       time.Time `json:"started"`
+	// Ended and WallS are set when the run stops; Complete says whether it
+	// ran to its end (false: interrupted, or still running).
+	Ended    time.Time `json:"ended,omitzero"`
+	WallS    float64   `json:"wall_s,omitempty"`
+	Complete bool      `json:"complete"`
+	Code     Code      `json:"code"`
+	HCL      Source    `json:"hcl"`
+	// Host is where the gateways ran; Engines and Hosts as the rows say them.
+	Host    Host   `json:"host"`
+	Engines string `json:"engines"`
+	Layout  Layout `json:"cpus"`
+	// Arms: each arm's image and version, by gateway name (direct: the mock's).
+	Arms map[string]ArmImage `json:"arms"`
+}
+
+// Code is the version of this project that made the run.
+type Code struct {
+	Commit string `json:"commit"` // empty: not a git checkout
+	// Clean: no tracked file differed from the commit when the run started.
+	Clean    bool     `json:"clean"`
+	Modified []string `json:"modified,omitempty"` // what differed, at most 20 paths
+}
+
+// Source is the benchmark file the run was planned from.
+type Source struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// Host is a machine's CPU and kernel.
+type Host struct {
+	CPU    string `json:"cpu"`
+	Kernel string `json:"kernel"`
+	Cores  int    `json:"cores"` // logical CPUs of the machine
+}
+
+// Layout is the planned cpusets.
+type Layout struct {
+	Driver  string `json:"driver"`
+	Mock    string `json:"mock"`
+	Gateway string `json:"gateway"`
+}
+
+// ArmImage is an arm's image and version.
+type ArmImage struct {
+	Image        string  `json:"image,omitempty"`
+	ImageID      string  `json:"image_id,omitempty"`
+	ImageSizeMiB float64 `json:"image_size_mib,omitempty"`
+	Version      string  `json:"version,omitempty"`
+	ConfigHash   string  `json:"config_hash,omitempty"`
+}
+
+// SetArm records an arm's image (a later call for the same arm adds to it).
+func (m *Manifest) SetArm(name string, a ArmImage) {
+	if m.Arms == nil {
+		m.Arms = map[string]ArmImage{}
+	}
+	old := m.Arms[name]
+	for _, f := range []struct{ dst *string; v string }{
+		{&old.Image, a.Image}, {&old.ImageID, a.ImageID}, {&old.Version, a.Version}, {&old.ConfigHash, a.ConfigHash},
+	} {
+		if f.v != "" {
+			*f.dst = f.v
+		}
+	}
+	if a.ImageSizeMiB != 0 {
+		old.ImageSizeMiB = Round3(a.ImageSizeMiB)
+	}
+	m.Arms[name] = old
+}
+
+// ManifestPath is where a results directory keeps a run's manifest.
+func ManifestPath(dir, runID string) string {
+	return filepath.Join(dir, "manifests", runID+".json")
+}
+
+// WriteManifest writes m to path atomically.
+func WriteManifest(path string, m *Manifest) error {
+	m.SchemaVersion = SchemaVersion
+	return atomicfile.Write(path, func(w io.Writer) error {
+		e := json.NewEncoder(w)
+		e.SetIndent("", "  ")
+		return e.Encode(m)
+	})
+}
+
+// ReadManifest reads one manifest.
+func ReadManifest(path string) (*Manifest, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: not a run manifest: %w", path, err)
+	}
+	if m.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("%s: schema %d is newer than this code reads (%d): update gatewaybench", path, m.SchemaVersion, SchemaVersion)
+	}
+	return &m, nil
+}
+
+// manifests reads the manifests a directory of results holds: manifests/*.json,
+// and manifest.json (a run's own directory).
+func manifests(dir string) (map[string]*Manifest, error) {
+	out := map[string]*Manifest{}
+	paths, _ := filepath.Glob(filepath.Join(dir, "manifests", "*.json"))
+	paths = append(paths, filepath.Join(dir, "manifest.json"))
+	for _, p := range paths {
+		m, err := ReadManifest(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[m.RunID] = m
+	}
+	return out, nil
+}
+
+// PruneManifests removes the manifests of dir that no CSV of dir names: a
+// results directory holds the manifests of exactly the runs its rows came from.
+func PruneManifests(dir string) error {
+	recs, err := ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	used := map[string]bool{}
+	for _, r := range recs {
+		used[r.Str(ColRunID)] = true
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "manifests", "*.json"))
+	for _, p := range paths {
+		if id := strings.TrimSuffix(filepath.Base(p), ".json"); !used[id] {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
