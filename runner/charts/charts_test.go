@@ -21,7 +21,7 @@ func synthetic() []results.Record {
 			for i, arm := range []string{"direct", "nginx", "portkey"} {
 				r := results.NewRecord(map[results.Col]string{results.ColRunID: "20261201t000000-abcdef", results.ColScenario: scenario, results.ColKind: kind, results.ColGateway: arm,
 					results.ColGatewayClass: map[string]string{"direct": "direct", "nginx": "proxy", "portkey": "ai"}[arm],
-					results.ColTrial:         strconv.Itoa(trial), results.ColMode: "closed", results.ColConcurrency: strconv.Itoa(c), results.ColPromptTokens: strconv.Itoa(prompt),
+					results.ColTrial:        strconv.Itoa(trial), results.ColMode: "closed", results.ColConcurrency: strconv.Itoa(c), results.ColPromptTokens: strconv.Itoa(prompt),
 					results.ColStatus: "ok", results.ColRequestsOK: strconv.Itoa(1000 + 10*i + trial), results.ColFloor: "nginx",
 					results.ColCPUsDriver: "0", results.ColCPUsMock: "1", results.ColCPUsGateway: "1", results.ColHostCPU: "Test CPU", results.ColKernel: "6.0"})
 				f(arm, trial, r)

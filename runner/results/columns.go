@@ -17,7 +17,7 @@ type column struct {
 	name, unit, meaning string
 	family              string // a histogram's percentile columns share one
 	groups              Group
-	get                 func(*Row) string            // nil: held by the run manifest, not by rows
+	get                 func(*Row) string              // nil: held by the run manifest, not by rows
 	man                 func(*Manifest, string) string // a manifest column's value for a gateway
 }
 
@@ -97,8 +97,10 @@ func pctCols(prefix string, g Group, meaning string, get func(*Row) *Percentiles
 	}
 }
 
-func opt(f func(*Row) Optional) func(*Row) string { return func(r *Row) string { return f(r).String() } }
-func i64(f func(*Row) int64) func(*Row) string  { return func(r *Row) string { return itoa(f(r)) } }
+func opt(f func(*Row) Optional) func(*Row) string {
+	return func(r *Row) string { return f(r).String() }
+}
+func i64(f func(*Row) int64) func(*Row) string { return func(r *Row) string { return itoa(f(r)) } }
 
 // The columns, in CSV order.
 var (

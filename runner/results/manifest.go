@@ -85,7 +85,10 @@ func (m *Manifest) SetArm(name string, a ArmImage) {
 		m.Arms = map[string]ArmImage{}
 	}
 	old := m.Arms[name]
-	for _, f := range []struct{ dst *string; v string }{
+	for _, f := range []struct {
+		dst *string
+		v   string
+	}{
 		{&old.Image, a.Image}, {&old.ImageID, a.ImageID}, {&old.Version, a.Version}, {&old.ConfigHash, a.ConfigHash},
 	} {
 		if f.v != "" {
