@@ -22,7 +22,10 @@ func main() {
 	host := flag.Bool("host", false, "print this host's CPU model, cores and kernel as JSON, and exit")
 	flag.Parse()
 	if *host {
-		json.NewEncoder(os.Stdout).Encode(hostinfo.Read())
+		if err := json.NewEncoder(os.Stdout).Encode(hostinfo.Read()); err != nil {
+			fmt.Fprintln(os.Stderr, "driver:", err)
+			os.Exit(1)
+		}
 		return
 	}
 	if err := run(*jobPath); err != nil {

@@ -6,6 +6,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"log"
 	"net"
 	"os"
 	"os/signal"
@@ -30,7 +31,9 @@ func main() {
 			fmt.Fprintf(os.Stderr, "mock: %v\n", err)
 			os.Exit(1)
 		}
-		pprof.StartCPUProfile(f)
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
 		defer pprof.StopCPUProfile()
 	}
 
@@ -48,7 +51,7 @@ func main() {
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 		<-sig
-		srv.Shutdown()
+		_ = srv.Shutdown() // exiting: nothing to do about a listener that will not close
 	}()
 	fmt.Fprintf(os.Stderr, "mock: listening on %s (%s)\n", ln.Addr(), k)
 	if err := srv.Serve(ln); err != nil {

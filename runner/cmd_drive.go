@@ -105,7 +105,10 @@ func cmdDrive(args []string) int {
 		}
 	}
 	if *asJSON {
-		res.WriteJSON(os.Stdout)
+		if err := res.WriteJSON(os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "drive: %v\n", err)
+			return exitFailure
+		}
 	} else {
 		res.WriteText(os.Stdout)
 	}

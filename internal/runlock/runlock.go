@@ -37,9 +37,11 @@ func Acquire(path, what string) (*Lock, error) {
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	f.Truncate(0)
+	// The holder's line is for the message a second run prints; the lock
+	// itself is the flock, so a failed write only makes that message poorer.
+	_ = f.Truncate(0)
 	fmt.Fprintf(f, "pid %d, %s", os.Getpid(), what)
-	f.Sync()
+	_ = f.Sync()
 	return &Lock{f: f}, nil
 }
 
@@ -48,8 +50,8 @@ func (l *Lock) Release() {
 	if l == nil || l.f == nil {
 		return
 	}
-	l.f.Truncate(0)
-	unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+	_ = l.f.Truncate(0)
+	_ = unix.Flock(int(l.f.Fd()), unix.LOCK_UN) // closing the file releases it too
 	l.f.Close()
 	l.f = nil
 }

@@ -184,8 +184,9 @@ const DirectivePrefix = "[mock "
 // ApplyDirective applies a directive ("[mock k=v ...]", each k a header's
 // name after X-Mock-) to k; a bad one leaves k as it was.
 func (k *Knobs) ApplyDirective(d []byte) error {
-	body, ok := bytes.CutPrefix(d, []byte(DirectivePrefix))
-	if body, ok = bytes.CutSuffix(body, []byte("]")); !ok {
+	body, okPrefix := bytes.CutPrefix(d, []byte(DirectivePrefix))
+	body, okSuffix := bytes.CutSuffix(body, []byte("]"))
+	if !okPrefix || !okSuffix {
 		return fmt.Errorf("directive %q: want %sname=value ...]", d, DirectivePrefix)
 	}
 	nk := *k

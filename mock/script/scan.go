@@ -313,14 +313,6 @@ func (s *scanner) skip() {
 	}
 }
 
-// span reads one value and returns its bytes, to be read again later.
-func (s *scanner) span() []byte {
-	start := s.i
-	s.ws()
-	s.skip()
-	return s.b[start:s.i]
-}
-
 func (s *scanner) literal(word string) {
 	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
 		s.fail(word)

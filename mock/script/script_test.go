@@ -182,7 +182,7 @@ func TestDirective(t *testing.T) {
 	if err := k.ApplyDirective(r.Directive); err != nil || k.OutputTokens != 3 || k.ITL != 5e6 {
 		t.Errorf("knobs %+v, %v", k, err)
 	}
-	for _, bad := range []string{"[mock tokens=0]", "[mock nope=1]", "[mock tokens]", "[mock tokens=3"} {
+	for _, bad := range []string{"[mock tokens=0]", "[mock nope=1]", "[mock tokens]", "[mock tokens=3", "[mck tokens=3]"} {
 		k := DefaultKnobs()
 		if err := k.ApplyDirective([]byte(bad)); err == nil || k != DefaultKnobs() {
 			t.Errorf("%s: %v, knobs %+v", bad, err, k)

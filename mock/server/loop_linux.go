@@ -97,7 +97,7 @@ func (s *Server) wakeLoops() *sync.WaitGroup {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.loops != nil {
-		unix.Write(s.wake, []byte{1, 0, 0, 0, 0, 0, 0, 0})
+		_, _ = unix.Write(s.wake, []byte{1, 0, 0, 0, 0, 0, 0, 0}) // a full eventfd is already a wake-up
 	}
 	return s.loops
 }
@@ -260,7 +260,7 @@ func (l *evloop) accept() {
 			return
 		}
 		// Go sets no-delay on the connections it accepts; so do we.
-		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+		_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1) // fails only on a closed socket
 		if err := l.watch(fd, unix.EPOLLIN|unix.EPOLLOUT|unix.EPOLLRDHUP|unix.EPOLLET); err != nil {
 			unix.Close(fd)
 			continue
@@ -437,7 +437,7 @@ func (l *evloop) close(c *lconn) {
 func (l *evloop) reset(c *lconn) {
 	l.flush(c)
 	if l.conn(c.fd) == c {
-		unix.SetsockoptLinger(c.fd, unix.SOL_SOCKET, unix.SO_LINGER, &unix.Linger{Onoff: 1, Linger: 0})
+		_ = unix.SetsockoptLinger(c.fd, unix.SOL_SOCKET, unix.SO_LINGER, &unix.Linger{Onoff: 1, Linger: 0}) // closing anyway
 		l.close(c)
 	}
 }
@@ -447,7 +447,7 @@ func (l *evloop) reset(c *lconn) {
 func (l *evloop) handOver(c *lconn, arrived time.Time) {
 	// Out of this loop's epoll before the descriptor is duplicated: epoll
 	// watches the socket, not the number, and would go on reporting it.
-	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, c.fd, nil)
+	_ = unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, c.fd, nil) // the close below removes it as well
 	l.conns[c.fd] = nil
 	l.open--
 	l.s.counters.handOver()
@@ -467,8 +467,8 @@ func (l *evloop) stop() {
 		return
 	}
 	l.stopping = true
-	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, l.lnfd, nil)
-	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, l.wake, nil)
+	_ = unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, l.lnfd, nil) // closing: best effort
+	_ = unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, l.wake, nil)
 	for _, c := range l.conns {
 		if c != nil && !c.busy() && len(c.out) == 0 {
 			l.close(c)
@@ -507,7 +507,7 @@ func (l *evloop) arm(t time.Time) {
 // expire writes the delayed answers that are due.
 func (l *evloop) expire() {
 	var buf [8]byte
-	unix.Read(l.timer, buf[:])
+	_, _ = unix.Read(l.timer, buf[:]) // drains the expirations; EAGAIN means none
 	now := time.Now()
 	for len(l.due) > 0 && !l.due[0].due.After(now) {
 		c := heap.Pop(&l.due).(*lconn)

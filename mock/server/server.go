@@ -215,7 +215,7 @@ func streamHTTP10(ctx *fasthttp.RequestCtx, x *exchange) {
 	ctx.HijackSetNoResponse(true)
 	ctx.Hijack(func(c net.Conn) {
 		if _, err := c.Write(head10); err == nil {
-			x.writeStream(c)
+			_, _ = x.writeStream(c) // a client that left ends the stream; the counters say so
 		}
 		x.Close()
 	})
@@ -238,7 +238,7 @@ func reset(ctx *fasthttp.RequestCtx) {
 			c = w.UnsafeConn()
 		}
 		if tc, ok := c.(interface{ SetLinger(int) error }); ok { // a TCP conn, or one the loop handed over
-			tc.SetLinger(0)
+			_ = tc.SetLinger(0)
 		}
 		c.Close()
 	})

@@ -265,14 +265,14 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	if err != nil {
 		return err
 	}
-	defer r.mgr(mockEngine).Remove(mockC)
+	defer r.mgr(mockEngine).Discard(mockC)
 	mockSrc := r.source(mockEngine, mockC.ID)
 	if sc.FallbackCmd != nil {
 		fb, err := r.startMock(hardCtx, sc, "mock-fallback", sc.FallbackCmd, pm.FallbackPort, pm.FallbackURL+"/health")
 		if err != nil {
 			return err
 		}
-		defer r.mgr(mockEngine).Remove(fb)
+		defer r.mgr(mockEngine).Discard(fb)
 	}
 
 	arms := map[string]*arm{}
@@ -317,7 +317,7 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 			continue
 		}
 		for _, c := range a.containers {
-			defer r.mgr(r.o.Plan.Layout.Gateway.Engine).Remove(c)
+			defer r.mgr(r.o.Plan.Layout.Gateway.Engine).Discard(c)
 		}
 		replicas := ""
 		if len(a.containers) > 1 {

@@ -41,7 +41,7 @@ func (r *runner) driveFleet(ctx, hard context.Context, cfg load.Config) (*load.R
 	defer func() {
 		for _, dr := range drivers {
 			if dr.c != nil {
-				dr.mgr.Remove(dr.c)
+				dr.mgr.Discard(dr.c)
 			}
 		}
 	}()
@@ -152,7 +152,7 @@ func (r *runner) driveFleet(ctx, hard context.Context, cfg load.Config) (*load.R
 	case <-done:
 	case <-ctx.Done():
 		for _, dr := range drivers {
-			dr.mgr.Remove(dr.c)
+			dr.mgr.Discard(dr.c)
 		}
 		<-done
 		end()

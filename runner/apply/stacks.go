@@ -40,7 +40,7 @@ func (r *runner) startMock(ctx context.Context, sc *plan.Scenario, name string, 
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if _, err := mgr.WaitReady(ctx, c, probeGet(health), r.o.ReadyTimeout); err != nil {
-		mgr.Remove(c)
+		mgr.Discard(c)
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return c, nil
@@ -57,7 +57,7 @@ func (r *runner) startArm(ctx context.Context, pa *plan.Arm) (*arm, error) {
 	a := &arm{plan: pa}
 	fail := func(err error) (*arm, error) {
 		for _, c := range a.containers {
-			mgr.Remove(c)
+			mgr.Discard(c)
 		}
 		return nil, err
 	}
@@ -189,7 +189,7 @@ func (r *runner) serve(ctx context.Context, engine string, svc *stack.Service, p
 		}
 	}
 	if err != nil {
-		mgr.Remove(c)
+		mgr.Discard(c)
 		return nil, 0, err
 	}
 	return c, cold, nil

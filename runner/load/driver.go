@@ -123,8 +123,10 @@ func newHists() *hists {
 	return &hists{latency: newHist(), service: newHist(), ttfb: newHist(), ttft: newHist(), itl: newHist(), lead: newHist(), send: newHist()}
 }
 
+// record adds d, clamped to the histogram's range: a value past it counts
+// at the top (5 min, far past any timeout) rather than being dropped.
 func record(h *hdrhistogram.Histogram, d time.Duration) {
-	h.RecordValue(max(d.Microseconds(), 0)) //nolint: values past the range are rejected, not panicked on
+	_ = h.RecordValue(min(max(d.Microseconds(), 0), h.HighestTrackableValue())) // in range: cannot fail
 }
 
 // Record is one measured request, for --raw output. Times are µs from the
@@ -481,11 +483,11 @@ func (w *worker) classify(status int, err error) (string, error) {
 			class = ErrMalformed
 		}
 	case w.cfg.Reject:
-		switch {
+		switch status {
 		// 400 too: LiteLLM with no database answers every key but its
 		// master key so (no_db_connection), never asking the upstream.
-		case status == 400 || status == 401 || status == 403:
-		case status == 200:
+		case 400, 401, 403:
+		case 200:
 			class = ErrAccepted
 		default:
 			class = ErrHTTP

@@ -152,7 +152,7 @@ func (c *conn) send(req []byte, deadline time.Time) error {
 		}
 		if c.tls != nil {
 			tc := tls.Client(nc, c.tls)
-			tc.SetDeadline(deadline)
+			_ = tc.SetDeadline(deadline) // fails only on a closed connection, which the write then reports
 			if err := tc.Handshake(); err != nil {
 				nc.Close()
 				return err

@@ -34,7 +34,7 @@ func forward(w http.ResponseWriter, r *http.Request, upstream string) (*http.Res
 	req.Header = r.Header.Clone()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		http.Error(w, err.Error(), 502)
+		http.Error(w, err.Error(), http.StatusBadGateway)
 		return nil, false
 	}
 	return resp, true
@@ -308,7 +308,7 @@ func (p *rewriter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer resp.Body.Close()
 	var v map[string]any
 	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
-		http.Error(w, err.Error(), 502)
+		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
 	if p.change != nil {

@@ -135,7 +135,7 @@ func (s *schedule) run(w *worker) {
 func sleepFor(ctx context.Context, d time.Duration) bool {
 	const slice = 20 * time.Millisecond
 	end := time.Now().Add(d)
-	syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, 1, 0) // per thread, and cheap
+	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, 1, 0) // per thread, and cheap; without it sleeps are only coarser
 	for {
 		if ctx.Err() != nil {
 			return false
@@ -145,7 +145,7 @@ func sleepFor(ctx context.Context, d time.Duration) bool {
 			return true
 		}
 		ts := syscall.NsecToTimespec(int64(min(left, slice)))
-		syscall.Nanosleep(&ts, nil)
+		_ = syscall.Nanosleep(&ts, nil) // EINTR: the loop checks the clock again
 	}
 }
 

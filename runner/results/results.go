@@ -134,13 +134,17 @@ func Write(path string, groups Group, rows []Row) error {
 	cols := written(groups)
 	return atomicfile.Write(path, func(out io.Writer) error {
 		w := csv.NewWriter(out)
-		w.Write(Header(groups))
+		if err := w.Write(Header(groups)); err != nil {
+			return err
+		}
 		rec := make([]string, len(cols))
 		for i := range rows {
 			for j, c := range cols {
 				rec[j] = c.get(&rows[i])
 			}
-			w.Write(rec)
+			if err := w.Write(rec); err != nil {
+				return err
+			}
 		}
 		w.Flush()
 		if err := w.Error(); err != nil {

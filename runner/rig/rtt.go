@@ -67,7 +67,10 @@ func listen() (fd, port int, err error) {
 		return -1, 0, err
 	}
 	tv := syscall.NsecToTimeval(int64(ioTimeout)) // accept waits no longer than a read
-	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+	if err = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv); err != nil {
+		syscall.Close(fd)
+		return -1, 0, err
+	}
 	if err = syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err == nil {
 		err = syscall.Listen(fd, 1)
 	}

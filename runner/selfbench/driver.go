@@ -164,7 +164,7 @@ func mockAnswer() ([]byte, error) {
 		return nil, err
 	}
 	s := server.New(k)
-	go s.Serve(ln)
-	defer s.Shutdown()
+	go func() { _ = s.Serve(ln) }() // returns when Shutdown closes ln
+	defer func() { _ = s.Shutdown() }()
 	return fetch("http://"+ln.Addr().String()+"/v1/chat/completions", chatRequest)
 }

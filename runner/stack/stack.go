@@ -50,7 +50,7 @@ func (m *Manager) Create(ctx context.Context, s *Service) (*Container, error) {
 func (m *Manager) StartCreated(ctx context.Context, c *Container) error {
 	c.Started = time.Now()
 	if err := m.Engine.Start(ctx, c.ID); err != nil {
-		m.remove(c.ID)
+		_ = m.remove(c.ID) // Down removes it if this fails
 		return fmt.Errorf("start %s: %w", c.Spec.Name, err)
 	}
 	return nil
@@ -64,7 +64,7 @@ func (m *Manager) RunOnce(ctx context.Context, s *Service, dir string, files map
 	if err != nil {
 		return "", err
 	}
-	defer m.remove(c.ID)
+	defer m.Discard(c)
 	if err := m.CopyIn(ctx, c, dir, files); err != nil {
 		return "", err
 	}
@@ -172,6 +172,11 @@ func (m *Manager) WaitReady(ctx context.Context, c *Container, probe Probe, time
 
 // Remove force-removes c, whatever the state of ctx: teardown must happen.
 func (m *Manager) Remove(c *Container) error { return m.remove(c.ID) }
+
+// Discard removes c where its removal is a teardown step nobody waits on: a
+// container it fails to remove still carries the run's label, and Down, at
+// the run's end, removes every one of those.
+func (m *Manager) Discard(c *Container) { _ = m.remove(c.ID) }
 
 func (m *Manager) remove(id string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
@@ -55,7 +56,7 @@ func (e *Engine) Ping(ctx context.Context) (string, error) {
 
 func (e *Engine) Image(ctx context.Context, ref string) (stack.ImageInfo, error) {
 	img, err := e.cli.ImageInspect(ctx, ref)
-	if client.IsErrNotFound(err) {
+	if cerrdefs.IsNotFound(err) {
 		return stack.ImageInfo{}, nil
 	}
 	if err != nil {
@@ -235,7 +236,7 @@ func (e *Engine) Output(ctx context.Context, id string) (string, string, error) 
 
 func (e *Engine) Remove(ctx context.Context, id string) error {
 	err := e.cli.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	if client.IsErrNotFound(err) {
+	if cerrdefs.IsNotFound(err) {
 		return nil
 	}
 	return err

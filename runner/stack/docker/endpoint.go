@@ -100,7 +100,7 @@ func ContextEndpoint(name string) (Endpoint, error) {
 	path := filepath.Join(dir, "contexts", "meta", id, "meta.json")
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Endpoint{}, fmt.Errorf("Docker context %q: %w (create it with `docker context create %s --docker host=...`)", name, err, name)
+		return Endpoint{}, fmt.Errorf("docker context %q: %w (create it with `docker context create %s --docker host=...`)", name, err, name)
 	}
 	var meta struct {
 		Endpoints map[string]struct {
@@ -109,11 +109,11 @@ func ContextEndpoint(name string) (Endpoint, error) {
 		} `json:"Endpoints"`
 	}
 	if err := json.Unmarshal(b, &meta); err != nil {
-		return Endpoint{}, fmt.Errorf("Docker context %q: %s: %w", name, path, err)
+		return Endpoint{}, fmt.Errorf("docker context %q: %s: %w", name, path, err)
 	}
 	d := meta.Endpoints["docker"]
 	if d.Host == "" {
-		return Endpoint{}, fmt.Errorf("Docker context %q names no docker endpoint (%s)", name, path)
+		return Endpoint{}, fmt.Errorf("docker context %q names no docker endpoint (%s)", name, path)
 	}
 	ep := Endpoint{Host: d.Host, SkipTLSVerify: d.SkipTLSVerify}
 	tlsDir := filepath.Join(dir, "contexts", "tls", id, "docker")
