@@ -112,7 +112,7 @@ func cmdApply(args []string) int {
 		return exitFailure
 	}
 	out, err := apply.Run(loadCtx, hardCtx, apply.Options{
-		Plan: p, Projects: projects, Engine: engine, Engines: others, ModuleDir: moduleDir(p.Dir), Source: src,
+		Plan: p, Engine: engine, Engines: others, ModuleDir: moduleDir(p.Dir), Source: src,
 		Progress: &apply.Progress{W: os.Stdout, TTY: st != nil && st.Mode()&os.ModeCharDevice != 0},
 	})
 	if err != nil {

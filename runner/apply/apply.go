@@ -17,8 +17,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/compose-spec/compose-go/v2/types"
-
 	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
 	"github.com/gatewaybench/gatewaybench/internal/hostinfo"
 	"github.com/gatewaybench/gatewaybench/runner/kinds"
@@ -30,13 +28,12 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/usage"
 )
 
-// Options for a run: the plan, the compose projects its gateway arms name
-// (one per replica, config.ReplicaKey), and the engines that run their
-// containers. Nothing is read from the HCL.
+// Options for a run: the plan, which holds every container it runs,
+// resolved, and the engines that run them. Nothing is read from the HCL or
+// a compose file.
 type Options struct {
-	Plan     *plan.Plan
-	Projects map[string]*types.Project
-	Engine   stack.Engine // the local engine
+	Plan   *plan.Plan
+	Engine stack.Engine // the local engine
 	// Engines are the plan's other engines, by name.
 	Engines map[string]stack.Engine
 	// MockImage builds (or finds) the mock's image; nil builds it from the

@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/mock/server"
 	"github.com/gatewaybench/gatewaybench/runner/config"
@@ -159,16 +158,15 @@ func testPlan(t *testing.T, ps *ports, window time.Duration) (*plan.Plan, Option
 		Mock: plan.Mock{Address: "127.0.0.1", Port: mockPort, URL: config.URLAt("127.0.0.1", mockPort), Health: config.URLAt("127.0.0.1", mockPort) + "/health"},
 	}
 	p.Arms = []plan.Arm{{Name: "direct", Label: "direct", Direct: true, Port: mockPort}}
-	projects := map[string]*types.Project{}
 	for _, g := range []struct {
 		name string
 		port int
 	}{{"proxy", proxyPort}, {"broken", brokenPort}} {
+		svc := stack.Service{Stack: g.name, Role: stack.RoleGateway, Image: "example/gw:1", Cmd: []string{"--port", strconv.Itoa(g.port)},
+			CPUSet: "1", Memory: 512 << 20}
 		p.Arms = append(p.Arms, plan.Arm{Name: g.name, Label: "default", Port: g.port, Compose: "gw.yaml", Service: "gw",
-			Image: "example/gw:1", Placement: &p.Layout.Gateway})
-		projects[g.name] = &types.Project{Name: g.name, Services: types.Services{"gw": {Name: "gw",
-			ContainerSpec: types.ContainerSpec{Image: "example/gw:1", NetworkMode: "host",
-				Command: types.ShellCommand{"--port", strconv.Itoa(g.port)}}}}}
+			Image: "example/gw:1", Placement: &p.Layout.Gateway,
+			Replicas: []plan.Replica{{Port: g.port, CPUs: set("1"), Project: g.name, Container: &svc, ConfigHash: svc.Hash()}}})
 	}
 	knobs := script.DefaultKnobs()
 	knobs.TTFT, knobs.ITL, knobs.OutputTokens = 0, time.Millisecond, 8
@@ -197,7 +195,7 @@ func testPlan(t *testing.T, ps *ports, window time.Duration) (*plan.Plan, Option
 		}
 	}
 	p.Scenarios = []plan.Scenario{sc}
-	return p, Options{Plan: p, Projects: projects, MockImage: fakeMockImage, PortFree: ps.free,
+	return p, Options{Plan: p, MockImage: fakeMockImage, PortFree: ps.free,
 		CgroupRoot: t.TempDir(), ReadyTimeout: 5 * time.Second, Progress: &Progress{W: testWriter{t}}}
 }
 

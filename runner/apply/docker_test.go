@@ -103,7 +103,7 @@ func loadPlan(t *testing.T, path, resultsDir string) (*config.Config, Options) {
 		t.Fatal(diags)
 	}
 	mod, _ := filepath.Abs("../..")
-	return cfg, Options{Plan: plan.Build(cfg, projects, kinds.Planner), Projects: projects, ModuleDir: mod, ReadyTimeout: 30 * time.Second}
+	return cfg, Options{Plan: plan.Build(cfg, projects, kinds.Planner), ModuleDir: mod, ReadyTimeout: 30 * time.Second}
 }
 
 // holdHost takes the host's run lock for a test that runs on the real

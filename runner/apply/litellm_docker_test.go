@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/compose-spec/compose-go/v2/types"
-
 	"github.com/gatewaybench/gatewaybench/internal/dockertest"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 )
@@ -36,7 +34,7 @@ func TestLiteLLMDocker(t *testing.T) {
 		}
 	}
 	leftNothing(t, o, out)
-	t.Run("offline", func(t *testing.T) { litellmOffline(t, o.Projects["litellm"]) })
+	t.Run("offline", func(t *testing.T) { litellmOffline(t, o.Plan.Scenarios[0].Arm("litellm").Replicas[0].Container) })
 }
 
 // litellmOffline starts the built LiteLLM image as the compose file
@@ -45,13 +43,9 @@ func TestLiteLLMDocker(t *testing.T) {
 // and sends a chat completion and an Anthropic message from inside. It uses
 // the docker CLI, not the project's adapter (which allows host networking
 // only), so it also checks the image by an independent route.
-func litellmOffline(t *testing.T, proj *types.Project) {
+func litellmOffline(t *testing.T, svc *stack.Service) {
 	if _, err := exec.LookPath("docker"); err != nil {
 		t.Skip("no docker CLI")
-	}
-	svc, err := stack.FromCompose(proj, "litellm")
-	if err != nil {
-		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	args := []string{"run", "-d", "--network", "none", "--label", stack.LabelRun + "=" + t.Name()}

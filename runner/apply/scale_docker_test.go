@@ -89,7 +89,11 @@ func TestApplyTwoEngines(t *testing.T) {
 	cfg1, o1 := loadPlan(t, "testdata/scale.hcl", single)
 	cfg1.Engines, cfg1.Placement = cfg1.Engines[:1], config.Roles[string]{Driver: config.LocalEngine, Mock: config.LocalEngine, Gateway: config.LocalEngine}
 	cfg1.Drivers = config.Drivers{Instances: 1, Engines: []string{config.LocalEngine}}
-	o1.Plan = plan.Build(cfg1, o1.Projects, kinds.Planner)
+	projects1, diags := config.LoadCompose(context.Background(), cfg1)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	o1.Plan = plan.Build(cfg1, projects1, kinds.Planner)
 	o1.Engine, o1.Progress = local, &Progress{W: &timedLog{t: t}}
 	if _, err := Run(context.Background(), context.Background(), o1); err != nil {
 		t.Fatal(err)

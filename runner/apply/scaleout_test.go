@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compose-spec/compose-go/v2/types"
-
 	"github.com/gatewaybench/gatewaybench/internal/hostinfo"
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/load"
@@ -64,15 +62,13 @@ func TestApplyScaleOutWithFakeEngines(t *testing.T) {
 	// The proxy in two replicas: the second on a port of its own, from its
 	// own compose project.
 	port2 := ps.hold(t)
-	first := o.Projects["proxy"].Services["gw"]
-	second := first
-	second.Command = types.ShellCommand{"--port", strconv.Itoa(port2)}
-	o.Projects["proxy#2"] = &types.Project{Name: "proxy", Services: types.Services{"gw": second}}
 	cpus0, _ := config.ParseCPUSet("0")
 	for i := range sc.Arms {
 		a := &sc.Arms[i]
 		if a.Name == "proxy" {
-			a.Replicas = []plan.Replica{{Port: a.Port, CPUs: p.Layout.Gateway.CPUs, Project: "proxy"}, {Port: port2, CPUs: cpus0, Project: "proxy#2"}}
+			second := *a.Replicas[0].Container
+			second.Stack, second.Cmd, second.CPUSet = "proxy-replica-2", []string{"--port", strconv.Itoa(port2)}, "0"
+			a.Replicas = append(a.Replicas, plan.Replica{Port: port2, CPUs: cpus0, Project: "proxy#2", Container: &second, ConfigHash: second.Hash()})
 			a.Ready.URLs = []string{a.Ready.URL, strings.Replace(a.Ready.URL, strconv.Itoa(a.Port), strconv.Itoa(port2), 1)}
 		}
 	}

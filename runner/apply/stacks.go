@@ -61,36 +61,14 @@ func (r *runner) startArm(ctx context.Context, pa *plan.Arm) (*arm, error) {
 		}
 		return nil, err
 	}
-	reps := pa.Replicas
-	if len(reps) == 0 { // a plan built without replicas: the arm is one container
-		reps = []plan.Replica{{Port: pa.Port, Project: pa.Name}}
-		if pa.Placement != nil {
-			reps[0].CPUs = pa.Placement.CPUs
-		}
+	if len(pa.Replicas) == 0 {
+		return fail(fmt.Errorf("%s: the plan holds no container for it", pa.Name))
 	}
-	for i, rep := range reps {
-		proj := r.o.Projects[rep.Project]
-		if proj == nil {
-			return fail(fmt.Errorf("no compose project loaded for %s", rep.Project))
+	for _, rep := range pa.Replicas {
+		if rep.Container == nil {
+			return fail(fmt.Errorf("%s: %s", rep.Project, rep.Unresolved))
 		}
-		svc, err := stack.FromCompose(proj, pa.Service)
-		if err != nil {
-			return fail(err)
-		}
-		svc.Stack, svc.Role = pa.Name, stack.RoleGateway
-		if i > 0 {
-			svc.Stack = fmt.Sprintf("%s-replica-%d", pa.Name, i+1)
-		}
-		svc.CPUSet = rep.CPUs.Text
-		if pa.Placement != nil {
-			svc.Memory = pa.Placement.Memory
-		}
-		if svc.Build != nil {
-			svc.Build.Prepare, svc.Build.PrepareDir = pa.Prepare, r.o.Plan.Dir
-			for _, k := range slices.Sorted(maps.Keys(pa.Env)) {
-				svc.Build.Env = append(svc.Build.Env, k+"="+pa.Env[k])
-			}
-		}
+		svc := *rep.Container
 		if a.image, a.imageReused = r.image(ctx, pa.Name, engine, &svc); a.image.Unavailable != "" {
 			return fail(fmt.Errorf("image %s unavailable: %s", a.image.Ref, a.image.Unavailable))
 		}
@@ -129,18 +107,10 @@ func (r *runner) startArm(ctx context.Context, pa *plan.Arm) (*arm, error) {
 // up, and waits until the scenario's request works through it.
 func (r *runner) startBalancer(ctx context.Context, pa *plan.Arm) (*stack.Container, time.Duration, error) {
 	b, engine := pa.Balancer, r.o.Plan.Layout.Gateway.Engine
-	proj := r.o.Projects[b.Project]
-	if proj == nil {
-		return nil, 0, fmt.Errorf("no compose project loaded for %s", b.Project)
+	if b.Container == nil {
+		return nil, 0, fmt.Errorf("%s: %s", b.Project, b.Unresolved)
 	}
-	svc, err := stack.FromCompose(proj, b.Service)
-	if err != nil {
-		return nil, 0, err
-	}
-	svc.Stack, svc.Role, svc.CPUSet = pa.Name+"-balancer", stack.RoleBalancer, b.CPUs.Text
-	if pa.Placement != nil {
-		svc.Memory = pa.Placement.Memory
-	}
+	svc := *b.Container
 	if img, _ := r.image(ctx, b.Project, engine, &svc); img.Unavailable != "" {
 		return nil, 0, fmt.Errorf("image %s unavailable: %s", img.Ref, img.Unavailable)
 	}

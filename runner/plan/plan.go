@@ -18,6 +18,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/stack"
 )
 
 // Plan is everything `apply` will do, in order.
@@ -105,6 +106,12 @@ type Replica struct {
 	CPUs    config.CPUSet `json:"cpus"`
 	Project string        `json:"project"`           // its key in the compose projects (config.ReplicaKey)
 	Service string        `json:"service,omitempty"` // a balancer's service (a replica's is the arm's)
+	// Container is what apply creates, resolved from the compose service
+	// and the placement; ConfigHash is the label it carries. Unresolved
+	// says why there is none (the arm then fails with it).
+	Container  *stack.Service `json:"container,omitempty"`
+	ConfigHash string         `json:"config_hash,omitempty"`
+	Unresolved string         `json:"unresolved,omitempty"`
 }
 
 // Scenario is one scenario's share of the plan.
@@ -269,13 +276,16 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 			a.Compose, a.Service, a.Prepare, a.Env = g.Compose, g.Service, g.Prepare, config.ComposeEnv(cfg, g, 0)
 			a.Placement = &p.Layout.Gateway
 			for i, cpus := range g.ReplicaCPUs {
-				a.Replicas = append(a.Replicas, Replica{Port: g.Port + i, CPUs: cpus, Project: config.ReplicaKey(g.Name, i)})
+				rep := Replica{Port: g.Port + i, CPUs: cpus, Project: config.ReplicaKey(g.Name, i)}
+				rep.container(cfg, g, projects[rep.Project], g.Service, i)
+				a.Replicas = append(a.Replicas, rep)
 			}
 			if proj := projects[g.Name]; proj != nil {
 				a.Image, a.Mounts = proj.Services[g.Service].Image, mounts(proj, g.Service)
 			}
 			if b := g.Balancer; b != nil {
 				a.Balancer = &Replica{Port: b.Port, CPUs: b.CPUs, Project: config.BalancerKey(g.Name), Service: b.Service}
+				a.Balancer.container(cfg, g, projects[a.Balancer.Project], b.Service, -1)
 				if bp := projects[a.Balancer.Project]; bp != nil {
 					for _, m := range mounts(bp, b.Service) {
 						a.Mounts = append(a.Mounts, "balancer: "+m)

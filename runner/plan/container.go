@@ -1,0 +1,109 @@
+package plan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"sort"
+
+	"github.com/compose-spec/compose-go/v2/types"
+
+	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/stack"
+)
+
+// resolve makes a compose service the container apply runs: the service as
+// compose-go loaded it (interpolated, paths absolute, config files read
+// here, once), with the HCL's placement. apply reads nothing else.
+func resolve(p *types.Project, name string) (stack.Service, error) {
+	if p == nil {
+		return stack.Service{}, fmt.Errorf("no compose project loaded")
+	}
+	svc, ok := p.Services[name]
+	if !ok {
+		return stack.Service{}, fmt.Errorf("compose project %s has no service %q", p.Name, name)
+	}
+	s := stack.Service{Image: svc.Image, Entrypoint: svc.Entrypoint, Cmd: svc.Command}
+	if svc.NetworkMode != "" && svc.NetworkMode != "host" {
+		return stack.Service{}, fmt.Errorf("service %q: network_mode %q; stacks use host networking so traffic stays on loopback with no NAT in the path", name, svc.NetworkMode)
+	}
+	if svc.Build != nil {
+		if s.Image == "" {
+			s.Image = "gatewaybench/" + p.Name + "-" + name + ":local"
+		}
+		df := svc.Build.Dockerfile
+		if df == "" {
+			df = "Dockerfile"
+		}
+		s.Build = &stack.Build{Context: svc.Build.Context, Dockerfile: df}
+	}
+	if s.Image == "" {
+		return stack.Service{}, fmt.Errorf("service %q has neither image nor build", name)
+	}
+	for k, v := range svc.Environment {
+		if v != nil {
+			s.Env = append(s.Env, k+"="+*v)
+		}
+	}
+	sort.Strings(s.Env)
+	for _, v := range svc.Volumes {
+		if v.Type != types.VolumeTypeBind {
+			return stack.Service{}, fmt.Errorf("service %q: volume %s is of type %s; only bind mounts are supported", name, v.Target, v.Type)
+		}
+		bind := v.Source + ":" + v.Target
+		if v.ReadOnly {
+			bind += ":ro"
+		}
+		s.Binds = append(s.Binds, bind)
+	}
+	for _, c := range svc.Configs {
+		obj, ok := p.Configs[c.Source]
+		if !ok {
+			return stack.Service{}, fmt.Errorf("service %q uses config %q, which the file does not define", name, c.Source)
+		}
+		content := []byte(obj.Content)
+		if obj.File != "" {
+			b, err := os.ReadFile(obj.File)
+			if err != nil {
+				return stack.Service{}, fmt.Errorf("config %q: %w", c.Source, err)
+			}
+			content = b
+		}
+		target := c.Target
+		if target == "" {
+			target = "/" + c.Source
+		}
+		sum := sha256.Sum256(content)
+		s.Configs = append(s.Configs, stack.ConfigFile{Target: target, Content: content, SHA256: hex.EncodeToString(sum[:])})
+	}
+	return s, nil
+}
+
+// container resolves one container of gateway arm a: replica i, or its
+// balancer when i < 0, placed on its cpuset with the gateway's memory.
+func (rep *Replica) container(cfg *config.Config, g *config.Gateway, p *types.Project, service string, i int) {
+	svc, err := resolve(p, service)
+	if err != nil {
+		rep.Unresolved = err.Error()
+		return
+	}
+	svc.Stack, svc.Role = g.Name, stack.RoleGateway
+	switch {
+	case i < 0:
+		svc.Stack, svc.Role = g.Name+"-balancer", stack.RoleBalancer
+	case i > 0:
+		svc.Stack = fmt.Sprintf("%s-replica-%d", g.Name, i+1)
+	}
+	svc.CPUSet, svc.Memory = rep.CPUs.Text, cfg.Memory.Gateway
+	if svc.Build != nil && i >= 0 {
+		env := config.ComposeEnv(cfg, g, 0)
+		svc.Build.Prepare, svc.Build.PrepareDir = g.Prepare, cfg.Dir
+		for _, k := range slices.Sorted(maps.Keys(env)) {
+			svc.Build.Env = append(svc.Build.Env, k+"="+env[k])
+		}
+	}
+	rep.Container, rep.ConfigHash = &svc, svc.Hash()
+}

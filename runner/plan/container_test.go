@@ -1,0 +1,58 @@
+package plan
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatewaybench/gatewaybench/runner/config"
+)
+
+// TestContainersResolved: the plan holds every container apply runs, as
+// compose and the HCL make it: nginx's build from an absolute context, its
+// configuration read and interpolated with both ports, its cpuset, memory
+// and label hash; a service the compose file lacks leaves the arm
+// unresolved, with why.
+func TestContainersResolved(t *testing.T) {
+	cfg, _, diags := config.Load("../../benchmarks.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	projects, diags := config.LoadCompose(context.Background(), cfg)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p := Build(cfg, projects, nil)
+	var nginx *Arm
+	for i := range p.Arms {
+		if p.Arms[i].Name == "nginx" {
+			nginx = &p.Arms[i]
+		}
+	}
+	if nginx == nil || len(nginx.Replicas) != 1 || nginx.Replicas[0].Container == nil {
+		t.Fatalf("nginx arm: %+v", nginx)
+	}
+	rep := nginx.Replicas[0]
+	s := rep.Container
+	if s.Build == nil || !filepath.IsAbs(s.Build.Context) || !strings.HasSuffix(s.Build.Context, "gateways/nginx/context") {
+		t.Errorf("build = %+v", s.Build)
+	}
+	if s.Stack != "nginx" || s.Role != "gateway" || s.CPUSet != cfg.CPUs.Gateway.Text || s.Memory != cfg.Memory.Gateway || rep.ConfigHash != s.Hash() {
+		t.Errorf("placement: stack %q role %q cpuset %q memory %d hash %q", s.Stack, s.Role, s.CPUSet, s.Memory, rep.ConfigHash)
+	}
+	if len(s.Configs) != 1 || s.Configs[0].Target != "/etc/gatewaybench/nginx.conf" || len(s.Configs[0].SHA256) != 64 {
+		t.Fatalf("configs = %+v", s.Configs)
+	}
+	conf := string(s.Configs[0].Content)
+	for _, want := range []string{"server 127.0.0.1:18080 max_fails=0;", "server 127.0.0.1:18079 backup;", "listen 127.0.0.1:18081;", "proxy_buffering off;"} {
+		if !strings.Contains(conf, want) {
+			t.Errorf("nginx.conf lacks %q", want)
+		}
+	}
+	var missing Replica
+	missing.container(cfg, &cfg.Gateways[0], projects["nginx"], "nope", 0)
+	if missing.Container != nil || !strings.Contains(missing.Unresolved, `no service "nope"`) {
+		t.Errorf("a missing service: %+v", missing)
+	}
+}
