@@ -343,21 +343,22 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 		}
 	}
 
+	// The queue starts as the plan's runs; after a point's last planned
+	// trial, the plan may add trials while an interval is wider than the
+	// scenario's bound (plan.Scenario.NextTrials).
+	queue := slices.Clone(sc.Runs)
 	total := 0
-	for _, run := range sc.Runs {
+	for _, run := range queue {
 		if arms[run.Arm] != nil {
 			total++
 		}
 	}
 	n := 0
 	for i := 0; loadCtx.Err() == nil; i++ {
-		// After a point's last planned trial, trials may continue while an
-		// interval is wider than the scenario's bound.
-		if i > 0 && endOfTrial(sc.Runs, i-1) {
-			if why, more := moreTrial(sc, rows, &sc.Runs[i-1]); more {
-				extra := nextTrial(sc.Runs, &sc.Runs[i-1])
-				p.Logf("%s %s: trial %d, since %s", sc.Name, sc.Runs[i-1].Point, sc.Runs[i-1].Trial+1, why)
-				sc.Runs = slices.Insert(sc.Runs, i, extra...)
+		if i > 0 {
+			if extra, why := sc.NextTrials(queue, i-1, rows); len(extra) > 0 {
+				p.Logf("%s %s: trial %d, since %s", sc.Name, queue[i-1].Point, queue[i-1].Trial+1, why)
+				queue = slices.Insert(queue, i, extra...)
 				for _, x := range extra {
 					if arms[x.Arm] != nil {
 						total++
@@ -365,10 +366,10 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 				}
 			}
 		}
-		if i == len(sc.Runs) {
+		if i == len(queue) {
 			break
 		}
-		run := &sc.Runs[i]
+		run := &queue[i]
 		a := arms[run.Arm]
 		if a == nil {
 			continue // unavailable or failed: recorded once above

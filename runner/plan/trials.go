@@ -1,4 +1,4 @@
-package apply
+package plan
 
 import (
 	"fmt"
@@ -6,13 +6,28 @@ import (
 	"slices"
 
 	"github.com/gatewaybench/gatewaybench/runner/config"
-	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stats"
 )
 
+// NextTrials is what runs after runs[i], the runs done so far being
+// runs[:i+1] with the rows they gave: nothing, unless runs[i] ends its
+// point's trial and that point needs one more (moreTrial); then the next
+// trial's runs, and why. A pure function of the plan's scenario and the
+// rows: the executor queues what it returns, the plan is not changed.
+func (s *Scenario) NextTrials(runs []Run, i int, rows []results.Row) ([]Run, string) {
+	if !endOfTrial(runs, i) {
+		return nil, ""
+	}
+	why, more := moreTrial(s, rows, &runs[i])
+	if !more {
+		return nil, ""
+	}
+	return nextTrial(runs, &runs[i]), why
+}
+
 // endOfTrial reports whether runs[i] is the last run of its point's trial.
-func endOfTrial(runs []plan.Run, i int) bool {
+func endOfTrial(runs []Run, i int) bool {
 	return i+1 == len(runs) || runs[i+1].Point != runs[i].Point || runs[i+1].Trial != runs[i].Trial
 }
 
@@ -21,7 +36,7 @@ func endOfTrial(runs []plan.Run, i int) bool {
 // gateway arm's added p50 (its per-trial differences from direct) has no
 // 95% interval yet, or one wider than the scenario's bound, and the
 // scenario allows more trials. It says which arm and why.
-func moreTrial(sc *plan.Scenario, rows []results.Row, last *plan.Run) (string, bool) {
+func moreTrial(sc *Scenario, rows []results.Row, last *Run) (string, bool) {
 	if !sc.CIWidth.Set() || last.Trial < sc.Trials || last.Trial >= sc.MaxTrials {
 		return "", false
 	}
@@ -72,8 +87,8 @@ func moreTrial(sc *plan.Scenario, rows []results.Row, last *plan.Run) (string, b
 
 // nextTrial is one more trial of last's point: the runs of last's trial,
 // their arms rotated one place on, as the plan rotates them trial by trial.
-func nextTrial(runs []plan.Run, last *plan.Run) []plan.Run {
-	var tmpl []plan.Run
+func nextTrial(runs []Run, last *Run) []Run {
+	var tmpl []Run
 	var arms []string
 	for _, r := range runs {
 		if r.Point == last.Point && r.Trial == last.Trial {
@@ -84,7 +99,7 @@ func nextTrial(runs []plan.Run, last *plan.Run) []plan.Run {
 		}
 	}
 	step := len(tmpl) / max(len(arms), 1) // the runs one arm has (its variants)
-	out := make([]plan.Run, len(tmpl))
+	out := make([]Run, len(tmpl))
 	for k := range tmpl {
 		r := tmpl[(k+step)%len(tmpl)]
 		r.Trial = last.Trial + 1

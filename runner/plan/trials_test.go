@@ -1,0 +1,38 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/results"
+)
+
+// TestNextTrials: a pure function of the scenario and the rows so far;
+// nothing after a run that does not end its trial, nor without ci_width;
+// with it, one more trial while an arm's added p50 has no 95% interval,
+// its arms rotated one place on.
+func TestNextTrials(t *testing.T) {
+	s := &Scenario{Trials: 2, MaxTrials: 9, CIWidth: config.CIWidth{Abs: time.Hour}}
+	pt := LoadPoint{Mode: Closed, Concurrency: 1, PromptTokens: 100}
+	runs := []Run{{Arm: "direct", Trial: 2, Point: pt}, {Arm: "proxy", Trial: 2, Point: pt}}
+	var rows []results.Row
+	for trial := 1; trial <= 2; trial++ {
+		for _, arm := range []string{"direct", "proxy"} {
+			rows = append(rows, results.Row{Gateway: arm, Trial: trial, Mode: "closed", Concurrency: 1, PromptTokens: 100,
+				Status: results.OK, Latency: results.Percentiles{P50: results.Some(1 + float64(len(arm))/10)}})
+		}
+	}
+	if extra, _ := s.NextTrials(runs, 0, rows); extra != nil {
+		t.Errorf("mid-trial: %+v", extra)
+	}
+	extra, why := s.NextTrials(runs, 1, rows)
+	if len(extra) != 2 || extra[0].Arm != "proxy" || extra[1].Arm != "direct" || extra[0].Trial != 3 || !strings.Contains(why, "no 95% interval") {
+		t.Errorf("next trial %+v (%s)", extra, why)
+	}
+	s.CIWidth = config.CIWidth{}
+	if extra, _ := s.NextTrials(runs, 1, rows); extra != nil {
+		t.Errorf("without ci_width: %+v", extra)
+	}
+}
