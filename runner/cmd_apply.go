@@ -24,6 +24,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/stack/docker"
+	"github.com/gatewaybench/gatewaybench/runner/summary"
 )
 
 func cmdApply(args []string) int {
@@ -114,10 +115,29 @@ func cmdApply(args []string) int {
 	out, err := apply.Run(loadCtx, hardCtx, apply.Options{
 		Plan: p, Engine: engine, Engines: others, ModuleDir: moduleDir(p.Dir), Source: src,
 		Progress: &apply.Progress{W: os.Stdout, TTY: st != nil && st.Mode()&os.ModeCharDevice != 0},
+		// What each scenario's file says, read back from it: the summary
+		// sees exactly what a reader of the CSV will.
+		Finished: func(csv string) {
+			if recs, err := results.Read(csv); err == nil {
+				summary.Write(os.Stdout, summary.Build(recs))
+			}
+		},
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 		return exitFailure
+	}
+	if !out.Partial {
+		// SUMMARY.md is drawn again from every CSV of each results
+		// directory the run completed a scenario in.
+		for _, d := range out.Dirs {
+			path, err := summary.WriteFile(d)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "apply: write the summary of %s: %v\n", d, err)
+				return exitFailure
+			}
+			out.Files = append(out.Files, path)
+		}
 	}
 	if out.Rows == 0 {
 		fmt.Printf("run %s: no rows written", out.RunID)

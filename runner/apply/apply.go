@@ -10,21 +10,18 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
-	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
 	"github.com/gatewaybench/gatewaybench/internal/hostinfo"
 	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
-	"github.com/gatewaybench/gatewaybench/runner/summary"
 	"github.com/gatewaybench/gatewaybench/runner/usage"
 )
 
@@ -51,6 +48,9 @@ type Options struct {
 	// PortFree checks that nothing listens where a stack is about to; nil
 	// tries to listen there.
 	PortFree func(port int) error
+	// Finished, when set, is called with each scenario's CSV once it is
+	// complete (the CLI prints what it says).
+	Finished func(csv string)
 }
 
 // Outcome says what a run produced.
@@ -60,6 +60,8 @@ type Outcome struct {
 	Files       []string
 	Unavailable map[string]string // gateway -> evidence
 	Partial     bool
+	// Dirs are the results directories a scenario completed in.
+	Dirs []string
 }
 
 // arm is an arm that is up for a scenario.
@@ -173,32 +175,8 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 		}
 	}
 	r.out.Partial = loadCtx.Err() != nil
-	if !r.out.Partial {
-		// The report is regenerated from every CSV in each results
-		// directory this run wrote to, finished scenarios of earlier runs
-		// included.
-		for _, d := range slices.Sorted(maps.Keys(r.dirs)) {
-			path, err := writeSummary(d)
-			if err != nil {
-				return r.out, fmt.Errorf("write the summary of %s: %w", d, err)
-			}
-			r.out.Files = append(r.out.Files, path)
-		}
-	}
+	r.out.Dirs = slices.Sorted(maps.Keys(r.dirs))
 	return r.out, nil
-}
-
-// writeSummary writes dir/SUMMARY.md from the CSVs in dir.
-func writeSummary(dir string) (string, error) {
-	recs, err := results.ReadDir(dir)
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "SUMMARY.md")
-	return path, atomicfile.Write(path, func(w io.Writer) error {
-		summary.WriteMarkdown(w, summary.Build(recs))
-		return nil
-	})
 }
 
 // writable makes dir and proves a file can be written there.
@@ -428,10 +406,8 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 		}
 		r.dirs[dir] = true
 		r.out.Files = append(r.out.Files, path)
-		// What the file says, read back from it: the summary sees exactly
-		// what a reader of the CSV will.
-		if recs, err := results.Read(path); err == nil {
-			summary.Write(p.writer(), summary.Build(recs))
+		if r.o.Finished != nil {
+			r.o.Finished(path)
 		}
 	}
 	return nil

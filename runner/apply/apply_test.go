@@ -26,6 +26,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/stack/fake"
+	"github.com/gatewaybench/gatewaybench/runner/summary"
 )
 
 // ports hands out loopback ports the test holds open from the start, so no
@@ -395,8 +396,12 @@ func TestApplyWithFakeEngine(t *testing.T) {
 	if out.Unavailable["broken"] == "" {
 		t.Error("the broken gateway is not reported")
 	}
-	// The report is regenerated from the CSVs once the run completes.
-	md, err := os.ReadFile(filepath.Join(p.Dir, "results", "SUMMARY.md"))
+	if len(out.Dirs) != 1 || out.Dirs[0] != filepath.Join(p.Dir, "results") {
+		t.Errorf("results directories completed in: %v", out.Dirs)
+	}
+	// SUMMARY.md, as the CLI writes it from the CSVs once the run completes.
+	path, err := summary.WriteFile(out.Dirs[0])
+	md, _ := os.ReadFile(path)
 	if err != nil || !strings.Contains(string(md), "| proxy | 2 |") || !strings.Contains(string(md), "## overhead") {
 		t.Errorf("SUMMARY.md: %v\n%s", err, md)
 	}

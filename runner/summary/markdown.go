@@ -4,8 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
 // WriteMarkdown writes the report results/SUMMARY.md holds: per scenario
@@ -74,4 +78,18 @@ func cell(s string) string {
 		s = s[:200] + "…"
 	}
 	return s
+}
+
+// WriteFile writes dir/SUMMARY.md from every CSV in dir (finished scenarios
+// of earlier runs included) and returns its path.
+func WriteFile(dir string) (string, error) {
+	recs, err := results.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "SUMMARY.md")
+	return path, atomicfile.Write(path, func(w io.Writer) error {
+		WriteMarkdown(w, Build(recs))
+		return nil
+	})
 }
