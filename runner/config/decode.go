@@ -221,7 +221,8 @@ func ReadBounded(path string) ([]byte, error) {
 }
 
 // Parse decodes HCL source. filename is used in diagnostics and to resolve
-// relative paths; nothing is read from disk. cfg is nil when diags has errors.
+// relative paths. Nothing is read from disk but whether each scenario's
+// session profile exists (os.Stat). cfg is nil when diags has errors.
 func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 	if diags := checkShape(filename, src); diags.HasErrors() {
 		return nil, diags

@@ -21,21 +21,27 @@ type cancellation struct{}
 // defaultLeaveAfter is when clients leave when the scenario does not say.
 const defaultLeaveAfter = 4
 
-func (cancellation) Plan(_ *plan.Plan, s *plan.Scenario) {
-	if !s.Stream {
-		s.NotRun = "cancellation measures streams: set stream = true"
-		return
+func (cancellation) requires(f facts) string {
+	if !f.Stream {
+		return "cancellation measures streams: set stream = true"
 	}
-	after := s.CancelAfter
-	if len(after) == 0 {
-		after = []int{defaultLeaveAfter}
-	}
-	for _, k := range after {
-		if k >= s.Knobs.OutputTokens {
-			s.NotRun = fmt.Sprintf("cancel_after = %d is not before the stream's end (the mock sends %d content events)", k, s.Knobs.OutputTokens)
-			return
+	for _, k := range leaveAfter(f.CancelAfter) {
+		if k >= f.Knobs.OutputTokens {
+			return fmt.Sprintf("cancel_after = %d is not before the stream's end (the mock sends %d content events)", k, f.Knobs.OutputTokens)
 		}
 	}
+	return ""
+}
+
+func leaveAfter(after []int) []int {
+	if len(after) == 0 {
+		return []int{defaultLeaveAfter}
+	}
+	return after
+}
+
+func (cancellation) Plan(_ *plan.Plan, s *plan.Scenario) {
+	after := leaveAfter(s.CancelAfter)
 	var runs []plan.Run
 	for _, r := range s.Runs {
 		for _, k := range after {

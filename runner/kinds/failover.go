@@ -24,12 +24,15 @@ import (
 // answer hides an upstream error: the row fails.
 type failover struct{}
 
+func (failover) requires(f facts) string {
+	if k := f.Knobs; k.ErrorRate == 0 && k.MidstreamAt == 0 && k.ResetRate == 0 {
+		return "failover needs the primary mock to fail: set error_rate, midstream_error_at or reset_rate in the scenario's mock block"
+	}
+	return ""
+}
+
 func (failover) Plan(p *plan.Plan, s *plan.Scenario) {
 	k := s.Knobs
-	if k.ErrorRate == 0 && k.MidstreamAt == 0 && k.ResetRate == 0 {
-		s.NotRun = "failover needs the primary mock to fail: set error_rate, midstream_error_at or reset_rate in the scenario's mock block"
-		return
-	}
 	clean := k
 	clean.ErrorRate, clean.MidstreamAt, clean.ResetRate, clean.HangRate, clean.RetryAfter = 0, 0, 0, 0, 0
 	s.FallbackCmd = append([]string{"-addr=" + net.JoinHostPort(p.Mock.Address, strconv.Itoa(p.Mock.FallbackPort))}, clean.Args()...)

@@ -27,15 +27,17 @@ const smallPrompt = 100
 // overlaps the whole of it on a slow host.
 const tailMargin = 2 * time.Second
 
+func (headOfLine) requires(f facts) string {
+	switch {
+	case !f.Stream:
+		return "head_of_line measures streams: set stream = true"
+	case f.Knobs.ITL <= 0:
+		return "head_of_line needs the mock's itl above zero, so the long stream lasts through the window"
+	}
+	return ""
+}
+
 func (headOfLine) Plan(_ *plan.Plan, s *plan.Scenario) {
-	if !s.Stream {
-		s.NotRun = "head_of_line measures streams: set stream = true"
-		return
-	}
-	if s.Knobs.ITL <= 0 {
-		s.NotRun = "head_of_line needs the mock's itl above zero, so the long stream lasts through the window"
-		return
-	}
 	var runs []plan.Run
 	for _, r := range s.Runs {
 		long := r.Request

@@ -21,11 +21,14 @@ type keyFlood struct{}
 // cache of recent keys could hold them all.
 const floodKeys = 1000
 
-func (keyFlood) Plan(_ *plan.Plan, s *plan.Scenario) {
-	if s.Knobs.APIKey == "" {
-		s.NotRun = "key_flood needs the mock's api_key: the upstream key the gateways hold and the flood's keys are not"
-		return
+func (keyFlood) requires(f facts) string {
+	if f.Knobs.APIKey == "" {
+		return "key_flood needs the mock's api_key: the upstream key the gateways hold and the flood's keys are not"
 	}
+	return ""
+}
+
+func (keyFlood) Plan(_ *plan.Plan, s *plan.Scenario) {
 	// An arm is ready when a valid key goes through: the gateway's own
 	// client key, or for a proxy that holds none (it passes the client's
 	// key on), the upstream key itself.

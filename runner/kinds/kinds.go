@@ -9,11 +9,13 @@ package kinds
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
@@ -125,17 +127,72 @@ func (planner) Plan(p *plan.Plan, s *plan.Scenario) {
 		s.NotRun = fmt.Sprintf("kind %q is not one of: %s", s.Kind, strings.Join(Names(), ", "))
 		return
 	}
+	// A plan built from a file validate refused (tests do) says so too.
+	if why := requirement(k, factsOfPlan(p, s)); why != "" {
+		s.NotRun = why
+		return
+	}
 	k.Plan(p, s)
 }
 
-// Check refuses scenarios whose kind is not registered, at the kind attribute.
+// facts are what a kind's preconditions look at, the same whether read
+// from the HCL (validate) or from a plan.
+type facts struct {
+	Stream      bool
+	Knobs       script.Knobs
+	CancelAfter []int
+	Session     string // the profile's path, resolved; empty: none
+	API         string
+}
+
+// requirer is a kind with preconditions on its scenario's settings: what
+// it needs of the mock, the request or the load. Check makes them HCL
+// diagnostics at validate.
+type requirer interface{ requires(facts) string }
+
+func requirement(k Kind, f facts) string {
+	if r, ok := k.(requirer); ok {
+		return r.requires(f)
+	}
+	return ""
+}
+
+func factsOfPlan(p *plan.Plan, s *plan.Scenario) facts {
+	f := facts{Stream: s.Stream, Knobs: s.Knobs, CancelAfter: s.CancelAfter, API: s.API}
+	if s.Session != "" {
+		f.Session = sessionPath(p, s)
+	}
+	return f
+}
+
+func factsOfConfig(cfg *config.Config, s *config.Scenario) facts {
+	f := facts{Stream: s.Stream, Knobs: s.Knobs, CancelAfter: s.CancelAfter, API: s.API.String()}
+	if s.Session != "" {
+		f.Session = s.Session
+		if !filepath.IsAbs(f.Session) {
+			f.Session = filepath.Join(cfg.Dir, f.Session)
+		}
+	}
+	return f
+}
+
+// Check refuses, at the kind attribute, scenarios whose kind is not
+// registered or whose settings the kind cannot run with (saying what to set).
 func Check(cfg *config.Config) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	for _, s := range cfg.Scenarios {
-		if _, ok := Lookup(s.Kind); !ok {
-			r := s.KindRange
+	for i := range cfg.Scenarios {
+		s := &cfg.Scenarios[i]
+		r := s.KindRange
+		k, ok := Lookup(s.Kind)
+		if !ok {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown kind",
 				Detail: fmt.Sprintf("%q is not one of: %s.", s.Kind, strings.Join(Names(), ", ")), Subject: &r})
+			continue
+		}
+		if why := requirement(k, factsOfConfig(cfg, s)); why != "" {
+			ctx := s.DeclRange
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Scenario cannot run",
+				Detail: fmt.Sprintf("scenario %q of kind %s: %s.", s.Name, s.Kind, why), Subject: &r, Context: &ctx})
 		}
 	}
 	return diags

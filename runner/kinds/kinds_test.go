@@ -147,9 +147,32 @@ func TestHeadOfLinePlan(t *testing.T) {
 			}
 		}
 	}
-	sc := plan.Scenario{Kind: "head_of_line", Stream: false}
-	headOfLine{}.Plan(nil, &sc)
-	if sc.NotRun == "" {
-		t.Error("a head_of_line scenario without streams was planned")
+}
+
+// TestPreconditions: what a kind needs of its scenario is an HCL
+// diagnostic at validate, at the kind attribute, saying what to set; a plan
+// built from the file anyway runs nothing of it, with the same reason.
+func TestPreconditions(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{`kind = "head_of_line"`, "set stream = true"},
+		{"kind = \"head_of_line\"\n  stream = true\n  mock {\n    itl = \"0s\"\n  }", "itl above zero"},
+		{`kind = "cancellation"`, "set stream = true"},
+		{"kind = \"cancellation\"\n  stream = true\n  cancel_after = [500]", "not before the stream's end"},
+		{`kind = "failover"`, "set error_rate"},
+		{`kind = "key_flood"`, "needs the mock's api_key"},
+		{`kind = "session"`, "needs a profile"},
+	} {
+		path := filepath.Join(t.TempDir(), "b.hcl")
+		os.WriteFile(path, []byte("scenario \"x\" {\n  "+c.body+"\n  concurrency = [1]\n}\n"), 0o644)
+		cfg := loadConfig(t, path)
+		diags := Check(cfg)
+		if len(diags) != 1 || diags[0].Summary != "Scenario cannot run" || diags[0].Subject.Start.Line != 2 || !strings.Contains(diags[0].Detail, c.want) {
+			t.Errorf("%q: diagnostics %v, want one at line 2 saying %q", c.body, diags, c.want)
+			continue
+		}
+		p := plan.Build(cfg, nil, Planner)
+		if s := p.Scenarios[0]; !strings.Contains(s.NotRun, c.want) || len(s.Runs) != 0 {
+			t.Errorf("%q planned anyway: not run %q, %d runs", c.body, s.NotRun, len(s.Runs))
+		}
 	}
 }

@@ -43,18 +43,24 @@ func sessionPath(p *plan.Plan, s *plan.Scenario) string {
 	return filepath.Join(p.Dir, s.Session)
 }
 
-func (session) Plan(p *plan.Plan, s *plan.Scenario) {
-	if s.Session == "" {
-		s.NotRun = `session needs a profile: session = "scenarios/claude-code.json"`
-		return
+func (session) requires(f facts) string {
+	if f.Session == "" {
+		return `session needs a profile: session = "scenarios/claude-code.json"`
 	}
+	prof, err := profile(f.Session)
+	if err != nil {
+		return err.Error()
+	}
+	if prof.API != f.API {
+		return fmt.Sprintf("profile %s speaks %s; set the scenario's api to it", prof.Name, prof.API)
+	}
+	return ""
+}
+
+func (session) Plan(p *plan.Plan, s *plan.Scenario) {
 	prof, err := profile(sessionPath(p, s))
 	if err != nil {
-		s.NotRun = err.Error()
-		return
-	}
-	if prof.API != s.API {
-		s.NotRun = fmt.Sprintf("profile %s speaks %s; set the scenario's api to it", prof.Name, prof.API)
+		s.NotRun = err.Error() // checked at validate: only a file changed since
 		return
 	}
 	var runs []plan.Run
