@@ -81,7 +81,7 @@ func checkShape(filename string, src []byte) hcl.Diagnostics {
 			continue
 		case c == '{' || c == '[' || c == '(':
 			if len(stack) == maxDepth {
-				return diag(pos, "Nesting too deep",
+				return diag(pos, sumNesting,
 					fmt.Sprintf("blocks, objects and lists nest at most %d deep in a benchmark file; this one goes deeper here.", maxDepth))
 			}
 			stack = append(stack, open{kind: c, at: pos})

@@ -38,9 +38,26 @@ type Roles[T any] struct {
 
 // Defaults apply to every scenario that does not set its own.
 type Defaults struct {
+	Run
+	// AllowHostPaths are directories outside the HCL file's tree that compose
+	// files may reach (bind mounts, config and env files).
+	AllowHostPaths []string
+	BaselineK      float64 // controlled-baseline factor k (docs/method.md)
+	// Floor names a plain proxy measured in every scenario beside direct:
+	// overhead is also reported against it, on the same cpuset, so what the
+	// layout adds cancels (docs/method.md, "Topology"). Empty: none.
+	Floor      string
+	FloorRange hcl.Range
+	ResultsDir string
+}
+
+// Run is how a scenario's runs go: set in defaults, each overridable by a
+// scenario.
+type Run struct {
 	Trials int
 	// MaxTrials and CIWidth: trials continue past Trials, up to MaxTrials,
-	// until every gateway arm's added p50 has a 95% interval this narrow.
+	// until every gateway arm's added p50 has a 95% interval this narrow
+	// (docs/method.md, "Trials until the interval is narrow").
 	MaxTrials int
 	CIWidth   CIWidth
 	Warmup    time.Duration
@@ -49,19 +66,9 @@ type Defaults struct {
 	// RequestTimeout bounds one request; one unanswered by then is a timeout.
 	RequestTimeout time.Duration
 	SLO            SLO
-	// AllowHostPaths are directories outside the HCL file's tree that compose
-	// files may reach (bind mounts, config and env files).
-	AllowHostPaths []string
-	BaselineK      float64 // controlled-baseline factor k (docs/method.md)
 	// MaxErrorRate is the share of a run's requests that may fail before the
 	// run is "failed" and its percentiles are withheld (docs/method.md).
 	MaxErrorRate float64
-	// Floor names a plain proxy measured in every scenario beside direct:
-	// overhead is also reported against it, on the same cpuset, so what the
-	// layout adds cancels (docs/method.md, "Topology"). Empty: none.
-	Floor      string
-	FloorRange hcl.Range
-	ResultsDir string
 }
 
 // CIWidth bounds the width of an added p50's interval: Abs, or Share of
@@ -181,28 +188,20 @@ func (g *Gateway) Supports(api script.API) bool {
 
 // Scenario is one scenario block, with defaults applied.
 type Scenario struct {
-	Name           string
-	Kind           string
-	KindRange      hcl.Range
-	API            script.API
-	Stream         bool
-	Tools          bool
-	PromptTokens   []int
-	Concurrency    []int     // closed-loop load points
-	Rates          []float64 // open-loop load points, requests per second
-	Arrival        string    // "constant" or "poisson"
-	MaxInFlight    int       // open-loop cap on requests in flight
-	Trials         int
-	MaxTrials      int     // trials may continue up to this many (docs/method.md, "Trials until the interval is narrow")
-	CIWidth        CIWidth // ... until each gateway arm's added p50 has a 95% interval this narrow
-	Warmup         time.Duration
-	Duration       time.Duration
-	Settle         time.Duration
-	RequestTimeout time.Duration
-	SLO            SLO
-	MaxErrorRate   float64
-	Gateways       []string // empty = every gateway that speaks API
-	CancelAfter    []int    // cancellation: content events read before the client leaves
+	Name         string
+	Kind         string
+	KindRange    hcl.Range
+	API          script.API
+	Stream       bool
+	Tools        bool
+	PromptTokens []int
+	Concurrency  []int     // closed-loop load points
+	Rates        []float64 // open-loop load points, requests per second
+	Arrival      string    // "constant" or "poisson"
+	MaxInFlight  int       // open-loop cap on requests in flight
+	Run
+	Gateways    []string // empty = every gateway that speaks API
+	CancelAfter []int    // cancellation: content events read before the client leaves
 	// P99Bounds: the throughput frontier is, for each bound, the highest
 	// open-loop rate whose p99 stays under it.
 	P99Bounds []time.Duration

@@ -46,7 +46,9 @@ type rawSLO struct {
 	Body    hcl.Body `hcl:",body"`
 }
 
-type rawDefaults struct {
+// rawRun is the run settings defaults and scenarios both carry (Run),
+// decoded from what their own fields leave (Run hcl.Body ",remain").
+type rawRun struct {
 	Trials         *int     `hcl:"trials,optional"`
 	MaxTrials      *int     `hcl:"max_trials,optional"`
 	CIWidth        *string  `hcl:"ci_width,optional"`
@@ -54,12 +56,16 @@ type rawDefaults struct {
 	Duration       *string  `hcl:"duration,optional"`
 	Settle         *string  `hcl:"settle,optional"`
 	RequestTimeout *string  `hcl:"request_timeout,optional"`
-	BaselineK      *float64 `hcl:"baseline_k,optional"`
 	MaxErrorRate   *float64 `hcl:"max_error_rate,optional"`
+	SLO            *rawSLO  `hcl:"slo,block"`
+}
+
+type rawDefaults struct {
+	BaselineK      *float64 `hcl:"baseline_k,optional"`
 	Floor          *string  `hcl:"floor,optional"`
 	ResultsDir     *string  `hcl:"results_dir,optional"`
 	AllowHostPaths []string `hcl:"allow_host_paths,optional"`
-	SLO            *rawSLO  `hcl:"slo,block"`
+	Run            hcl.Body `hcl:",remain"`
 	Body           hcl.Body `hcl:",body"`
 }
 
@@ -126,32 +132,24 @@ type rawHosted struct {
 }
 
 type rawScenario struct {
-	Name           string    `hcl:"name,label"`
-	Kind           string    `hcl:"kind"`
-	API            *string   `hcl:"api,optional"`
-	Stream         *bool     `hcl:"stream,optional"`
-	Tools          *bool     `hcl:"tools,optional"`
-	PromptTokens   []int     `hcl:"prompt_tokens,optional"`
-	Concurrency    []int     `hcl:"concurrency,optional"`
-	Rates          []float64 `hcl:"rates,optional"`
-	Arrival        *string   `hcl:"arrival,optional"`
-	MaxInFlight    *int      `hcl:"max_in_flight,optional"`
-	Trials         *int      `hcl:"trials,optional"`
-	MaxTrials      *int      `hcl:"max_trials,optional"`
-	CIWidth        *string   `hcl:"ci_width,optional"`
-	Warmup         *string   `hcl:"warmup,optional"`
-	Duration       *string   `hcl:"duration,optional"`
-	Settle         *string   `hcl:"settle,optional"`
-	RequestTimeout *string   `hcl:"request_timeout,optional"`
-	MaxErrorRate   *float64  `hcl:"max_error_rate,optional"`
-	Gateways       []string  `hcl:"gateways,optional"`
-	CancelAfter    []int     `hcl:"cancel_after,optional"`
-	P99Bounds      []string  `hcl:"p99_bounds,optional"`
-	Session        *string   `hcl:"session,optional"`
-	Mock           *rawKnobs `hcl:"mock,block"`
-	SLO            *rawSLO   `hcl:"slo,block"`
-	Body           hcl.Body  `hcl:",body"`
-	DeclRange      hcl.Range `hcl:",def_range"`
+	Name         string    `hcl:"name,label"`
+	Kind         string    `hcl:"kind"`
+	API          *string   `hcl:"api,optional"`
+	Stream       *bool     `hcl:"stream,optional"`
+	Tools        *bool     `hcl:"tools,optional"`
+	PromptTokens []int     `hcl:"prompt_tokens,optional"`
+	Concurrency  []int     `hcl:"concurrency,optional"`
+	Rates        []float64 `hcl:"rates,optional"`
+	Arrival      *string   `hcl:"arrival,optional"`
+	MaxInFlight  *int      `hcl:"max_in_flight,optional"`
+	Gateways     []string  `hcl:"gateways,optional"`
+	CancelAfter  []int     `hcl:"cancel_after,optional"`
+	P99Bounds    []string  `hcl:"p99_bounds,optional"`
+	Session      *string   `hcl:"session,optional"`
+	Mock         *rawKnobs `hcl:"mock,block"`
+	Run          hcl.Body  `hcl:",remain"`
+	Body         hcl.Body  `hcl:",body"`
+	DeclRange    hcl.Range `hcl:",def_range"`
 }
 
 // Stage one decodes only the mock block: its port feeds the evaluation
@@ -243,7 +241,8 @@ func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 	cfg.Placement = c.placement(s1.Placement, cfg.Engines)
 
 	var s2 rawStage2
-	diags = append(diags, gohcl.DecodeBody(s1.Remain, evalContext(URLAt(cfg.MockAddress(), cfg.Mock.Port), cfg.Mock.Port), &s2)...)
+	c.ctx = evalContext(URLAt(cfg.MockAddress(), cfg.Mock.Port), cfg.Mock.Port)
+	diags = append(diags, gohcl.DecodeBody(s1.Remain, c.ctx, &s2)...)
 	cfg.Defaults = c.defaults(s2.Defaults)
 	cfg.CPUs = c.cpus(s2.CPUs)
 	cfg.Memory = c.memory(s2.Memory)
@@ -279,8 +278,12 @@ func evalContext(mockURL string, mockPort int) *hcl.EvalContext {
 	}}
 }
 
-// checker collects validation diagnostics with the range of the attribute at fault.
-type checker struct{ diags hcl.Diagnostics }
+// checker collects validation diagnostics with the range of the attribute
+// at fault; ctx is stage two's evaluation context.
+type checker struct {
+	diags hcl.Diagnostics
+	ctx   *hcl.EvalContext
+}
 
 func (c *checker) add(sev hcl.DiagnosticSeverity, rng hcl.Range, summary, detail string) {
 	r := rng
@@ -353,12 +356,12 @@ func (c *checker) duration(body hcl.Body, name string, v *string, dst *time.Dura
 	}
 	d, err := time.ParseDuration(*v)
 	if err != nil || d < 0 {
-		c.errorf(attrRange(body, name), "Invalid duration",
+		c.errorf(attrRange(body, name), sumDuration,
 			"%s = %q is not a duration; write it like \"250ms\", \"10s\" or \"1m30s\".", name, *v)
 		return
 	}
 	if limit, ok := durationMax[name]; ok && d > limit {
-		c.errorf(attrRange(body, name), "Value out of range", "%s = %q is longer than the %s allowed.", name, *v, limit)
+		c.errorf(attrRange(body, name), sumOutOfRange, "%s = %q is longer than the %s allowed.", name, *v, limit)
 		return
 	}
 	*dst = d
@@ -418,7 +421,7 @@ func (c *checker) timeout(body hcl.Body, v *string, dst *time.Duration) {
 		return
 	}
 	if d <= 0 {
-		c.errorf(attrRange(body, "request_timeout"), "Value out of range", "request_timeout bounds each request and must be above zero.")
+		c.errorf(attrRange(body, "request_timeout"), sumOutOfRange, "request_timeout bounds each request and must be above zero.")
 		return
 	}
 	*dst = d
@@ -428,7 +431,7 @@ func (c *checker) timeout(body hcl.Body, v *string, dst *time.Duration) {
 func (c *checker) inRange(body hcl.Body, name string, v int) bool {
 	r := intRanges[name]
 	if v < r[0] || v > r[1] {
-		c.errorf(attrRange(body, name), "Value out of range", "%s must be from %d to %d; got %d.", name, r[0], r[1], v)
+		c.errorf(attrRange(body, name), sumOutOfRange, "%s must be from %d to %d; got %d.", name, r[0], r[1], v)
 		return false
 	}
 	return true
@@ -445,7 +448,7 @@ func (c *checker) fraction(body hcl.Body, name string, v *float64, dst *float64)
 		return
 	}
 	if *v < 0 || *v > 1 {
-		c.errorf(attrRange(body, name), "Value out of range", "%s is a fraction of requests, from 0 to 1; got %g.", name, *v)
+		c.errorf(attrRange(body, name), sumOutOfRange, "%s is a fraction of requests, from 0 to 1; got %g.", name, *v)
 		return
 	}
 	*dst = *v
@@ -513,12 +516,12 @@ func (c *checker) knobs(r *rawKnobs, k *script.Knobs) {
 			continue
 		}
 		if err := kn.Set(k, text); err != nil {
-			summary := "Invalid value"
+			summary := sumValue
 			switch {
 			case errors.As(err, new(*script.RangeError)):
-				summary = "Value out of range"
+				summary = sumOutOfRange
 			case kn.Type == script.DurationKnob:
-				summary = "Invalid duration"
+				summary = sumDuration
 			}
 			c.errorf(attr.Expr.Range(), summary, "%s.", err)
 		}
@@ -556,22 +559,15 @@ func knobText(v cty.Value) (string, bool) {
 }
 
 func (c *checker) defaults(r *rawDefaults) Defaults {
-	d := Defaults{Trials: 3, Warmup: 2 * time.Second, Duration: 10 * time.Second,
-		Settle: 2 * time.Second, RequestTimeout: 30 * time.Second, BaselineK: 2, MaxErrorRate: 0.01, ResultsDir: "results"}
+	d := Defaults{Run: Run{Trials: 3, Warmup: 2 * time.Second, Duration: 10 * time.Second,
+		Settle: 2 * time.Second, RequestTimeout: 30 * time.Second, MaxErrorRate: 0.01}, BaselineK: 2, ResultsDir: "results"}
 	if r == nil {
 		return d
 	}
-	c.fraction(r.Body, "max_error_rate", r.MaxErrorRate, &d.MaxErrorRate)
-	c.intIn(r.Body, "trials", r.Trials, &d.Trials)
-	c.intIn(r.Body, "max_trials", r.MaxTrials, &d.MaxTrials)
-	c.ciWidth(r.Body, r.CIWidth, &d.CIWidth)
-	c.duration(r.Body, "warmup", r.Warmup, &d.Warmup)
-	c.duration(r.Body, "duration", r.Duration, &d.Duration)
-	c.duration(r.Body, "settle", r.Settle, &d.Settle)
-	c.timeout(r.Body, r.RequestTimeout, &d.RequestTimeout)
+	c.run(r.Body, r.Run, &d.Run)
 	if r.BaselineK != nil {
 		if *r.BaselineK <= 1 {
-			c.errorf(attrRange(r.Body, "baseline_k"), "Value out of range",
+			c.errorf(attrRange(r.Body, "baseline_k"), sumOutOfRange,
 				"baseline_k is the factor over the one-client direct p99 beyond which a load point is not controlled; it must be above 1, got %g.", *r.BaselineK)
 		} else {
 			d.BaselineK = *r.BaselineK
@@ -584,11 +580,26 @@ func (c *checker) defaults(r *rawDefaults) Defaults {
 		d.Floor, d.FloorRange = *r.Floor, attrRange(r.Body, "floor")
 	}
 	d.AllowHostPaths = r.AllowHostPaths
-	c.slo(r.SLO, &d.SLO)
-	if d.Duration == 0 {
-		c.errorf(attrRange(r.Body, "duration"), "Value out of range", "duration is the measured window and must be above zero.")
-	}
 	return d
+}
+
+// run decodes and checks the run settings of a defaults or scenario block
+// (body, whose other attributes are decoded already) over out.
+func (c *checker) run(body, remain hcl.Body, out *Run) {
+	var r rawRun
+	c.diags = append(c.diags, gohcl.DecodeBody(remain, c.ctx, &r)...)
+	c.fraction(body, "max_error_rate", r.MaxErrorRate, &out.MaxErrorRate)
+	c.intIn(body, "trials", r.Trials, &out.Trials)
+	c.intIn(body, "max_trials", r.MaxTrials, &out.MaxTrials)
+	c.ciWidth(body, r.CIWidth, &out.CIWidth)
+	c.duration(body, "warmup", r.Warmup, &out.Warmup)
+	c.duration(body, "duration", r.Duration, &out.Duration)
+	c.duration(body, "settle", r.Settle, &out.Settle)
+	c.timeout(body, r.RequestTimeout, &out.RequestTimeout)
+	c.slo(r.SLO, &out.SLO)
+	if r.Duration != nil && out.Duration == 0 {
+		c.errorf(attrRange(body, "duration"), sumOutOfRange, detailWindow)
+	}
 }
 
 var roleNames = []string{"driver", "mock", "gateway"}
@@ -616,7 +627,7 @@ func (c *checker) cpus(r *rawRoles) Roles[CPUSet] {
 	for i, s := range []string{text.Driver, text.Mock, text.Gateway} {
 		set, err := ParseCPUSet(s)
 		if err != nil {
-			c.errorf(attrRange(r.Body, roleNames[i]), "Invalid cpuset", "%s = %q: %v.", roleNames[i], s, err)
+			c.errorf(attrRange(r.Body, roleNames[i]), sumCPUSet, "%s = %q: %v.", roleNames[i], s, err)
 			continue
 		}
 		*dsts[i] = set
@@ -673,7 +684,7 @@ func (c *checker) cost(r *rawCost) Cost {
 			continue
 		}
 		if *p.v < 0 {
-			c.errorf(attrRange(r.Body, p.name), "Value out of range", "%s is a price and cannot be negative; got %g.", p.name, *p.v)
+			c.errorf(attrRange(r.Body, p.name), sumOutOfRange, "%s is a price and cannot be negative; got %g.", p.name, *p.v)
 			continue
 		}
 		*p.dst = *p.v
@@ -727,30 +738,18 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		c.oneOf(b, "class", g.Class, []string{"proxy", "ai"})
 		c.replicas(&r, cfg, &g)
 		for i := range g.Replicas {
-			port, who := r.Port+i, "gateway "+strings.TrimSpace(r.Name)
+			who, why := "gateway "+strings.TrimSpace(r.Name), ""
 			if i > 0 {
 				who += fmt.Sprintf(" (replica %d)", i+1)
+				why = " for " + who + ", which listens on port + " + strconv.Itoa(i)
 			}
-			if port < 1 || port > 65535 {
-				c.errorf(attrRange(b, "port"), "Invalid port", "port must be 1..65535; got %d%s.", port, map[bool]string{true: " for " + who + ", which listens on port + " + strconv.Itoa(i)}[i > 0])
-				break
-			} else if other, taken := ports[port]; taken {
-				c.errorf(attrRange(b, "port"), "Port already in use",
-					"port %d (%s) is already used by %s; stacks of one scenario run side by side, so each needs its own port.", port, who, other)
+			if !c.claimPort(ports, attrRange(b, "port"), r.Port+i, who, why) {
 				break
 			}
-			ports[port] = who
 		}
 		c.balancer(r.Balancer, cfg, &g)
 		if b := g.Balancer; b != nil {
-			if b.Port < 1 || b.Port > 65535 {
-				c.errorf(attrRange(r.Balancer.Body, "port"), "Invalid port", "port must be 1..65535; got %d.", b.Port)
-			} else if other, taken := ports[b.Port]; taken {
-				c.errorf(attrRange(r.Balancer.Body, "port"), "Port already in use",
-					"port %d (the balancer of gateway %s) is already used by %s; stacks of one scenario run side by side, so each needs its own port.", b.Port, r.Name, other)
-			} else {
-				ports[b.Port] = "the balancer of gateway " + r.Name
-			}
+			c.claimPort(ports, attrRange(r.Balancer.Body, "port"), b.Port, "the balancer of gateway "+r.Name, "")
 		}
 		c.apis(b, r.API, r.Paths, &g)
 		for name, h := range r.APIHeaders {
@@ -912,10 +911,9 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 		d := cfg.Defaults
 		s := Scenario{
 			Name: r.Name, Kind: r.Kind, KindRange: attrRange(b, "kind"), API: script.Chat, Arrival: "constant", MaxInFlight: 256,
-			PromptTokens: []int{100}, Trials: d.Trials, MaxTrials: d.MaxTrials, CIWidth: d.CIWidth, Warmup: d.Warmup, Duration: d.Duration,
-			Settle: d.Settle, RequestTimeout: d.RequestTimeout, SLO: d.SLO, MaxErrorRate: d.MaxErrorRate, Knobs: cfg.Mock.Knobs, DeclRange: r.DeclRange,
+			PromptTokens: []int{100}, Run: d.Run, Knobs: cfg.Mock.Knobs, DeclRange: r.DeclRange,
 		}
-		c.fraction(b, "max_error_rate", r.MaxErrorRate, &s.MaxErrorRate)
+		c.run(b, r.Run, &s.Run)
 		if r.API != nil {
 			if a, ok := c.api(b, *r.API); ok {
 				s.API = a
@@ -952,7 +950,7 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 		}
 		for _, v := range r.Rates {
 			if !(v > 0 && v <= maxRate) { // NaN fails both
-				c.errorf(attrRange(b, "rates"), "Value out of range", "rates are requests per second, above zero and at most %g; got %g.", maxRate, v)
+				c.errorf(attrRange(b, "rates"), sumOutOfRange, "rates are requests per second, above zero and at most %g; got %g.", maxRate, v)
 				continue
 			}
 			s.Rates = append(s.Rates, v)
@@ -965,23 +963,12 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 			s.Arrival = *r.Arrival
 		}
 		c.intIn(b, "max_in_flight", r.MaxInFlight, &s.MaxInFlight)
-		c.intIn(b, "trials", r.Trials, &s.Trials)
-		c.intIn(b, "max_trials", r.MaxTrials, &s.MaxTrials)
-		c.ciWidth(b, r.CIWidth, &s.CIWidth)
 		switch {
 		case s.CIWidth.Set() && s.MaxTrials <= s.Trials:
 			c.errorf(attrRange(b, "ci_width"), "Interval bound without room",
 				"ci_width adds trials until each gateway's interval is that narrow, up to max_trials: set max_trials above trials (%d); 6 trials are the fewest that give a 95%% interval.", s.Trials)
 		case s.MaxTrials > 0 && s.MaxTrials < s.Trials:
-			c.errorf(attrRange(b, "max_trials"), "Value out of range", "max_trials (%d) is below trials (%d).", s.MaxTrials, s.Trials)
-		}
-		c.duration(b, "warmup", r.Warmup, &s.Warmup)
-		c.duration(b, "duration", r.Duration, &s.Duration)
-		c.duration(b, "settle", r.Settle, &s.Settle)
-		c.timeout(b, r.RequestTimeout, &s.RequestTimeout)
-		c.slo(r.SLO, &s.SLO)
-		if r.Duration != nil && s.Duration == 0 {
-			c.errorf(attrRange(b, "duration"), "Value out of range", "duration is the measured window and must be above zero.")
+			c.errorf(attrRange(b, "max_trials"), sumOutOfRange, "max_trials (%d) is below trials (%d).", s.MaxTrials, s.Trials)
 		}
 		for _, name := range r.Gateways {
 			if name == DirectArm {
@@ -1015,4 +1002,21 @@ func (c *checker) ints(body hcl.Body, name string, vs []int) []int {
 		}
 	}
 	return out
+}
+
+// claimPort takes port for who, or says at rng why it cannot: out of range
+// (why tells where the number came from), or another stack's already, since
+// the stacks of one scenario run side by side.
+func (c *checker) claimPort(ports map[int]string, rng hcl.Range, port int, who, why string) bool {
+	if port < 1 || port > 65535 {
+		c.errorf(rng, "Invalid port", "port must be 1..65535; got %d%s.", port, why)
+		return false
+	}
+	if other, taken := ports[port]; taken {
+		c.errorf(rng, "Port already in use",
+			"port %d (%s) is already used by %s; stacks of one scenario run side by side, so each needs its own port.", port, who, other)
+		return false
+	}
+	ports[port] = who
+	return true
 }

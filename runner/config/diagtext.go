@@ -72,3 +72,13 @@ func position(d *hcl.Diagnostic) int {
 	}
 	return d.Subject.Start.Line<<16 | d.Subject.Start.Column
 }
+
+// Diagnostic summaries and details more than one check gives: one wording.
+const (
+	sumOutOfRange = "Value out of range"
+	sumDuration   = "Invalid duration"
+	sumValue      = "Invalid value"
+	sumCPUSet     = "Invalid cpuset"
+	sumNesting    = "Nesting too deep"
+	detailWindow  = "duration is the measured window and must be above zero."
+)

@@ -146,7 +146,7 @@ func (c *checker) drivers(r *rawDriver, cfg *Config) Drivers {
 	}
 	if r.Instances != nil {
 		if *r.Instances < 1 || *r.Instances > maxDrivers {
-			c.errorf(attrRange(r.Body, "instances"), "Value out of range", "instances must be from 1 to %d; got %d.", maxDrivers, *r.Instances)
+			c.errorf(attrRange(r.Body, "instances"), sumOutOfRange, "instances must be from 1 to %d; got %d.", maxDrivers, *r.Instances)
 		} else {
 			d.Instances = *r.Instances
 		}
@@ -182,7 +182,7 @@ func (c *checker) replicas(r *rawGateway, cfg *Config, g *Gateway) {
 	g.Replicas = 1
 	if r.Replicas != nil {
 		if *r.Replicas < 1 || *r.Replicas > maxReplicas {
-			c.errorf(attrRange(r.Body, "replicas"), "Value out of range", "replicas must be from 1 to %d; got %d.", maxReplicas, *r.Replicas)
+			c.errorf(attrRange(r.Body, "replicas"), sumOutOfRange, "replicas must be from 1 to %d; got %d.", maxReplicas, *r.Replicas)
 		} else {
 			g.Replicas = *r.Replicas
 		}
@@ -197,7 +197,7 @@ func (c *checker) replicas(r *rawGateway, cfg *Config, g *Gateway) {
 		if len(r.ReplicaCPUs) > 0 {
 			var err error
 			if set, err = ParseCPUSet(r.ReplicaCPUs[i]); err != nil {
-				c.errorf(attrRange(r.Body, "replica_cpus"), "Invalid cpuset", "replica %d: %q: %v.", i+1, r.ReplicaCPUs[i], err)
+				c.errorf(attrRange(r.Body, "replica_cpus"), sumCPUSet, "replica %d: %q: %v.", i+1, r.ReplicaCPUs[i], err)
 				continue
 			}
 		}
@@ -238,7 +238,7 @@ func (c *checker) balancer(r *rawBalancer, cfg *Config, g *Gateway) {
 	if r.CPUs != nil {
 		set, err := ParseCPUSet(*r.CPUs)
 		if err != nil {
-			c.errorf(attrRange(r.Body, "cpus"), "Invalid cpuset", "cpus = %q: %v.", *r.CPUs, err)
+			c.errorf(attrRange(r.Body, "cpus"), sumCPUSet, "cpus = %q: %v.", *r.CPUs, err)
 		}
 		b.CPUs = set
 	}

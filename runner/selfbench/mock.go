@@ -297,23 +297,11 @@ func reference(ctx context.Context, dir, cpus string, body []byte) (*proc, strin
 func startNginx(ctx context.Context, dir, cpus string, body []byte) (*proc, string, error) {
 	esc := strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(string(body))
 	p, addr, err := runNginx(ctx, dir, cpus, func(port int) string {
-		return fmt.Sprintf(`daemon off;
-master_process off;
-worker_processes 1;
-pid %[1]s/nginx.pid;
-error_log %[1]s/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path %[1]s/body;
-  keepalive_requests 1000000;
-  keepalive_timeout 75s;
-  server {
-    listen 127.0.0.1:%[2]d;
-    location / { default_type application/json; return 200 '%[3]s'; }
+		return fmt.Sprintf(`  server {
+    listen 127.0.0.1:%d;
+    location / { default_type application/json; return 200 '%s'; }
   }
-}
-`, dir, port, esc)
+`, port, esc)
 	})
 	if err != nil {
 		return nil, "", err
@@ -340,10 +328,27 @@ func startMock(ctx context.Context, cpus, bin, key string) (*proc, string, error
 
 // runNginx starts nginx pinned to cpus on the configuration conf gives for
 // a port (written into dir) and returns the process and its address.
-func runNginx(ctx context.Context, dir, cpus string, conf func(port int) string) (*proc, string, error) {
+// runNginx runs a single-process nginx (its CPU time is one /proc entry)
+// with keep-alive limits raised, logging off and its files in dir, whose
+// http block holds inner(port) besides.
+func runNginx(ctx context.Context, dir, cpus string, inner func(port int) string) (*proc, string, error) {
 	path := filepath.Join(dir, "nginx.conf")
 	return startServer(ctx, "nginx", cpus, nil, func(port int) ([]string, error) {
-		if err := os.WriteFile(path, []byte(conf(port)), 0o644); err != nil {
+		conf := fmt.Sprintf(`daemon off;
+master_process off;
+worker_processes 1;
+pid %[1]s/nginx.pid;
+error_log %[1]s/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path %[1]s/body;
+  proxy_temp_path %[1]s/proxy;
+  keepalive_requests 1000000;
+  keepalive_timeout 75s;
+%[2]s}
+`, dir, inner(port))
+		if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 			return nil, err
 		}
 		return []string{"nginx", "-c", path, "-p", dir}, nil

@@ -125,25 +125,13 @@ func startProxy(ctx context.Context, dir, cpus, upstream string) (*proc, string,
 		return nil, "", err
 	}
 	return runNginx(ctx, sub, cpus, func(port int) string {
-		return fmt.Sprintf(`daemon off;
-master_process off;
-worker_processes 1;
-pid %[1]s/nginx.pid;
-error_log %[1]s/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path %[1]s/body;
-  proxy_temp_path %[1]s/proxy;
-  keepalive_requests 1000000;
-  keepalive_timeout 75s;
-  upstream mock {
-    server %[3]s;
+		return fmt.Sprintf(`  upstream mock {
+    server %[2]s;
     keepalive 256;
     keepalive_requests 1000000;
   }
   server {
-    listen 127.0.0.1:%[2]d;
+    listen 127.0.0.1:%[1]d;
     location / {
       proxy_pass http://mock;
       proxy_http_version 1.1;
@@ -152,8 +140,7 @@ http {
       proxy_request_buffering off;
     }
   }
-}
-`, sub, port, upstream)
+`, port, upstream)
 	})
 }
 
