@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatewaybench/gatewaybench/mock/server"
+	"github.com/gatewaybench/gatewaybench/mock/counters"
 )
 
 func post(t *testing.T, c *http.Client, url, key string, headers map[string]string) (*http.Response, error) {
@@ -33,14 +33,14 @@ func post(t *testing.T, c *http.Client, url, key string, headers map[string]stri
 	return resp, err
 }
 
-func snapshot(t *testing.T, url string) server.Snapshot {
+func snapshot(t *testing.T, url string) counters.Snapshot {
 	t.Helper()
 	resp, err := http.Get(url + "/mock/counters")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var s server.Snapshot
+	var s counters.Snapshot
 	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
 		t.Fatal(err)
 	}

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
+
+	"github.com/gatewaybench/gatewaybench/mock/counters"
 )
 
 // Route names, as the counters endpoint reports them.
-var routeNames = [...]string{"chat", "responses", "messages", "models", "health", "other"}
+var routeNames = counters.Routes
 
 const (
 	routeChat = iota
@@ -106,32 +108,12 @@ func (c *Counters) handOver() {
 	c.mu.Unlock()
 }
 
-// Snapshot is the counters' JSON form.
-type Snapshot struct {
-	Total   uint64                       `json:"total"`
-	Routes  map[string]map[string]uint64 `json:"routes"`
-	Keys    map[string]uint64            `json:"keys"`
-	Streams StreamCounts                 `json:"streams"`
-	// HandedOver counts the connections the event loop passed to fasthttp
-	// (for a stream, a hang or an unusual request); they stay there.
-	HandedOver uint64 `json:"handed_over"`
-}
-
-// StreamCounts say how streams ended: a stream whose reader went away
-// (the client, or the gateway that stopped reading for it) is aborted at
-// the first write that fails.
-type StreamCounts struct {
-	Completed     uint64 `json:"completed"`
-	Aborted       uint64 `json:"aborted"`
-	ContentEvents uint64 `json:"content_events"`
-}
-
 // Snapshot copies the counters.
-func (c *Counters) Snapshot() Snapshot {
+func (c *Counters) Snapshot() counters.Snapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := Snapshot{Total: c.total, Routes: map[string]map[string]uint64{}, Keys: map[string]uint64{},
-		Streams:    StreamCounts{Completed: c.completed, Aborted: c.aborted, ContentEvents: c.events},
+	s := counters.Snapshot{Total: c.total, Routes: map[string]map[string]uint64{}, Keys: map[string]uint64{},
+		Streams:    counters.StreamCounts{Completed: c.completed, Aborted: c.aborted, ContentEvents: c.events},
 		HandedOver: c.handedOver}
 	for r, m := range c.status {
 		for st, n := range m {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gatewaybench/gatewaybench/mock/counters"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
@@ -56,7 +57,7 @@ func (cancellation) Plan(_ *plan.Plan, s *plan.Scenario) {
 func (cancellation) Finish(*plan.Plan, *plan.Scenario, []results.Row) {}
 
 func (cancellation) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error) {
-	if err := resetCounters(ctx, m.Plan.Mock.URL); err != nil {
+	if err := counters.Reset(ctx, m.Plan.Mock.URL); err != nil {
 		return results.Row{}, err
 	}
 	row, _, err := drive(ctx, m, run, func(c *load.Config) { c.LeaveAfter, c.Fidelity = run.LeaveAfter, false })
@@ -68,12 +69,12 @@ func (cancellation) Measure(ctx context.Context, m *Meter, run *plan.Run) (resul
 	// has ended, or when the longest could have.
 	k := m.Scenario.Knobs
 	deadline := time.Now().Add(k.TTFT + time.Duration(k.OutputTokens)*(k.ITL+k.Jitter) + 5*time.Second)
-	var snap counters
+	var snap counters.Snapshot
 	for {
-		if snap, err = readCounters(ctx, m.Plan.Mock.URL); err != nil {
+		if snap, err = counters.Read(ctx, m.Plan.Mock.URL); err != nil {
 			return row, err
 		}
-		if snap.Streams.Completed+snap.Streams.Aborted >= snap.apiRequests("200") || time.Now().After(deadline) || ctx.Err() != nil {
+		if snap.Streams.Completed+snap.Streams.Aborted >= snap.APIRequests("200") || time.Now().After(deadline) || ctx.Err() != nil {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)

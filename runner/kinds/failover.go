@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/gatewaybench/gatewaybench/mock/counters"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
@@ -48,7 +49,7 @@ func (failover) Finish(*plan.Plan, *plan.Scenario, []results.Row) {}
 func (failover) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error) {
 	primary, fallback := m.Plan.Mock.URL, m.Plan.Mock.FallbackURL
 	var mu sync.Mutex
-	var first, second counters
+	var first, second counters.Snapshot
 	var cerr error
 	// The counters are zeroed as the measured window opens and read as it
 	// closes, so they hold what the window's requests caused (requests in
@@ -59,10 +60,10 @@ func (failover) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.R
 			mu.Lock()
 			defer mu.Unlock()
 			if begin {
-				if err := resetCounters(ctx, primary); err != nil && cerr == nil {
+				if err := counters.Reset(ctx, primary); err != nil && cerr == nil {
 					cerr = err
 				}
-				if err := resetCounters(ctx, fallback); err != nil && cerr == nil {
+				if err := counters.Reset(ctx, fallback); err != nil && cerr == nil {
 					cerr = err
 				}
 				inner(begin)
@@ -70,10 +71,10 @@ func (failover) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.R
 			}
 			inner(begin)
 			var err error
-			if first, err = readCounters(ctx, primary); err != nil && cerr == nil {
+			if first, err = counters.Read(ctx, primary); err != nil && cerr == nil {
 				cerr = err
 			}
-			if second, err = readCounters(ctx, fallback); err != nil && cerr == nil {
+			if second, err = counters.Read(ctx, fallback); err != nil && cerr == nil {
 				cerr = err
 			}
 		}
@@ -85,8 +86,8 @@ func (failover) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.R
 		return row, cerr
 	}
 	sent := res.OK + res.Errored()
-	hits, failed := first.apiRequests(""), first.apiRequests("")-first.apiRequests("200")
-	served := second.apiRequests("")
+	hits, failed := first.APIRequests(""), first.APIRequests("")-first.APIRequests("200")
+	served := second.APIRequests("")
 	row.UpstreamHits, row.UpstreamErrors = results.Some(float64(hits)), results.Some(float64(failed))
 	row.FallbackHits = results.Some(float64(served))
 	row.Retries = results.Some(float64(max(int64(hits+served)-sent, 0)))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/gatewaybench/gatewaybench/mock/counters"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
@@ -44,7 +45,7 @@ func (keyFlood) Plan(_ *plan.Plan, s *plan.Scenario) {
 func (keyFlood) Finish(*plan.Plan, *plan.Scenario, []results.Row) {}
 
 func (keyFlood) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error) {
-	if err := resetCounters(ctx, m.Plan.Mock.URL); err != nil {
+	if err := counters.Reset(ctx, m.Plan.Mock.URL); err != nil {
 		return results.Row{}, err
 	}
 	keys := make([]string, floodKeys)
@@ -57,11 +58,11 @@ func (keyFlood) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.R
 	if err != nil {
 		return row, err
 	}
-	snap, err := readCounters(ctx, m.Plan.Mock.URL)
+	snap, err := counters.Read(ctx, m.Plan.Mock.URL)
 	if err != nil {
 		return row, err
 	}
-	hits := snap.apiRequests("")
+	hits := snap.APIRequests("")
 	row.UpstreamHits = results.Some(float64(hits))
 	sent := res.OK + res.Errored()
 	if !m.Arm.Direct && hits > 0 && row.Status != results.Failed {

@@ -14,18 +14,8 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/mock/server"
+	"github.com/gatewaybench/gatewaybench/runner/load"
 )
-
-// driveSummary is the part of `runner drive --json` this benchmark reads.
-type driveSummary struct {
-	OK          int64   `json:"ok"`
-	RPS         float64 `json:"rps"`
-	Percentiles map[string]struct {
-		P50 float64 `json:"p50"`
-		P99 float64 `json:"p99"`
-	} `json:"percentiles_ms"`
-	Errors map[string]int64 `json:"errors"`
-}
 
 // Driver measures `runner drive` against wrk: the same nginx on ServerCPUs,
 // each generator pinned to LoadCPUs, closed loop, Conns connections,
@@ -134,17 +124,23 @@ func verdict(ok bool) string {
 	return "MISSES"
 }
 
-func msDur(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
+// msDur is a percentile of `runner drive --json` (null: too few samples, 0).
+func msDur(ms *float64) time.Duration {
+	if ms == nil {
+		return 0
+	}
+	return time.Duration(*ms * float64(time.Millisecond))
+}
 
-func runDrive(ctx context.Context, self string, o Options, url string) (driveSummary, time.Duration, error) {
+func runDrive(ctx context.Context, self string, o Options, url string) (load.Summary, time.Duration, error) {
 	cmd := exec.CommandContext(ctx, "taskset", "-c", o.LoadCPUs, self, "drive", "-c", strconv.Itoa(o.Conns),
 		"-d", o.Duration.String(), "--warmup", "0s", "--no-fidelity", "--json", url)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // dies with the runner
 	out, err := cmd.Output()
 	if err != nil {
-		return driveSummary{}, 0, fmt.Errorf("runner drive: %v\n%s", err, out)
+		return load.Summary{}, 0, fmt.Errorf("runner drive: %v\n%s", err, out)
 	}
-	var s driveSummary
+	var s load.Summary
 	if err := json.Unmarshal(out, &s); err != nil {
 		return s, 0, fmt.Errorf("runner drive --json: %v\n%s", err, out)
 	}

@@ -16,8 +16,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/gatewaybench/gatewaybench/mock/counters"
 	"github.com/gatewaybench/gatewaybench/mock/script"
-	"github.com/gatewaybench/gatewaybench/mock/server"
 	"github.com/gatewaybench/gatewaybench/runner/stats"
 )
 
@@ -195,7 +195,7 @@ func Mock(ctx context.Context, o Options) error {
 // transports says which of the mock's two transports has served so far: the
 // event loop keeps a connection unless a request needs fasthttp (a stream).
 func transports(w io.Writer, mockAddr string) error {
-	var seen server.Snapshot
+	var seen counters.Snapshot
 	b, err := get("http://" + mockAddr + "/mock/counters")
 	if err == nil {
 		err = json.Unmarshal(b, &seen)
