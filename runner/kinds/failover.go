@@ -94,7 +94,7 @@ func (failover) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.R
 	if m.Arm.Direct {
 		return row, nil
 	}
-	hidden := res.Errors[load.ErrFidelity] + res.Errors[load.ErrMalformed]
+	hidden := res.Errors[results.ErrFidelity] + res.Errors[results.ErrMalformed]
 	switch {
 	case hidden > 0 && row.Status != results.Failed:
 		row.Status = results.Failed

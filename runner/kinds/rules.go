@@ -151,9 +151,7 @@ func pcts(h *hdrhistogram.Histogram) results.Percentiles {
 
 func fill(row *results.Row, res *load.Result) {
 	row.WindowS, row.OK, row.RPS = res.Window.Seconds(), res.OK, res.RPS
-	row.ErrHTTP, row.ErrTransport, row.ErrTimeout = res.Errors[load.ErrHTTP], res.Errors[load.ErrTransport], res.Errors[load.ErrTimeout]
-	row.ErrFidelity, row.ErrMidstream, row.ErrUnsent = res.Errors[load.ErrFidelity], res.Errors[load.ErrMidstream], res.Errors[load.ErrUnsent]
-	row.ErrOversize, row.ErrMalformed, row.ErrAccepted = res.Errors[load.ErrOversize], res.Errors[load.ErrMalformed], res.Errors[load.ErrAccepted]
+	row.Errors = res.Errors
 	if g, ok := res.Goodput(); ok {
 		row.Goodput = results.Some(results.Round(g, 4))
 		ms := func(d time.Duration) results.Optional {

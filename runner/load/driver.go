@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"reflect"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
 // Config is one load test.
@@ -85,18 +87,38 @@ type SLO struct {
 // Set says whether any bound is.
 func (s SLO) Set() bool { return s.Latency > 0 || s.TTFT > 0 || s.ITL > 0 }
 
-// Error classes (docs/method.md). Errors never enter the latency histograms.
-const (
-	ErrHTTP      = "http_status"
-	ErrTransport = "transport"
-	ErrTimeout   = "timeout"
-	ErrFidelity  = "fidelity"
-	ErrMidstream = "midstream"
-	ErrUnsent    = "unsent"    // open loop: due in the window, never sent (every worker busy until it closed)
-	ErrOversize  = "oversize"  // an answer passed the driver's bounds (header block, SSE line or event, kept body)
-	ErrMalformed = "malformed" // not HTTP/1.1 as written: a bad status line, chunk or length, a body longer than declared
-	ErrAccepted  = "accepted"  // Reject: a request with an invalid key was served
-)
+// Errors are counted by class (results.ErrorClass, docs/method.md); they
+// never enter the latency histograms.
+
+// errorName is a raw record's error field: the class, or "" for none.
+func errorName(c results.ErrorClass) string {
+	if c == noError {
+		return ""
+	}
+	return c.String()
+}
+
+// firstErrors are, per class, what the first failed request of it met.
+type firstErrors [results.NumErrorClasses]string
+
+// add keeps the first of each class: f's, else o's.
+func (f *firstErrors) add(o *firstErrors) {
+	for c, s := range o {
+		if f[c] == "" {
+			f[c] = s
+		}
+	}
+}
+
+func (f firstErrors) String() string {
+	var parts []string
+	for c, s := range f {
+		if s != "" {
+			parts = append(parts, results.ErrorClass(c).String()+"="+s)
+		}
+	}
+	return strings.Join(parts, " ")
+}
 
 // lateThreshold is how late an arrival may be sent before it counts as the
 // rig falling behind, or as delayed by the in-flight cap.
@@ -178,8 +200,8 @@ type worker struct {
 	h        *hists
 	ok       int64
 	good     int64 // ok and within the SLO
-	errs     map[string]int64
-	firstErr map[string]string // the first error of each class, to say what went wrong
+	errs     results.ErrorCounts
+	firstErr firstErrors // the first error of each class, to say what went wrong
 	statuses map[int]int64
 	fid      Fidelity
 	delivery Delivery
@@ -206,7 +228,7 @@ func dialTarget(u *url.URL, parseErr error) (string, *tls.Config, error) {
 func newWorker(id int, cfg *Config, base time.Time, addr string, tlsConf *tls.Config, b *builder, h *hists) *worker {
 	return &worker{
 		id: id, cfg: cfg, base: base, conn: newConn(addr, tlsConf, base), b: b, h: h,
-		errs: map[string]int64{}, firstErr: map[string]string{}, statuses: map[int]int64{},
+		statuses: map[int]int64{},
 	}
 }
 
@@ -338,13 +360,13 @@ func (w *worker) session(measureFrom time.Duration) {
 		end = time.Since(w.base)
 		class, err := w.classify(status, err)
 		if !measured {
-			if class != "" {
+			if class != noError {
 				return
 			}
 			continue
 		}
 		w.tally(status)
-		if class != "" {
+		if class != noError {
 			w.fail(class, status, err)
 			return
 		}
@@ -394,7 +416,7 @@ func (w *worker) account(due, start, end time.Duration, status int, err error) {
 	if w.cfg.Raw {
 		r := Record{Worker: w.id, Seq: w.seq, Due: due.Microseconds(), Start: start.Microseconds(),
 			Latency: (end - due).Microseconds(), Service: (end - start).Microseconds(), Status: status,
-			Error: class, Events: w.events}
+			Error: errorName(class), Events: w.events}
 		if w.ttfb > 0 {
 			r.TTFB = (w.ttfb - due).Microseconds()
 		}
@@ -403,7 +425,7 @@ func (w *worker) account(due, start, end time.Duration, status int, err error) {
 		}
 		w.raw = append(w.raw, r)
 	}
-	if class != "" {
+	if class != noError {
 		w.fail(class, status, err)
 		return
 	}
@@ -437,9 +459,9 @@ func (w *worker) recordAnswer(start, end, due time.Duration) {
 }
 
 // fail counts a failed request (or session) of class.
-func (w *worker) fail(class string, status int, err error) {
+func (w *worker) fail(class results.ErrorClass, status int, err error) {
 	w.errs[class]++
-	if _, seen := w.firstErr[class]; !seen {
+	if w.firstErr[class] == "" {
 		w.firstErr[class] = describe(class, status, err) // once per class: not the hot path
 	}
 }
@@ -458,29 +480,32 @@ func (w *worker) tally(status int) {
 	}
 }
 
-// classify says what error class a finished request falls in ("" for
+// noError is classify's class of a request that succeeded.
+const noError = results.NumErrorClasses
+
+// classify says what error class a finished request falls in (noError for
 // none), checking its answer against the script with fidelity on.
-func (w *worker) classify(status int, err error) (string, error) {
-	class := ""
+func (w *worker) classify(status int, err error) (results.ErrorClass, error) {
+	class := noError
 	switch {
 	case w.left && errors.Is(err, errLeft) && status == 200:
 		// Left on purpose, as planned: a success of a cancellation run.
 	case w.oversize || w.parse.overflow:
-		class = ErrOversize // whatever followed (a timeout, say), the bound is what the answer broke
+		class = results.ErrOversize // whatever followed (a timeout, say), the bound is what the answer broke
 		if err == nil {
 			err = fmt.Errorf("%w: a body over %d bytes, or an SSE line or event over %d", errOversize, maxBodyKept, maxSSELine)
 		}
 	case err != nil:
-		class = ErrTransport
+		class = results.ErrTransport
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
-			class = ErrTimeout
+			class = results.ErrTimeout
 		}
 		if errors.Is(err, errOversize) {
-			class = ErrOversize
+			class = results.ErrOversize
 		}
 		if errors.Is(err, errMalformed) {
-			class = ErrMalformed
+			class = results.ErrMalformed
 		}
 	case w.cfg.Reject:
 		switch status {
@@ -488,18 +513,18 @@ func (w *worker) classify(status int, err error) (string, error) {
 		// master key so (no_db_connection), never asking the upstream.
 		case 400, 401, 403:
 		case 200:
-			class = ErrAccepted
+			class = results.ErrAccepted
 		default:
-			class = ErrHTTP
+			class = results.ErrHTTP
 		}
 	case status != 200:
-		class = ErrHTTP
+		class = results.ErrHTTP
 	case w.sse && w.midstream:
-		class = ErrMidstream
+		class = results.ErrMidstream
 	case w.b.shape.Stream && w.cfg.Fidelity:
 		exact := w.fc.finish()
 		if w.fc.failed() || !w.done {
-			class = ErrFidelity
+			class = results.ErrFidelity
 		}
 		w.fc.Streams = 1
 		if w.b.shape.Tools {
@@ -510,22 +535,22 @@ func (w *worker) classify(status int, err error) (string, error) {
 		}
 		w.fid.add(&w.fc.Fidelity)
 	case w.sse && !w.done:
-		class = ErrTransport // the stream ended without its final event
+		class = results.ErrTransport // the stream ended without its final event
 	case !w.b.shape.Stream && w.cfg.Fidelity && !w.jsonMatches():
-		class = ErrFidelity
+		class = results.ErrFidelity
 	}
 	return class, err
 }
 
 // describe says what one failed request met, for the run's reason.
-func describe(class string, status int, err error) string {
+func describe(class results.ErrorClass, status int, err error) string {
 	switch {
 	case err != nil:
 		return err.Error()
-	case class == ErrHTTP:
+	case class == results.ErrHTTP:
 		return fmt.Sprintf("HTTP %d", status)
 	}
-	return class
+	return class.String()
 }
 
 // jsonMatches checks a non-streamed answer's content against the script.

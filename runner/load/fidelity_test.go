@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
 // scriptOf makes a script whose content events are frames, in order.
@@ -107,7 +108,7 @@ func TestFailedVerdict(t *testing.T) {
 		{9, 1, 0, true},
 		{0, 0, 0.01, true},
 	} {
-		r := &Result{OK: tc.ok, Errors: map[string]int64{ErrFidelity: tc.failed}, PacerLag: newHist()}
+		r := &Result{OK: tc.ok, Errors: results.ErrorCounts{results.ErrFidelity: tc.failed}, PacerLag: newHist()}
 		r.finish(Config{MaxErrorRate: tc.limit})
 		if (r.Failed != "") != tc.fails || tc.fails != strings.HasPrefix(r.Verdict, "failed: ") {
 			t.Errorf("%d ok, %d failed, limit %g: failed %q, verdict %q", tc.ok, tc.failed, tc.limit, r.Failed, r.Verdict)

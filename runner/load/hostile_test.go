@@ -14,6 +14,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/internal/hostile"
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/mock/server"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
 // TestHostileAnswersAreBounded: answers that never end their header block,
@@ -50,8 +51,8 @@ func TestHostileAnswersAreBounded(t *testing.T) {
 			runtime.ReadMemStats(&after)
 			grew := (after.TotalAlloc - before.TotalAlloc) >> 20
 			t.Logf("errors %v, first %v, allocated %d MiB", r.Errors, r.FirstError, grew)
-			if r.Errors[ErrOversize] != 2 {
-				t.Errorf("errors %v: want 2 of class %s", r.Errors, ErrOversize)
+			if r.Errors[results.ErrOversize] != 2 {
+				t.Errorf("errors %v: want 2 of class %s", r.Errors, results.ErrOversize)
 			}
 			if grew > 512 {
 				t.Errorf("the driver allocated %d MiB for two hostile answers", grew)
@@ -116,13 +117,14 @@ func TestMalformedAnswers(t *testing.T) {
 	ok := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	for _, tc := range []struct {
 		name, answer string
-		class, first string // first: what the first error must say
+		class        results.ErrorClass // noError: every request succeeds
+		first        string             // what the first error must say
 	}{
-		{"bad status line", "HTTP/9 okay\r\n\r\n", ErrMalformed, "status line"},
-		{"bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", ErrMalformed, "chunk size"},
-		{"body longer than declared", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}{}{}", ErrMalformed, "past the declared"},
-		{"bad length", "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n", ErrMalformed, "Content-Length"},
-		{"interim answers first", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n" + ok, "", ""},
+		{"bad status line", "HTTP/9 okay\r\n\r\n", results.ErrMalformed, "status line"},
+		{"bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", results.ErrMalformed, "chunk size"},
+		{"body longer than declared", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}{}{}", results.ErrMalformed, "past the declared"},
+		{"bad length", "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n", results.ErrMalformed, "Content-Length"},
+		{"interim answers first", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n" + ok, noError, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			url := hostile.Serve(t, func(c net.Conn) {
@@ -134,7 +136,7 @@ func TestMalformedAnswers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tc.class == "" {
+			if tc.class == noError {
 				if r.OK != 3 || r.Errored() != 0 {
 					t.Errorf("ok %d, errors %v (%v)", r.OK, r.Errors, r.FirstError)
 				}
@@ -189,7 +191,7 @@ func TestReject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.OK != 6 || r.Errors[ErrAccepted] != 2 || r.Latency.TotalCount() != 6 {
+	if r.OK != 6 || r.Errors[results.ErrAccepted] != 2 || r.Latency.TotalCount() != 6 {
 		t.Errorf("ok %d, errors %v, latencies %d; want 6 refusals timed and 2 accepted", r.OK, r.Errors, r.Latency.TotalCount())
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
 // A deliberately bad intermediary: it forwards to the mock and rewrites the
@@ -198,8 +199,8 @@ func TestDroppingProxyIsDetected(t *testing.T) {
 		return [][]byte{e}
 	}
 	r := runThrough(t, &badProxy{edit: drop}, false)
-	if r.Fidelity.Missing != 10 || r.Errors[ErrFidelity] != 10 {
-		t.Errorf("missing = %d, fidelity errors = %d; want 10 each", r.Fidelity.Missing, r.Errors[ErrFidelity])
+	if r.Fidelity.Missing != 10 || r.Errors[results.ErrFidelity] != 10 {
+		t.Errorf("missing = %d, fidelity errors = %d; want 10 each", r.Fidelity.Missing, r.Errors[results.ErrFidelity])
 	}
 }
 
@@ -240,8 +241,8 @@ func TestAlteringProxyIsDetected(t *testing.T) {
 	}
 	r := runThrough(t, &badProxy{edit: alter}, true)
 	f := r.Fidelity
-	if f.Altered != 10 || f.ToolExact != 0 || r.Errors[ErrFidelity] != 10 {
-		t.Errorf("altered = %d, tool args exact = %d, fidelity errors = %d; want 10, 0, 10", f.Altered, f.ToolExact, r.Errors[ErrFidelity])
+	if f.Altered != 10 || f.ToolExact != 0 || r.Errors[results.ErrFidelity] != 10 {
+		t.Errorf("altered = %d, tool args exact = %d, fidelity errors = %d; want 10, 0, 10", f.Altered, f.ToolExact, r.Errors[results.ErrFidelity])
 	}
 }
 
@@ -340,7 +341,7 @@ func TestRewrittenJSONIsFaithful(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := res.Errors[ErrFidelity] > 0; got != c.faults || res.OK+res.Errored() != 5 {
+		if got := res.Errors[results.ErrFidelity] > 0; got != c.faults || res.OK+res.Errored() != 5 {
 			t.Errorf("%s: %d ok, errors %v", c.name, res.OK, res.Errors)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
 // CPU is the driver process's CPU time over the measured window.
@@ -33,8 +34,8 @@ type Result struct {
 	OK         int64
 	Good       int64 // with an SLO: the ok requests within it
 	SLO        SLO
-	Errors     map[string]int64
-	FirstError map[string]string // per class, what the first failed request met
+	Errors     results.ErrorCounts
+	FirstError firstErrors // per class, what the first failed request met
 	Statuses   map[int]int64
 	// Histograms travel apart from the rest (Result.Encode).
 	Latency    *hdrhistogram.Histogram `json:"-"` // µs, from due (open loop) or write (closed loop) to last byte
@@ -67,27 +68,21 @@ type Result struct {
 
 func merge(ws []*worker, shards []*hists, s *schedule, cfg Config) *Result {
 	r := &Result{
-		Errors: map[string]int64{}, FirstError: map[string]string{}, Statuses: map[int]int64{},
-		Latency: newHist(), Service: newHist(), TTFB: newHist(), TTFT: newHist(), ITL: newHist(), Lead: newHist(), SendLag: newHist(),
+		Statuses: map[int]int64{},
+		Latency:  newHist(), Service: newHist(), TTFB: newHist(), TTFT: newHist(), ITL: newHist(), Lead: newHist(), SendLag: newHist(),
 		PacerLag: newHist(), Open: cfg.Rate > 0,
 	}
 	if s != nil {
 		r.PacerLag, r.Arrivals, r.Late, r.CapDelayed = s.stats.lag, s.stats.arrivals, s.stats.late, s.stats.capDelayed
 		if s.stats.unsent > 0 {
-			r.Errors[ErrUnsent] = s.stats.unsent
+			r.Errors[results.ErrUnsent] = s.stats.unsent
 		}
 	}
 	for _, w := range ws {
 		r.OK += w.ok
 		r.Good += w.good
-		for k, v := range w.errs {
-			r.Errors[k] += v
-		}
-		for k, v := range w.firstErr {
-			if _, seen := r.FirstError[k]; !seen {
-				r.FirstError[k] = v
-			}
-		}
+		r.Errors.Add(&w.errs)
+		r.FirstError.add(&w.firstErr)
 		for k, v := range w.statuses {
 			r.Statuses[k] += v
 		}
@@ -120,7 +115,7 @@ func (r *Result) finish(cfg Config) {
 		r.Failed = "no request was measured in the window"
 	case float64(r.Errored()) > cfg.MaxErrorRate*float64(total):
 		r.Failed = fmt.Sprintf("%d of %d requests failed (%s), over the %g%% allowed; first: %s", r.Errored(), total,
-			formatCounts(r.Errors), cfg.MaxErrorRate*100, formatCounts(r.FirstError))
+			r.Errors, cfg.MaxErrorRate*100, r.FirstError)
 	}
 	if r.Failed != "" {
 		why = append(why, "failed: "+r.Failed)
@@ -156,13 +151,7 @@ func (r *Result) Goodput() (float64, bool) {
 }
 
 // Errored is the number of measured requests that failed.
-func (r *Result) Errored() int64 {
-	var n int64
-	for _, v := range r.Errors {
-		n += v
-	}
-	return n
-}
+func (r *Result) Errored() int64 { return r.Errors.Total() }
 
 func ms(us int64) string { return fmt.Sprintf("%.3f", float64(us)/1000) }
 
@@ -214,8 +203,8 @@ func (r *Result) WriteText(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%d\t\n", ms(h.h.Max()), h.h.TotalCount())
 	}
 	tw.Flush()
-	if len(r.Errors) > 0 {
-		fmt.Fprintf(w, "errors: %s\n", formatCounts(r.Errors))
+	if r.Errors.Any() {
+		fmt.Fprintf(w, "errors: %s\n", r.Errors)
 	}
 	if len(r.Statuses) > 0 {
 		st := map[string]int64{}
@@ -259,7 +248,7 @@ type Summary struct {
 	Mode            string                   `json:"mode"`
 	WindowSeconds   float64                  `json:"window_s"`
 	OK              int64                    `json:"ok"`
-	Errors          map[string]int64         `json:"errors"`
+	Errors          results.ErrorCounts      `json:"errors"`
 	Statuses        map[int]int64            `json:"statuses"`
 	RPS             float64                  `json:"rps"`
 	Percentiles     map[string]PercentilesMS `json:"percentiles_ms"`

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -150,21 +148,15 @@ func DecodeResult(rd io.Reader) (*Result, error) {
 // from the pooled figures.
 func Merge(cfg Config, parts ...*Result) *Result {
 	r := &Result{
-		Errors: map[string]int64{}, FirstError: map[string]string{}, Statuses: map[int]int64{},
-		Latency: newHist(), Service: newHist(), TTFB: newHist(), TTFT: newHist(), ITL: newHist(), Lead: newHist(),
+		Statuses: map[int]int64{},
+		Latency:  newHist(), Service: newHist(), TTFB: newHist(), TTFT: newHist(), ITL: newHist(), Lead: newHist(),
 		SendLag: newHist(), PacerLag: newHist(), Open: cfg.Rate > 0,
 	}
 	for _, p := range parts {
 		r.OK += p.OK
 		r.Good += p.Good
-		for _, k := range slices.Sorted(maps.Keys(p.Errors)) {
-			r.Errors[k] += p.Errors[k]
-		}
-		for _, k := range slices.Sorted(maps.Keys(p.FirstError)) {
-			if _, seen := r.FirstError[k]; !seen {
-				r.FirstError[k] = p.FirstError[k]
-			}
-		}
+		r.Errors.Add(&p.Errors)
+		r.FirstError.add(&p.FirstError)
 		for k, v := range p.Statuses {
 			r.Statuses[k] += v
 		}

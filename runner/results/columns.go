@@ -63,6 +63,12 @@ func (g Group) String() string {
 // schema is every column in the order a CSV holds them: common ones first.
 var schema []*column
 
+// errorNames are the error classes' names (ErrorClass.String). Declared
+// here, before the columns that use them: package variables initialize in
+// file order, and a column declared before what it depends on would be
+// appended to schema after every other.
+var errorNames = [NumErrorClasses]string{"http_status", "transport", "timeout", "fidelity", "midstream", "unsent", "oversize", "malformed", "accepted"}
+
 func col(name, unit string, g Group, meaning string, get func(*Row) string) Col {
 	c := &column{name: name, unit: unit, meaning: meaning, groups: g, get: get}
 	schema = append(schema, c)
@@ -95,6 +101,18 @@ func pctCols(prefix string, g Group, meaning string, get func(*Row) *Percentiles
 		N: col(prefix+"_n", "count", g, "samples behind the "+prefix+" percentiles (a percentile with fewer than 5 samples beyond it is empty)",
 			func(r *Row) string { return itoa(get(r).N) }),
 	}
+}
+
+// errorCols are the error classes' columns, by class.
+var errorCols [NumErrorClasses]Col
+
+func errCol(c ErrorClass, meaning string) Col { return errColIn(c, Common, meaning) }
+
+// errColIn declares class c's column, errors_<short name>, in group g.
+func errColIn(c ErrorClass, g Group, meaning string) Col {
+	short, _, _ := strings.Cut(c.String(), "_") // http_status -> errors_http
+	errorCols[c] = col("errors_"+short, "requests", g, meaning, func(r *Row) string { return itoa(r.Errors[c]) })
+	return errorCols[c]
 }
 
 func opt(f func(*Row) Optional) func(*Row) string {
@@ -131,14 +149,14 @@ var (
 	ColTopologyUs   = col("topology_excess_us", "µs", Common, "what the layout charges this arm over direct", opt(func(r *Row) Optional { return r.TopologyUs }))
 	ColWindowS      = col("window_s", "s", Common, "the measured window", func(r *Row) string { return ftoa(round(r.WindowS)) })
 	ColRequestsOK   = col("requests_ok", "requests", Common, "requests that succeeded in the window", i64(func(r *Row) int64 { return r.OK }))
-	ColErrHTTP      = col("errors_http", "requests", Common, "answers with a status other than 200", i64(func(r *Row) int64 { return r.ErrHTTP }))
-	ColErrTransport = col("errors_transport", "requests", Common, "connection failures", i64(func(r *Row) int64 { return r.ErrTransport }))
-	ColErrTimeout   = col("errors_timeout", "requests", Common, "requests past the timeout", i64(func(r *Row) int64 { return r.ErrTimeout }))
-	ColErrFidelity  = col("errors_fidelity", "requests", Common, "answers that were not the mock's script byte for byte", i64(func(r *Row) int64 { return r.ErrFidelity }))
-	ColErrMidstream = col("errors_midstream", "requests", Common, "an error event inside a 200 stream", i64(func(r *Row) int64 { return r.ErrMidstream }))
-	ColErrUnsent    = col("errors_unsent", "requests", Common, "open loop: arrivals due in the window that no worker was free to send", i64(func(r *Row) int64 { return r.ErrUnsent }))
-	ColErrOversize  = col("errors_oversize", "requests", Common, "answers past the driver's size bounds (docs/method.md, Errors)", i64(func(r *Row) int64 { return r.ErrOversize }))
-	ColErrMalformed = col("errors_malformed", "requests", Common, "answers that are not HTTP/1.1 as written", i64(func(r *Row) int64 { return r.ErrMalformed }))
+	ColErrHTTP      = errCol(ErrHTTP, "answers with a status other than 200")
+	ColErrTransport = errCol(ErrTransport, "connection failures")
+	ColErrTimeout   = errCol(ErrTimeout, "requests past the timeout")
+	ColErrFidelity  = errCol(ErrFidelity, "answers that were not the mock's script byte for byte")
+	ColErrMidstream = errCol(ErrMidstream, "an error event inside a 200 stream")
+	ColErrUnsent    = errCol(ErrUnsent, "open loop: arrivals due in the window that no worker was free to send")
+	ColErrOversize  = errCol(ErrOversize, "answers past the driver's size bounds (docs/method.md, Errors)")
+	ColErrMalformed = errCol(ErrMalformed, "answers that are not HTTP/1.1 as written")
 	ColRPS          = col("rps", "req/s", Common, "successful requests per second of the window", func(r *Row) string { return ftoa(round(r.RPS)) })
 	ColLatency      = pctCols("latency", Common, "latency: due time to the answer's last byte (sessions: the whole session)", func(r *Row) *Percentiles { return &r.Latency })
 	ColService      = pctCols("service", Common, "service time: the actual write to the answer's last byte", func(r *Row) *Percentiles { return &r.Service })
@@ -193,7 +211,7 @@ var (
 	ColSLOITLMS     = col("slo_itl_ms", "ms", SLO, "the SLO's ITL bound", opt(func(r *Row) Optional { return r.SLOITLMS }))
 
 	ColUpstreamHits   = col("upstream_hits", "requests", KeyFlood|Failover, "key_flood: invalid keys the mock saw (0 behind a gateway); failover: requests the primary saw", opt(func(r *Row) Optional { return r.UpstreamHits }))
-	ColErrAccepted    = col("errors_accepted", "requests", KeyFlood, "invalid keys the arm served", i64(func(r *Row) int64 { return r.ErrAccepted }))
+	ColErrAccepted    = errColIn(ErrAccepted, KeyFlood, "invalid keys the arm served")
 	ColUpstreamErrors = col("upstream_errors", "requests", Failover, "the primary's failed answers", opt(func(r *Row) Optional { return r.UpstreamErrors }))
 	ColFallbackHits   = col("fallback_hits", "requests", Failover, "requests the fallback mock served", opt(func(r *Row) Optional { return r.FallbackHits }))
 	ColRetries        = col("retries", "requests", Failover, "upstream requests beyond one per client request", opt(func(r *Row) Optional { return r.Retries }))

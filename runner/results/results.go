@@ -42,14 +42,14 @@ type Row struct {
 	Status Status
 	Reason string
 	// load
-	WindowS                                                                                            float64
-	OK                                                                                                 int64
-	ErrHTTP, ErrTransport, ErrTimeout, ErrFidelity, ErrMidstream, ErrUnsent, ErrOversize, ErrMalformed int64
-	RPS                                                                                                float64
-	Latency, Service, TTFB, TTFT, ITL                                                                  Percentiles
-	SendLag                                                                                            Percentiles // open loop: due to write
-	CapDelayed                                                                                         int64       // open loop: arrivals that found every worker busy
-	FramesExpected, FramesMissing, FramesAltered, FramesReordered, FramesCoalesced                     int64
+	WindowS                                                                        float64
+	OK                                                                             int64
+	Errors                                                                         ErrorCounts
+	RPS                                                                            float64
+	Latency, Service, TTFB, TTFT, ITL                                              Percentiles
+	SendLag                                                                        Percentiles // open loop: due to write
+	CapDelayed                                                                     int64       // open loop: arrivals that found every worker busy
+	FramesExpected, FramesMissing, FramesAltered, FramesReordered, FramesCoalesced int64
 	// stream delivery, from the socket reads (with or without the fidelity check)
 	Streams, BurstyStreams, Stalls int64
 	EventsPerRead, SameReadShare   Optional
@@ -75,7 +75,6 @@ type Row struct {
 	// key_flood: requests with invalid keys the mock saw (must be 0 behind
 	// a gateway); errors_accepted: invalid keys the arm served
 	UpstreamHits Optional
-	ErrAccepted  int64
 	// failover: the primary's failed answers, the requests the fallback
 	// mock served, and upstream requests beyond one per client request
 	UpstreamErrors, FallbackHits, Retries Optional

@@ -144,7 +144,7 @@ func runDrive(ctx context.Context, self string, o Options, url string) (load.Sum
 	if err := json.Unmarshal(out, &s); err != nil {
 		return s, 0, fmt.Errorf("runner drive --json: %v\n%s", err, out)
 	}
-	if len(s.Errors) > 0 {
+	if s.Errors.Any() {
 		return s, 0, fmt.Errorf("runner drive saw errors against nginx: %v", s.Errors)
 	}
 	return s, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
