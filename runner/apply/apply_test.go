@@ -173,7 +173,7 @@ func testPlan(t *testing.T, ps *ports, window time.Duration) (*plan.Plan, Option
 	knobs.TTFT, knobs.ITL, knobs.OutputTokens = 0, time.Millisecond, 8
 	sc := plan.Scenario{Name: "overhead", Kind: "overhead", API: "openai", Stream: true, CSV: filepath.Join("results", "overhead.csv"),
 		Trials: 2, MockCmd: append([]string{fmt.Sprintf("-addr=127.0.0.1:%d", mockPort)}, knobs.Args()...), Knobs: knobs,
-		Points: []plan.LoadPoint{{Mode: plan.Closed, Concurrency: 1, PromptTokens: 100}}}
+		Points: []plan.LoadPoint{{Mode: results.Closed, Concurrency: 1, PromptTokens: 100}}}
 	request := func(a plan.Arm) plan.Request {
 		return plan.Request{API: script.Chat, URL: fmt.Sprintf("http://127.0.0.1:%d/v1/chat/completions", a.Port),
 			Stream: true, PromptTokens: 100, Model: "mock-model"}

@@ -19,7 +19,7 @@ func (r *runner) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.Load
 	l := r.o.Plan.Layout
 	row := results.Row{
 		RunID: r.runID, Scenario: sc.Name, Kind: sc.Kind, Gateway: a.Name, ArmLabel: a.Label, GatewayClass: a.Class,
-		Trial: trial, Mode: string(pt.Mode), Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
+		Trial: trial, Mode: pt.Mode, Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
 		Status: results.OK, Floor: r.o.Plan.Floor,
 		CPUsDriver: l.Driver.CPUs.Text, CPUsMock: l.Mock.CPUs.Text, CPUsGateway: l.Gateway.CPUs.Text,
 		RigRTTSameUs: r.topo.same, RigRTTCrossUs: r.topo.cross,
@@ -38,9 +38,9 @@ func (r *runner) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.Load
 		row.CPUsGateway = strings.Join(cpus, ";")
 	}
 	if row.Mode == "" {
-		row.Mode = string(plan.Closed) // a row for an arm that never ran
+		row.Mode = results.Closed // a row for an arm that never ran
 	}
-	if pt.Mode == plan.Open {
+	if pt.Mode == results.Open {
 		var b []string
 		for _, d := range sc.P99Bounds {
 			b = append(b, strconv.FormatFloat(float64(d)/1e6, 'f', -1, 64))

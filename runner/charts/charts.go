@@ -126,9 +126,9 @@ func missing(a summary.Arm) string {
 	}
 	reason, _, _ := strings.Cut(a.Reason, ";")
 	if reason == "" {
-		return a.Status
+		return string(a.Status)
 	}
-	return a.Status + ": " + reason
+	return string(a.Status) + ": " + reason
 }
 
 // barsOf makes a bar figure's rows and one panel per spec from a table's
@@ -265,7 +265,7 @@ func lineOver(ts []summary.Table, skipDirect bool, x func(summary.Point) string,
 func itlFigure(d *data) (*figure, string) {
 	var ts []summary.Table
 	for _, t := range d.of("concurrent_agents", "") {
-		if t.Point.Mode == "closed" {
+		if t.Point.Mode == results.Closed {
 			ts = append(ts, t)
 		}
 	}
@@ -290,7 +290,7 @@ func itlFigure(d *data) (*figure, string) {
 func promptFigure(d *data) (*figure, string) {
 	var ts []summary.Table
 	for _, t := range d.of("large_context", "") {
-		if t.Point.Mode == "closed" && t.Point.Concurrency == 1 {
+		if t.Point.Mode == results.Closed && t.Point.Concurrency == 1 {
 			ts = append(ts, t)
 		}
 	}
@@ -404,11 +404,11 @@ func frontierFigure(d *data) (*figure, string) {
 
 // pooled is an arm over rows of several load points, for a footnote: its
 // requests, and its trials counted once each.
-func pooled(name, class string, rows []results.Record) summary.Arm {
+func pooled(name string, class results.Class, rows []results.Record) summary.Arm {
 	a := summary.Arm{Name: name, Class: class, Rows: rows}
 	var trials []string
 	for _, r := range rows {
-		if r.Str(results.ColStatus) == "ok" {
+		if r.OK() {
 			a.Requests += int64(r.Num(results.ColRequestsOK).V)
 			if !slices.Contains(trials, r.Str(results.ColTrial)) {
 				trials = append(trials, r.Str(results.ColTrial))
@@ -569,7 +569,7 @@ func goodputFigure(d *data) (*figure, string) {
 	ts := d.of("streaming_turn", "streaming_turn")
 	var closed []summary.Table
 	for _, t := range ts {
-		if t.Point.Mode == "closed" && t.Point.Variant == "" {
+		if t.Point.Mode == results.Closed && t.Point.Variant == "" {
 			closed = append(closed, t)
 		}
 	}

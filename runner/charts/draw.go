@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/golang/freetype/truetype"
 	chart "github.com/wcharczuk/go-chart/v2"
 	"github.com/wcharczuk/go-chart/v2/drawing"
@@ -160,7 +161,7 @@ func draw(f *figure) ([]byte, error) {
 
 // header draws the title, the note and the legend of classes; it returns
 // the next free y.
-func (p *pen) header(f *figure, classes []string, seriesNames []string) int {
+func (p *pen) header(f *figure, classes []results.Class, seriesNames []string) int {
 	y := margin + pixels(titleSize)/2
 	p.text(f.Title, margin, y, titleSize, ink)
 	y += pixels(textSize) / 2
@@ -206,7 +207,8 @@ func (p *pen) footer(f *figure, y int) int {
 }
 
 func (p *pen) barFigure(f *figure) int {
-	var classes, seriesNames []string
+	var classes []results.Class
+	var seriesNames []string
 	for _, r := range f.Rows {
 		if !slices.Contains(classes, r.Class) {
 			classes = append(classes, r.Class)
@@ -317,7 +319,7 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 }
 
 func (p *pen) lineFigure(f *figure) int {
-	var classes []string
+	var classes []results.Class
 	for _, l := range f.Lines {
 		if !slices.Contains(classes, l.Class) {
 			classes = append(classes, l.Class)

@@ -38,7 +38,8 @@ func (f *figure) hasValues() bool {
 
 // row is one arm of a bar figure; in Missing, one without a figure, and why.
 type row struct {
-	Name, Class, Missing string
+	Name, Missing string
+	Class         results.Class
 }
 
 // panel is one bar chart of a figure; panels share the figure's rows.
@@ -60,8 +61,9 @@ type value struct {
 }
 
 type line struct {
-	Name, Class string
-	Y           []value // per category
+	Name  string
+	Class results.Class
+	Y     []value // per category
 }
 
 func some(o results.Optional) value { return value{V: o.V, Set: o.Set} }

@@ -10,16 +10,16 @@ import (
 // blues, AI gateways in oranges and reds, hosted APIs in greens; within a
 // class, each arm keeps its shade on every chart (assigned once, from all
 // the CSVs, in the order the measured arms first appear).
-var classShades = map[string][]drawing.Color{
-	"direct": {{R: 90, G: 90, B: 90, A: 255}},
-	"proxy":  {{R: 31, G: 97, B: 170, A: 255}, {R: 86, G: 156, B: 214, A: 255}, {R: 20, G: 60, B: 110, A: 255}, {R: 120, G: 180, B: 230, A: 255}},
-	"ai": {{R: 214, G: 96, B: 31, A: 255}, {R: 190, G: 40, B: 50, A: 255}, {R: 240, G: 160, B: 40, A: 255}, {R: 150, G: 60, B: 20, A: 255},
+var classShades = map[results.Class][]drawing.Color{
+	results.ClassDirect: {{R: 90, G: 90, B: 90, A: 255}},
+	results.ClassProxy:  {{R: 31, G: 97, B: 170, A: 255}, {R: 86, G: 156, B: 214, A: 255}, {R: 20, G: 60, B: 110, A: 255}, {R: 120, G: 180, B: 230, A: 255}},
+	results.ClassAI: {{R: 214, G: 96, B: 31, A: 255}, {R: 190, G: 40, B: 50, A: 255}, {R: 240, G: 160, B: 40, A: 255}, {R: 150, G: 60, B: 20, A: 255},
 		{R: 230, G: 110, B: 130, A: 255}, {R: 170, G: 110, B: 0, A: 255}, {R: 120, G: 30, B: 60, A: 255}, {R: 250, G: 130, B: 80, A: 255}},
-	"hosted": {{R: 40, G: 140, B: 70, A: 255}, {R: 110, G: 180, B: 90, A: 255}},
-	"":       {{R: 130, G: 100, B: 160, A: 255}, {R: 170, G: 150, B: 190, A: 255}}, // CSVs without gateway_class
+	results.ClassHosted: {{R: 40, G: 140, B: 70, A: 255}, {R: 110, G: 180, B: 90, A: 255}},
+	"":                  {{R: 130, G: 100, B: 160, A: 255}, {R: 170, G: 150, B: 190, A: 255}}, // CSVs without gateway_class
 }
 
-var classNames = map[string]string{"direct": "direct (no gateway)", "proxy": "plain proxy", "ai": "AI gateway", "hosted": "hosted API", "": "class not recorded"}
+var classNames = map[results.Class]string{results.ClassDirect: "direct (no gateway)", results.ClassProxy: "plain proxy", results.ClassAI: "AI gateway", results.ClassHosted: "hosted API", "": "class not recorded"}
 
 var missingColour = drawing.Color{R: 150, G: 150, B: 150, A: 255}
 
@@ -27,10 +27,10 @@ type palette map[string]drawing.Color
 
 func newPalette(recs []results.Record) palette {
 	p := palette{}
-	used := map[string]int{}
+	used := map[results.Class]int{}
 	measured := map[string]bool{}
 	for _, r := range recs {
-		if r.Str(results.ColStatus) == "ok" {
+		if r.OK() {
 			measured[r.Str(results.ColGateway)] = true
 		}
 	}
@@ -49,10 +49,7 @@ func newPalette(recs []results.Record) palette {
 		if _, done := p[name]; done {
 			continue
 		}
-		class := r.Str(results.ColGatewayClass)
-		if class == "" && name == "direct" {
-			class = "direct"
-		}
+		class := r.Class()
 		shades, ok := classShades[class]
 		if !ok {
 			shades = classShades[""]

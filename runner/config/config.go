@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
 // DirectArm is the built-in arm where the client talks to the mock itself.
@@ -98,9 +99,9 @@ type Mock struct {
 // Gateway is one gateway arm: how its stack is found and how requests reach it.
 type Gateway struct {
 	Name        string
-	Arm         string // "default" or "tuned": a label for charts
-	Class       string // "proxy" (a plain L7 proxy) or "ai" (an AI gateway): charts colour by it
-	Fallback    bool   // its configuration retries failed requests on the fallback mock
+	Arm         string        // "default" or "tuned": a label for charts
+	Class       results.Class // proxy or ai (hosted for a hosted block)
+	Fallback    bool          // its configuration retries failed requests on the fallback mock
 	Version     string
 	Compose     string // path as written in HCL
 	ComposePath string // resolved against Config.Dir

@@ -21,6 +21,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
 // Raw structs mirror the HCL as written. Optional values are pointers so a
@@ -713,14 +714,16 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		}
 		seen[r.Name] = r.DeclRange
 		g := Gateway{
-			Name: r.Name, Arm: "default", Class: "ai", Compose: r.Compose, Service: r.Service, Port: r.Port,
+			Name: r.Name, Arm: "default", Class: results.ClassAI, Compose: r.Compose, Service: r.Service, Port: r.Port,
 			ComposePath: resolve(cfg.Dir, r.Compose), Headers: r.Headers, Model: "mock-model",
 			Prepare: r.Prepare, Paths: map[script.API]string{}, APIHeaders: map[script.API]map[string]string{},
 			APIModels: map[script.API]string{}, ExpectHeaders: r.ExpectHeaders,
 			DeclRange: r.DeclRange, ComposeRange: attrRange(b, "compose"), ServiceRange: attrRange(b, "service"),
 		}
 		setIf(&g.Arm, r.Arm)
-		setIf(&g.Class, r.Class)
+		if r.Class != nil {
+			g.Class = results.Class(*r.Class)
+		}
 		if r.Fallback != nil {
 			g.Fallback = *r.Fallback
 		}
@@ -735,7 +738,7 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		c.requestSafe(b, "api_key", "api_key", g.APIKey)
 		c.requestSafe(b, "model", "model", g.Model)
 		c.oneOf(b, "arm", g.Arm, []string{"default", "tuned"})
-		c.oneOf(b, "class", g.Class, []string{"proxy", "ai"})
+		c.oneOf(b, "class", string(g.Class), []string{string(results.ClassProxy), string(results.ClassAI)})
 		c.replicas(&r, cfg, &g)
 		for i := range g.Replicas {
 			who, why := "gateway "+strings.TrimSpace(r.Name), ""
@@ -865,7 +868,7 @@ func (c *checker) hosted(raws []rawHosted, cfg *Config) []Gateway {
 			continue
 		}
 		g := Gateway{
-			Name: r.Name, Arm: "hosted", Class: "hosted", Hosted: true, URL: u.Scheme + "://" + u.Host, Headers: r.Headers,
+			Name: r.Name, Arm: "hosted", Class: results.ClassHosted, Hosted: true, URL: u.Scheme + "://" + u.Host, Headers: r.Headers,
 			Model: "mock-model", Paths: map[script.API]string{}, APIHeaders: map[script.API]map[string]string{},
 			DeclRange: r.DeclRange,
 		}

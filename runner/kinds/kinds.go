@@ -88,8 +88,8 @@ func Columns(s *plan.Scenario) results.Group {
 		if run.Request.Stream {
 			g |= results.Stream
 		}
-		if run.Point.Mode == plan.Open {
-			g |= results.Open
+		if run.Point.Mode == results.Open {
+			g |= results.OpenLoop
 			if len(s.P99Bounds) > 0 {
 				g |= results.Frontier
 			}

@@ -34,7 +34,7 @@ func TestEveryKindRuns(t *testing.T) {
 	want := map[string]results.Group{
 		"overhead":            results.SLO,
 		"streaming_turn":      results.Stream | results.SLO,
-		"throughput_frontier": results.Open | results.Frontier | results.SLO,
+		"throughput_frontier": results.OpenLoop | results.Frontier | results.SLO,
 		"key_flood":           results.KeyFlood,
 		"failover":            results.Failover | results.Stream | results.SLO,
 		"cancellation":        results.Cancellation | results.Stream | results.Variants | results.SLO,

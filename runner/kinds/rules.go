@@ -198,7 +198,7 @@ func markUncontrolled(rows []results.Row, k float64) {
 	p99s := map[key][]float64{}
 	lowest := map[int]int{}
 	for _, r := range rows {
-		if r.Gateway != config.DirectArm || r.Mode != string(plan.Closed) || r.Status != results.OK || !r.Latency.P99.Set {
+		if r.Gateway != config.DirectArm || r.Mode != results.Closed || r.Status != results.OK || !r.Latency.P99.Set {
 			continue
 		}
 		p99s[key{r.Concurrency, r.PromptTokens}] = append(p99s[key{r.Concurrency, r.PromptTokens}], r.Latency.P99.V)
@@ -208,7 +208,7 @@ func markUncontrolled(rows []results.Row, k float64) {
 	}
 	for i := range rows {
 		r := &rows[i]
-		if r.Mode != string(plan.Closed) || r.Status == results.Unavailable || r.Status == results.Failed {
+		if r.Mode != results.Closed || r.Status == results.Unavailable || r.Status == results.Failed {
 			continue
 		}
 		base, point := median(p99s[key{lowest[r.PromptTokens], r.PromptTokens}]), median(p99s[key{r.Concurrency, r.PromptTokens}])

@@ -95,7 +95,7 @@ func drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 			cfg.Shape.Keys = []string{m.Key}
 		}
 	}
-	if run.Point.Mode == plan.Open {
+	if run.Point.Mode == results.Open {
 		cfg.Rate, cfg.Poisson, cfg.Seed = run.Point.Rate, run.Point.Arrival == plan.Poisson, uint64(run.Trial)
 	}
 	if tweak != nil {
@@ -124,7 +124,7 @@ func drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 	}
 	// One client in a closed loop keeps the rig's CPUs busy without queueing
 	// anything behind them: the guard is for points with more in flight.
-	if v := Saturation(RigOf(m.Plan, m.Arm), res.DriverCPU.Cores(), mockW.Cores(), gwW.Cores(), m.Gateway != nil); v != "" && (run.Point.Mode == plan.Open || run.Point.Concurrency > 1) {
+	if v := Saturation(RigOf(m.Plan, m.Arm), res.DriverCPU.Cores(), mockW.Cores(), gwW.Cores(), m.Gateway != nil); v != "" && (run.Point.Mode == results.Open || run.Point.Concurrency > 1) {
 		verdicts = append(verdicts, v)
 	}
 	if m.Gateway != nil {

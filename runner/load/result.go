@@ -245,7 +245,7 @@ func formatCounts[V int64 | string](m map[string]V) string {
 
 // Summary is the machine-readable form of a Result (--json).
 type Summary struct {
-	Mode            string                   `json:"mode"`
+	Mode            results.Mode             `json:"mode"`
 	WindowSeconds   float64                  `json:"window_s"`
 	OK              int64                    `json:"ok"`
 	Errors          results.ErrorCounts      `json:"errors"`
@@ -292,7 +292,7 @@ func percentiles(h *hdrhistogram.Histogram) PercentilesMS {
 
 // Summary builds the JSON form.
 func (r *Result) Summary() Summary {
-	s := Summary{Mode: "closed", WindowSeconds: r.Window.Seconds(), OK: r.OK, Errors: r.Errors, Statuses: r.Statuses,
+	s := Summary{Mode: results.Closed, WindowSeconds: r.Window.Seconds(), OK: r.OK, Errors: r.Errors, Statuses: r.Statuses,
 		RPS: r.RPS, Fidelity: r.Fidelity, Delivery: r.Delivery, EventsPerRead: r.Delivery.EventsPerRead(),
 		SameReadShare: r.Delivery.SameReadShare(), Failed: r.Failed, CapDelayed: r.CapDelayed, LateArrivals: r.Late,
 		DriverCores: r.DriverCPU.Cores(), Connects: r.Connects, Partial: r.Partial, Verdict: r.Verdict,
@@ -304,7 +304,7 @@ func (r *Result) Summary() Summary {
 		s.Goodput = &g
 	}
 	if r.Open {
-		s.Mode = "open"
+		s.Mode = results.Open
 		s.Percentiles["pacer_lag"] = percentiles(r.PacerLag)
 		s.Percentiles["send_lag"] = percentiles(r.SendLag)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 )
 
@@ -68,9 +69,9 @@ type Mock struct {
 
 // Arm is one way of reaching the mock: directly, or through a gateway.
 type Arm struct {
-	Name  string `json:"name"`
-	Label string `json:"label"` // "direct", "default" or "tuned"
-	Class string `json:"class"` // "direct", "proxy", "ai" or "hosted"
+	Name  string        `json:"name"`
+	Label string        `json:"label"` // "direct", "default" or "tuned"
+	Class results.Class `json:"class"`
 	// Fallback: the configuration retries failed requests on the fallback mock.
 	Fallback bool     `json:"fallback,omitempty"`
 	Direct   bool     `json:"direct,omitempty"`
@@ -165,14 +166,6 @@ type Skip struct {
 	Reason string `json:"reason"`
 }
 
-// Mode is how load is offered.
-type Mode string
-
-const (
-	Closed Mode = "closed" // a fixed number of connections, each sending when its answer is done
-	Open   Mode = "open"   // requests on a schedule, whatever is in flight
-)
-
 // Arrival is an open loop's schedule.
 type Arrival string
 
@@ -183,15 +176,15 @@ const (
 
 // LoadPoint is one load level of a scenario.
 type LoadPoint struct {
-	Mode         Mode    `json:"mode"`
-	Concurrency  int     `json:"concurrency"` // closed loop: connections; open loop: max in flight
-	Rate         float64 `json:"rate,omitempty"`
-	Arrival      Arrival `json:"arrival,omitempty"`
-	PromptTokens int     `json:"prompt_tokens"`
+	Mode         results.Mode `json:"mode"`
+	Concurrency  int          `json:"concurrency"` // closed loop: connections; open loop: max in flight
+	Rate         float64      `json:"rate,omitempty"`
+	Arrival      Arrival      `json:"arrival,omitempty"`
+	PromptTokens int          `json:"prompt_tokens"`
 }
 
 func (p LoadPoint) String() string {
-	if p.Mode == Open {
+	if p.Mode == results.Open {
 		return fmt.Sprintf("rate=%g/s %s max_in_flight=%d prompt=%d", p.Rate, p.Arrival, p.Concurrency, p.PromptTokens)
 	}
 	return fmt.Sprintf("c=%d prompt=%d", p.Concurrency, p.PromptTokens)
@@ -266,7 +259,7 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 		Mock: Mock{Address: cfg.MockAddress(), Port: cfg.Mock.Port, URL: mockURL, Health: mockURL + "/health",
 			FallbackPort: cfg.Mock.FallbackPort, FallbackURL: config.URLAt(cfg.MockAddress(), cfg.Mock.FallbackPort)},
 	}
-	p.Arms = append(p.Arms, Arm{Name: config.DirectArm, Label: "direct", Class: "direct", Direct: true, Port: cfg.Mock.Port})
+	p.Arms = append(p.Arms, Arm{Name: config.DirectArm, Label: "direct", Class: results.ClassDirect, Direct: true, Port: cfg.Mock.Port})
 	for i := range cfg.Gateways {
 		g := &cfg.Gateways[i]
 		a := Arm{Name: g.Name, Label: g.Arm, Class: g.Class, Fallback: g.Fallback, Port: g.Port, Version: g.Version, Floor: g.Name == cfg.Defaults.Floor}
@@ -357,10 +350,10 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 	}
 	for _, tokens := range sc.PromptTokens {
 		for _, c := range sc.Concurrency {
-			s.Points = append(s.Points, LoadPoint{Mode: Closed, Concurrency: c, PromptTokens: tokens})
+			s.Points = append(s.Points, LoadPoint{Mode: results.Closed, Concurrency: c, PromptTokens: tokens})
 		}
 		for _, r := range sc.Rates {
-			s.Points = append(s.Points, LoadPoint{Mode: Open, Rate: r, Arrival: Arrival(sc.Arrival),
+			s.Points = append(s.Points, LoadPoint{Mode: results.Open, Rate: r, Arrival: Arrival(sc.Arrival),
 				Concurrency: sc.MaxInFlight, PromptTokens: tokens})
 		}
 	}

@@ -45,7 +45,7 @@ func moreTrial(sc *Scenario, rows []results.Row, last *Run) (string, bool) {
 	diffs := map[key][]float64{}
 	var order []key
 	at := func(r *results.Row) bool {
-		return r.Mode == string(last.Point.Mode) && r.Concurrency == last.Point.Concurrency &&
+		return r.Mode == last.Point.Mode && r.Concurrency == last.Point.Concurrency &&
 			r.RateRPS == last.Point.Rate && r.PromptTokens == last.Point.PromptTokens && r.Status == results.OK && r.Latency.P50.Set
 	}
 	for i := range rows {

@@ -15,7 +15,7 @@ import (
 // its arms rotated one place on.
 func TestNextTrials(t *testing.T) {
 	s := &Scenario{Trials: 2, MaxTrials: 9, CIWidth: config.CIWidth{Abs: time.Hour}}
-	pt := LoadPoint{Mode: Closed, Concurrency: 1, PromptTokens: 100}
+	pt := LoadPoint{Mode: results.Closed, Concurrency: 1, PromptTokens: 100}
 	runs := []Run{{Arm: "direct", Trial: 2, Point: pt}, {Arm: "proxy", Trial: 2, Point: pt}}
 	var rows []results.Row
 	for trial := 1; trial <= 2; trial++ {

@@ -44,7 +44,7 @@ func Block(recs []results.Record, chartsDir string) string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "<img src=\"%s/overhead.png\" width=\"760\" alt=\"Added latency and peak memory per gateway\">\n\n", chartsDir)
-	byClass := map[string][]string{}
+	byClass := map[results.Class][]string{}
 	var absent []string
 	for _, a := range t.Arms {
 		switch {
@@ -57,7 +57,10 @@ func Block(recs []results.Record, chartsDir string) string {
 	}
 	fmt.Fprintf(&b, "Added p50 latency per request over the client talking to the mock directly, at one client, in ms "+
 		"(run `%s`, %s, median over trials):", t.Point.RunID, host(t))
-	for _, c := range []struct{ key, name string }{{"proxy", "plain proxies"}, {"ai", "AI gateways"}, {"hosted", "hosted APIs"}, {"", "class not recorded"}} {
+	for _, c := range []struct {
+		key  results.Class
+		name string
+	}{{results.ClassProxy, "plain proxies"}, {results.ClassAI, "AI gateways"}, {results.ClassHosted, "hosted APIs"}, {"", "class not recorded"}} {
 		if len(byClass[c.key]) > 0 {
 			fmt.Fprintf(&b, " %s: %s;", c.name, strings.Join(byClass[c.key], ", "))
 		}
@@ -131,7 +134,7 @@ func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, char
 			if a.Trials == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", a.Name, orDash(a.Class), a.Trials,
+			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", a.Name, orDash(string(a.Class)), a.Trials,
 				summary.Fixed(a.P50, 3), summary.Signed(a.AddedP50), summary.CI(a), summary.Signed(a.AddedP99),
 				summary.Fixed(a.CPUUsPerReq, 1), summary.Fixed(a.MemPeakMiB, 1), summary.Fixed(a.CostPer1M, 6))
 		}
@@ -190,10 +193,10 @@ func writeRuns(w io.Writer, recs []results.Record) {
 		if r.Str(results.ColCPUsDriver) != "" {
 			add(&ru.layouts, fmt.Sprintf("driver on CPU %s, mock on %s, gateway on %s", r.Str(results.ColCPUsDriver), r.Str(results.ColCPUsMock), r.Str(results.ColCPUsGateway)))
 		}
-		if r.Str(results.ColGateway) != "direct" && r.Str(results.ColStatus) != "unavailable" && r.Str(results.ColGatewayVersion) != "" {
+		if r.Str(results.ColGateway) != "direct" && r.Status() != results.Unavailable && r.Str(results.ColGatewayVersion) != "" {
 			add(&ru.versions, fmt.Sprintf("%s: %s", r.Str(results.ColGateway), r.Str(results.ColGatewayVersion)))
 		}
-		if r.Str(results.ColStatus) == "unavailable" {
+		if r.Status() == results.Unavailable {
 			reason, _, _ := strings.Cut(r.Str(results.ColReason), ";")
 			add(&ru.absent, fmt.Sprintf("%s (%s)", r.Str(results.ColGateway), reason))
 		}

@@ -29,7 +29,7 @@ type Group uint16
 const (
 	Common       Group = 1 << iota // every scenario
 	Stream                         // scenarios whose requests stream
-	Open                           // scenarios with open-loop points
+	OpenLoop                       // scenarios with open-loop points
 	Frontier                       // open-loop scenarios with p99 bounds (the frontier)
 	Variants                       // kinds that run each point in variants (head_of_line, session, cancellation)
 	Replicas                       // scenarios with an arm of several replicas or a balancer
@@ -44,7 +44,7 @@ var groupText = []struct {
 	g    Group
 	text string
 }{
-	{Common, "always"}, {Stream, "streamed requests"}, {Open, "open-loop points"}, {Frontier, "p99 bounds set"},
+	{Common, "always"}, {Stream, "streamed requests"}, {OpenLoop, "open-loop points"}, {Frontier, "p99 bounds set"},
 	{Variants, "head_of_line, session, cancellation"}, {Replicas, "replicas or a balancer"}, {SLO, "an SLO"},
 	{KeyFlood, "key_flood"}, {Failover, "failover"}, {Cancellation, "cancellation"},
 	{manifest, "manifest"},
@@ -127,9 +127,9 @@ var (
 	ColKind         = col("kind", "", Common, "the scenario's kind", func(r *Row) string { return r.Kind })
 	ColGateway      = col("gateway", "", Common, "the arm: a gateway block's name, or direct", func(r *Row) string { return r.Gateway })
 	ColArmLabel     = col("arm_label", "", Common, "the arm's label in charts", func(r *Row) string { return r.ArmLabel })
-	ColGatewayClass = col("gateway_class", "", Common, "direct, proxy, ai or hosted", func(r *Row) string { return r.GatewayClass })
+	ColGatewayClass = col("gateway_class", "", Common, "direct, proxy, ai or hosted", func(r *Row) string { return string(r.GatewayClass) })
 	ColTrial        = col("trial", "", Common, "the trial (round) the run belongs to; 0 for an arm that never came up", func(r *Row) string { return itoa(int64(r.Trial)) })
-	ColMode         = col("mode", "", Common, "closed or open loop", func(r *Row) string { return r.Mode })
+	ColMode         = col("mode", "", Common, "closed or open loop", func(r *Row) string { return string(r.Mode) })
 	ColConcurrency  = col("concurrency", "clients", Common, "closed loop: clients; open loop: the cap on requests in flight", func(r *Row) string { return itoa(int64(r.Concurrency)) })
 	ColRateRPS      = col("rate_rps", "req/s", Common, "open loop: the offered rate", func(r *Row) string { return ftoa(r.RateRPS) })
 	ColPromptTokens = col("prompt_tokens", "tokens", Common, "the prompt's size", func(r *Row) string { return itoa(int64(r.PromptTokens)) })
@@ -195,8 +195,8 @@ var (
 	ColBurstyStreams    = col("bursty_streams", "streams", Stream, "streams of 4+ content events that came at 2+ events per read on average", i64(func(r *Row) int64 { return r.BurstyStreams }))
 	ColStalls           = col("stalls", "gaps", Stream, "gaps over 10 times the mock's interval", i64(func(r *Row) int64 { return r.Stalls }))
 
-	ColSendLag    = pctCols("send_lag", Open, "send lag: an arrival's due time to its request written", func(r *Row) *Percentiles { return &r.SendLag })
-	ColCapDelayed = col("cap_delayed", "requests", Open, "arrivals that found every worker busy", i64(func(r *Row) int64 { return r.CapDelayed }))
+	ColSendLag    = pctCols("send_lag", OpenLoop, "send lag: an arrival's due time to its request written", func(r *Row) *Percentiles { return &r.SendLag })
+	ColCapDelayed = col("cap_delayed", "requests", OpenLoop, "arrivals that found every worker busy", i64(func(r *Row) int64 { return r.CapDelayed }))
 	ColP99Bounds  = col("p99_bounds_ms", "ms", Frontier, "the frontier's p99 bounds, ; apart", func(r *Row) string { return r.P99BoundsMS })
 	ColVariant    = col("variant", "", Variants, "what else ran beside the measured requests", func(r *Row) string { return r.Variant })
 

@@ -20,10 +20,10 @@ import (
 type Row struct {
 	// identity
 	RunID, Scenario, Kind, Gateway, ArmLabel string
-	GatewayClass                             string // direct, proxy, ai or hosted
+	GatewayClass                             Class
 	P99BoundsMS                              string // the frontier's bounds, "1;5;10" (open-loop rows of a scenario that sets them)
 	Trial                                    int
-	Mode                                     string // closed or open
+	Mode                                     Mode
 	Variant                                  string // what else ran beside the measured requests (head_of_line)
 	Concurrency                              int
 	RateRPS                                  float64

@@ -57,7 +57,7 @@ func TestGroups(t *testing.T) {
 	}{
 		{0, []string{"latency_p50_ms", "gateway_mem_peak_mib", "verdict"}, []string{"ttft_p50_ms", "send_lag_p50_ms", "upstream_hits", "variant", "goodput"}},
 		{Stream, []string{"ttft_p50_ms", "itl_p99_ms", "frames_missing", "bursty_streams"}, []string{"send_lag_p50_ms", "upstream_hits"}},
-		{Open | Frontier, []string{"send_lag_p99_ms", "cap_delayed", "p99_bounds_ms"}, []string{"ttft_p50_ms"}},
+		{OpenLoop | Frontier, []string{"send_lag_p99_ms", "cap_delayed", "p99_bounds_ms"}, []string{"ttft_p50_ms"}},
 		{KeyFlood, []string{"upstream_hits", "errors_accepted"}, []string{"fallback_hits"}},
 		{Failover, []string{"upstream_hits", "fallback_hits", "retries"}, []string{"errors_accepted"}},
 	} {

@@ -23,11 +23,12 @@ type Frontier struct {
 
 // FrontierArm is one arm across the rates.
 type FrontierArm struct {
-	Name, Class string
-	P99         []results.Optional // per rate; absent where a trial failed or samples were too few
-	Best        []results.Optional // per bound: the highest rate held, absent if none was
-	Rows        []results.Record
-	Missing     string // why the arm was measured at no rate (its first reason)
+	Name    string
+	Class   results.Class
+	P99     []results.Optional // per rate; absent where a trial failed or samples were too few
+	Best    []results.Optional // per bound: the highest rate held, absent if none was
+	Rows    []results.Record
+	Missing string // why the arm was measured at no rate (its first reason)
 }
 
 // Frontiers finds the frontier of every scenario whose open-loop rows state
@@ -36,7 +37,7 @@ func Frontiers(tables []Table) []Frontier {
 	var out []Frontier
 	index := map[[2]string]int{}
 	for _, t := range tables {
-		if t.Point.Mode != "open" {
+		if t.Point.Mode != results.Open {
 			continue
 		}
 		bounds := boundsOf(t)
@@ -60,7 +61,7 @@ func Frontiers(tables []Table) []Frontier {
 		byName := map[string]int{}
 		measured := map[string]bool{}
 		for _, t := range tables {
-			if t.Point.Mode != "open" || t.Point.RunID != f.RunID || t.Point.Scenario != f.Scenario {
+			if t.Point.Mode != results.Open || t.Point.RunID != f.RunID || t.Point.Scenario != f.Scenario {
 				continue
 			}
 			ri := slices.Index(f.Rates, t.Point.Rate)
@@ -81,7 +82,7 @@ func Frontiers(tables []Table) []Frontier {
 					measured[a.Name] = true
 				} else if fa.Missing == "" && a.Reason != "" {
 					reason, _, _ := strings.Cut(a.Reason, ";")
-					fa.Missing = a.Status + ": " + reason
+					fa.Missing = string(a.Status) + ": " + reason
 				}
 			}
 		}

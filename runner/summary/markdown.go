@@ -34,7 +34,7 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 			fmt.Fprintf(w, "\n## %s\n\nRun `%s`.\n", t.Point.Scenario, t.Point.RunID)
 			var missing []string
 			for _, a := range t.Arms {
-				if a.Status == "unavailable" {
+				if a.Status == results.Unavailable {
 					missing = append(missing, fmt.Sprintf("- %s: %s", a.Name, cell(a.Reason)))
 				}
 			}
@@ -51,15 +51,15 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 		fmt.Fprintln(w, "| arm | trials | p50 ms | p99 ms | +p50 | interval | p | +p99 | +p50 vs floor | +TTFT | ITL p99 | goodput | CPU µs/req | peak MiB | USD per 1M | cold start ms | notes |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, a := range t.Arms {
-			if a.Status == "unavailable" {
+			if a.Status == results.Unavailable {
 				continue
 			}
 			trials := fmt.Sprint(a.Trials)
-			if a.Status != "ok" {
-				trials = a.Status
+			if a.Status != results.OK {
+				trials = string(a.Status)
 			}
 			notes := groupVerdicts(a.Verdicts)
-			if a.Status != "ok" && a.Reason != "" {
+			if a.Status != results.OK && a.Reason != "" {
 				notes = append([]string{a.Reason}, notes...)
 			}
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",

@@ -21,15 +21,16 @@ import (
 
 // Point is one load point of one scenario.
 type Point struct {
-	RunID, Scenario, Mode string
-	Concurrency, Prompt   int
-	Rate                  float64
-	Variant               string // what ran beside it, when a kind varies that
+	RunID, Scenario     string
+	Mode                results.Mode
+	Concurrency, Prompt int
+	Rate                float64
+	Variant             string // what ran beside it, when a kind varies that
 }
 
 func (p Point) String() string {
 	s := fmt.Sprintf("c=%d prompt=%d", p.Concurrency, p.Prompt)
-	if p.Mode == "open" {
+	if p.Mode == results.Open {
 		s = fmt.Sprintf("rate=%g/s prompt=%d", p.Rate, p.Prompt)
 	}
 	if p.Variant != "" {
@@ -41,11 +42,11 @@ func (p Point) String() string {
 // Arm is one arm at one point, over its trials.
 type Arm struct {
 	Name     string
-	Class    string // gateway_class: direct, proxy, ai, hosted ("" for a gateway in CSVs older than the column)
+	Class    results.Class // "" for a gateway in CSVs older than the column
 	Rows     []results.Record
-	Requests int64  // requests_ok over the ok rows
-	Trials   int    // trials with status ok
-	Status   string // "ok", or the status of the rows that were not (failed, unavailable, ...)
+	Requests int64          // requests_ok over the ok rows
+	Trials   int            // trials with status ok
+	Status   results.Status // ok, or the status of the rows that were not (failed, unavailable, ...)
 	Reason   string
 	P50, P99 results.Optional // ms, median over trials
 	// Added latency (ms), median over trials of this arm minus the
@@ -89,10 +90,10 @@ func Build(recs []results.Record) []Table {
 	byArm := map[key][]results.Record{}
 	floors := map[Point]string{}
 	for _, r := range recs {
-		p := Point{RunID: r.Str(results.ColRunID), Scenario: r.Str(results.ColScenario), Mode: r.Str(results.ColMode), Rate: r.Num(results.ColRateRPS).V,
+		p := Point{RunID: r.Str(results.ColRunID), Scenario: r.Str(results.ColScenario), Mode: r.Mode(), Rate: r.Num(results.ColRateRPS).V,
 			Concurrency: int(r.Num(results.ColConcurrency).V), Prompt: int(r.Num(results.ColPromptTokens).V), Variant: r.Str(results.ColVariant)}
 		arm := r.Str(results.ColGateway)
-		if r.Str(results.ColStatus) == "unavailable" || r.Str(results.ColStatus) == "failed" && r.Str(results.ColTrial) == "0" {
+		if r.Status() == results.Unavailable || r.Status() == results.Failed && r.Str(results.ColTrial) == "0" {
 			// A stack that never came up has one row without a load point:
 			// it belongs to every point of its scenario and run.
 			p.Mode, p.Rate, p.Concurrency, p.Prompt, p.Variant = "", 0, 0, 0, ""
@@ -164,29 +165,26 @@ func armOrder(order []string, floor string) []string {
 	return out
 }
 
-func ok(r results.Record) bool { return r.Str(results.ColStatus) == "ok" }
+func ok(r results.Record) bool { return r.OK() }
 
 func arm(name string, rows []results.Record) Arm {
-	a := Arm{Name: name, Status: "ok", Rows: rows}
+	a := Arm{Name: name, Status: results.OK, Rows: rows}
 	for _, r := range rows {
-		if c := r.Str(results.ColGatewayClass); c != "" {
+		if c := r.Class(); c != "" {
 			a.Class = c
 		}
 		if ok(r) {
 			a.Trials++
 			a.Requests += int64(r.Num(results.ColRequestsOK).V)
-		} else if a.Status == "ok" {
-			a.Status, a.Reason = r.Str(results.ColStatus), firstLine(r.Str(results.ColReason))
+		} else if a.Status == results.OK {
+			a.Status, a.Reason = r.Status(), firstLine(r.Str(results.ColReason))
 		}
-		if v := r.Str(results.ColVerdict); v != "" && v != "ok" {
+		if v := r.Str(results.ColVerdict); v != "" && v != results.VerdictOK {
 			a.Verdicts = append(a.Verdicts, v)
 		}
 	}
 	if a.Trials > 0 {
-		a.Status = "ok"
-	}
-	if a.Class == "" && name == "direct" {
-		a.Class = "direct" // CSVs older than the gateway_class column
+		a.Status = results.OK
 	}
 	a.P50 = median(rows, col(results.ColLatency.P50))
 	a.P99 = median(rows, col(results.ColLatency.P99))
@@ -286,12 +284,12 @@ func Write(w io.Writer, tables []Table) {
 			last = t.Point.Scenario
 			// Arms that never came up are said once per scenario, not at every point.
 			for _, a := range t.Arms {
-				if a.Status == "unavailable" {
+				if a.Status == results.Unavailable {
 					fmt.Fprintf(w, "  not measured: %s: %s\n", a.Name, a.Reason)
 				}
 			}
 		}
-		arms := slices.DeleteFunc(slices.Clone(t.Arms), func(a Arm) bool { return a.Status == "unavailable" })
+		arms := slices.DeleteFunc(slices.Clone(t.Arms), func(a Arm) bool { return a.Status == results.Unavailable })
 		fmt.Fprintf(w, "  %s", t.Point)
 		if t.Floor != "" {
 			fmt.Fprintf(w, " (floor: %s)", t.Floor)
@@ -305,8 +303,8 @@ func Write(w io.Writer, tables []Table) {
 		}
 		fmt.Fprintln(tw, head+"cpu µs/req\tpeak MiB\t")
 		for _, a := range arms {
-			cells := []string{a.Name, a.Status, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"}
-			if a.Status == "ok" {
+			cells := []string{a.Name, string(a.Status), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"}
+			if a.Status == results.OK {
 				cells = []string{a.Name, fmt.Sprint(a.Trials), num(a.P50), num(a.P99), Signed(a.AddedP50), CI(a), num2(a.PValueP50),
 					Signed(a.AddedP99), Signed(a.TopologyMS), Signed(a.NetP50), Signed(a.FloorP50), Signed(a.FloorP99)}
 			}
@@ -318,11 +316,11 @@ func Write(w io.Writer, tables []Table) {
 		}
 		tw.Flush()
 		for _, a := range arms {
-			if a.Status != "ok" {
+			if a.Status != results.OK {
 				fmt.Fprintf(w, "    %s %s: %s\n", a.Name, a.Status, a.Reason)
 			}
 			for _, v := range groupVerdicts(a.Verdicts) {
-				if a.Status != "ok" && strings.HasPrefix(v, "failed") {
+				if a.Status != results.OK && strings.HasPrefix(v, "failed") {
 					continue // said with the status above
 				}
 				fmt.Fprintf(w, "    %s: %s\n", a.Name, v)
@@ -399,7 +397,7 @@ func Lowest(ts []Table) (Table, bool) {
 	var best Table
 	found := false
 	for _, t := range ts {
-		if t.Point.Mode != "closed" || t.Point.Variant != "" {
+		if t.Point.Mode != results.Closed || t.Point.Variant != "" {
 			continue
 		}
 		if !found || t.Point.Concurrency < best.Point.Concurrency ||

@@ -1,0 +1,38 @@
+package results
+
+// The words rows are made of, typed once here, where the measuring side
+// and the readers meet: the plan, the driver and config use these types,
+// the summary and charts compare against these constants.
+
+// Mode is how load is offered.
+type Mode string
+
+const (
+	Closed Mode = "closed" // a fixed number of connections, each sending when its answer is done
+	Open   Mode = "open"   // requests on a schedule, whatever is in flight
+)
+
+// Class is what an arm is: the charts colour by it.
+type Class string
+
+const (
+	ClassDirect Class = "direct" // the driver to the mock, nothing between
+	ClassProxy  Class = "proxy"  // a plain L7 proxy
+	ClassAI     Class = "ai"     // an AI gateway
+	ClassHosted Class = "hosted" // a hosted API, not on this machine
+)
+
+// Mode is the row's load mode.
+func (r Record) Mode() Mode { return Mode(r.Str(ColMode)) }
+
+// Class is the row's arm class ("" in CSVs older than the column, but
+// for direct).
+func (r Record) Class() Class {
+	if c := Class(r.Str(ColGatewayClass)); c != "" {
+		return c
+	}
+	if r.Str(ColGateway) == "direct" {
+		return ClassDirect
+	}
+	return ""
+}
