@@ -109,6 +109,7 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 	if o.PortFree == nil {
 		o.PortFree = portFree
 	}
+	o.Plan.Normalize()
 	if o.MockImage == nil {
 		o.MockImage = func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error) {
 			return stack.MockImage(ctx, e, o.ModuleDir, labels)

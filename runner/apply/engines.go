@@ -16,7 +16,7 @@ import (
 )
 
 // enginesInUse are the engines the plan puts a role on, local first, then
-// in the plan's order (an empty name is the local engine).
+// in the plan's order.
 func (r *runner) enginesInUse() []string {
 	l, d := r.o.Plan.Layout, r.o.Plan.Drivers
 	names := []string{l.Mock.Engine, l.Gateway.Engine}
@@ -24,11 +24,6 @@ func (r *runner) enginesInUse() []string {
 		names = append(names, d.Engines...)
 	} else {
 		names = append(names, l.Driver.Engine)
-	}
-	for i, n := range names {
-		if n == "" {
-			names[i] = config.LocalEngine
-		}
 	}
 	var out []string
 	if slices.Contains(names, config.LocalEngine) {
@@ -44,7 +39,7 @@ func (r *runner) enginesInUse() []string {
 
 // engine is the engine of that name.
 func (r *runner) engine(name string) (stack.Engine, error) {
-	if name == config.LocalEngine || name == "" {
+	if name == config.LocalEngine {
 		return r.o.Engine, nil
 	}
 	if e, ok := r.o.Engines[name]; ok {
@@ -56,7 +51,7 @@ func (r *runner) engine(name string) (stack.Engine, error) {
 // donor is where an image missing on an engine may be loaded from: the
 // local engine, for any other; none for the local one.
 func (r *runner) donor(engine string) stack.Engine {
-	if engine == "" || engine == config.LocalEngine {
+	if engine == config.LocalEngine {
 		return nil
 	}
 	return r.o.Engine
@@ -64,9 +59,6 @@ func (r *runner) donor(engine string) stack.Engine {
 
 // mgr is the manager of this run's containers on an engine.
 func (r *runner) mgr(name string) *stack.Manager {
-	if name == "" {
-		name = config.LocalEngine
-	}
 	return r.mgrs[name]
 }
 
@@ -166,11 +158,7 @@ func (r *runner) driverImage(ctx context.Context, name string) (stack.Image, err
 // gatewayHost is the host of the gateways' engine: the machine a row's
 // host_cpu and kernel columns describe.
 func (r *runner) gatewayHost() hostinfo.Host {
-	e := r.o.Plan.Layout.Gateway.Engine
-	if e == "" {
-		e = config.LocalEngine
-	}
-	return r.hosts[e]
+	return r.hosts[r.o.Plan.Layout.Gateway.Engine]
 }
 
 // hostsText is the rows' hosts column: each engine in use and its host.

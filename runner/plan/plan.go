@@ -291,7 +291,24 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 	for i := range cfg.Scenarios {
 		p.addScenario(cfg, &cfg.Scenarios[i], kinds)
 	}
+	p.Normalize()
 	return p
+}
+
+// Normalize names the engine of every role: a role placed nowhere runs on
+// the local engine. Done once, here (apply calls it for plans built by
+// hand), so nothing downstream treats "" and "local" as the same name.
+func (p *Plan) Normalize() {
+	for _, pl := range []*Placement{&p.Layout.Driver, &p.Layout.Mock, &p.Layout.Gateway} {
+		if pl.Engine == "" {
+			pl.Engine = config.LocalEngine
+		}
+	}
+	for i, e := range p.Drivers.Engines {
+		if e == "" {
+			p.Drivers.Engines[i] = config.LocalEngine
+		}
+	}
 }
 
 // mounts lists what of the host a compose service sees.
