@@ -412,6 +412,7 @@ func TestApplyWithFakeEngine(t *testing.T) {
 func TestIdleMemoryUnread(t *testing.T) {
 	ps := newPorts(t)
 	p, o := testPlan(t, ps, 300*time.Millisecond)
+	p.Normalize() // as Run does
 	r := &runner{o: o}
 	sc := &p.Scenarios[0]
 	pa := sc.Arm("proxy")
