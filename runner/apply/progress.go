@@ -18,8 +18,8 @@ func rowSummary(r *results.Row) string {
 	if r.GatewayCPUUsPerReq.Set {
 		s += fmt.Sprintf("  gw %.1fµs/req", r.GatewayCPUUsPerReq.V)
 	}
-	if r.Verdict != results.VerdictOK {
-		s += "  [" + r.Verdict + "]"
+	if len(r.Verdict) > 0 {
+		s += "  [" + r.Verdict.String() + "]"
 	}
 	if r.Status == results.Partial {
 		s += "  (partial)"

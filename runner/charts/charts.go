@@ -275,7 +275,7 @@ func itlFigure(d *data) (*figure, string) {
 	slices.SortStableFunc(ts, func(a, b summary.Table) int { return a.Point.Concurrency - b.Point.Concurrency })
 	f := lineOver(ts, false, func(p summary.Point) string { return fmt.Sprint(p.Concurrency) }, func(a summary.Arm) value {
 		for _, v := range a.Verdicts {
-			if strings.HasPrefix(v, "uncontrolled") {
+			if v.Has(results.VUncontrolled) {
 				return value{}
 			}
 		}

@@ -87,7 +87,7 @@ func (cancellation) Measure(ctx context.Context, m *Meter, run *plan.Run) (resul
 		row.UpstreamEventsAfterLeave = results.Some(results.Round3(max(after, 0)))
 	}
 	if !m.Arm.Direct && n > 0 && st.Completed*2 > n {
-		note(&row, fmt.Sprintf("does not stop the upstream: %d of %d streams ran to their end after the client left", st.Completed, n))
+		row.Verdict.Add(results.Reason{Kind: results.VUpstreamRunsOn, Detail: fmt.Sprintf("%d of %d streams ran to their end after the client left", st.Completed, n)})
 	}
 	return row, nil
 }

@@ -100,18 +100,9 @@ func (failover) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.R
 		row.Status = results.Failed
 		row.Reason = fmt.Sprintf("hides upstream errors: %d answers came back 200 without the model's answer (the primary failed %d requests)", hidden, failed)
 	case !m.Arm.Fallback:
-		note(&row, "no fallback declared: the primary's failures pass to the client")
+		row.Verdict.Add(results.Reason{Kind: results.VNoFallback, Detail: "the primary's failures pass to the client"})
 	case failed > 0 && served == 0:
-		note(&row, fmt.Sprintf("declares a fallback, yet the fallback mock saw none of the %d failed requests", failed))
+		row.Verdict.Add(results.Reason{Kind: results.VFallbackUnused, Detail: fmt.Sprintf("declares a fallback, yet the fallback mock saw none of the %d failed requests", failed)})
 	}
 	return row, nil
-}
-
-// note adds a finding to the row's verdict.
-func note(row *results.Row, s string) {
-	if row.Verdict == results.VerdictOK || row.Verdict == "" {
-		row.Verdict = s
-		return
-	}
-	row.Verdict += "; " + s
 }

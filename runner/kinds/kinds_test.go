@@ -106,7 +106,11 @@ func TestSaturation(t *testing.T) {
 		{"a replica on the driver's core, direct arm", replicas, 0.96, 0.44, 0, false, "rig saturated: driver used 0.96 of 1 cpus"},
 		{"a replica on the driver's core, quiet", replicas, 0.5, 0.3, 0.4, true, ""},
 	} {
-		got := Saturation(tc.cpus, tc.driver, tc.mock, tc.gateway, tc.gatewayArm)
+		r := Saturation(tc.cpus, tc.driver, tc.mock, tc.gateway, tc.gatewayArm)
+		got := ""
+		if r.Kind != "" {
+			got = r.String()
+		}
 		if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}

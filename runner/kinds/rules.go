@@ -60,7 +60,7 @@ func RigOf(p *plan.Plan, a *plan.Arm) Rig {
 // gateway's CPUs but the driver does not (the 2-core default layout), a
 // gateway arm that fills them is "contended": its figures hold for that
 // layout, but part of the CPU went to the mock (its share is given).
-func Saturation(r Rig, driver, mock, gateway float64, gatewayArm bool) string {
+func Saturation(r Rig, driver, mock, gateway float64, gatewayArm bool) results.Reason {
 	full := func(used float64, n int) bool { return used > 0.9*float64(n) }
 	// Driver and mock share where one driver engine holds both on shared
 	// CPUs; drivers spread over engines are judged alone. Likewise the
@@ -116,14 +116,14 @@ func Saturation(r Rig, driver, mock, gateway float64, gatewayArm bool) string {
 		case len(names) == 1 && names[0] == "gateway":
 			// the gateway filling its own CPUs is what is measured
 		case len(names) == 1:
-			return fmt.Sprintf("rig saturated: %s used %.2f of %d cpus", names[0], used, n)
+			return results.Reason{Kind: results.VRigSaturated, Detail: fmt.Sprintf("%s used %.2f of %d cpus", names[0], used, n)}
 		case names[0] != "driver" && gatewayArm:
-			return fmt.Sprintf("contended: gateway and mock share cpus and used %.2f of %d (mock %.2f)", used, n, mock)
+			return results.Reason{Kind: results.VContended, Detail: fmt.Sprintf("gateway and mock share cpus and used %.2f of %d (mock %.2f)", used, n, mock)}
 		default:
-			return fmt.Sprintf("rig saturated: %s share cpus and used %.2f of %d", joinAnd(names), used, n)
+			return results.Reason{Kind: results.VRigSaturated, Detail: fmt.Sprintf("%s share cpus and used %.2f of %d", joinAnd(names), used, n)}
 		}
 	}
-	return ""
+	return results.Reason{}
 }
 
 // joinAnd joins names as a sentence does: "a and b", "a, b and c".
@@ -213,12 +213,8 @@ func markUncontrolled(rows []results.Row, k float64) {
 		}
 		base, point := median(p99s[key{lowest[r.PromptTokens], r.PromptTokens}]), median(p99s[key{r.Concurrency, r.PromptTokens}])
 		if base > 0 && point > k*base {
-			note := fmt.Sprintf("uncontrolled: direct p99 %.3fms > %g x %.3fms at c=%d", point, k, base, lowest[r.PromptTokens])
-			if r.Verdict == results.VerdictOK || r.Verdict == "" {
-				r.Verdict = note
-			} else if !strings.Contains(r.Verdict, "uncontrolled") {
-				r.Verdict += "; " + note
-			}
+			r.Verdict.Add(results.Reason{Kind: results.VUncontrolled,
+				Detail: fmt.Sprintf("direct p99 %.3fms > %g x %.3fms at c=%d", point, k, base, lowest[r.PromptTokens])})
 		}
 	}
 }

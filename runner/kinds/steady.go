@@ -111,10 +111,7 @@ func drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 	if res.Partial && row.Status == results.OK {
 		row.Status = results.Partial
 	}
-	verdicts := []string{}
-	if res.Verdict != results.VerdictOK {
-		verdicts = append(verdicts, res.Verdict)
-	}
+	verdict := slices.Clone(res.Verdict)
 	row.DriverCPUCores = results.Some(results.Round3(res.DriverCPU.Cores()))
 	if n := res.OK + res.Errored(); n > 0 {
 		row.DriverCPUUsPerReq = results.Some(results.Round3(float64(res.DriverCPU.Time.Microseconds()) / float64(n)))
@@ -124,12 +121,12 @@ func drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 	}
 	// One client in a closed loop keeps the rig's CPUs busy without queueing
 	// anything behind them: the guard is for points with more in flight.
-	if v := Saturation(RigOf(m.Plan, m.Arm), res.DriverCPU.Cores(), mockW.Cores(), gwW.Cores(), m.Gateway != nil); v != "" && (run.Point.Mode == results.Open || run.Point.Concurrency > 1) {
-		verdicts = append(verdicts, v)
+	if run.Point.Mode == results.Open || run.Point.Concurrency > 1 {
+		verdict.Add(Saturation(RigOf(m.Plan, m.Arm), res.DriverCPU.Cores(), mockW.Cores(), gwW.Cores(), m.Gateway != nil))
 	}
 	if m.Gateway != nil {
 		if gwErr != nil {
-			verdicts = append(verdicts, "no gateway usage: "+gwErr.Error())
+			verdict.Add(results.Reason{Kind: results.VNoUsage, Detail: gwErr.Error()})
 		} else if gwS != nil {
 			fillGateway(&row, gwW, res, m.Plan.Cost)
 			n := len(m.Replicas)
@@ -140,10 +137,7 @@ func drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 			}
 		}
 	}
-	row.Verdict = results.VerdictOK
-	if len(verdicts) > 0 {
-		row.Verdict = strings.Join(verdicts, "; ")
-	}
+	row.Verdict = verdict
 	return row, res, nil
 }
 

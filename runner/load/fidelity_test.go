@@ -110,7 +110,7 @@ func TestFailedVerdict(t *testing.T) {
 	} {
 		r := &Result{OK: tc.ok, Errors: results.ErrorCounts{results.ErrFidelity: tc.failed}, PacerLag: newHist()}
 		r.finish(Config{MaxErrorRate: tc.limit})
-		if (r.Failed != "") != tc.fails || tc.fails != strings.HasPrefix(r.Verdict, "failed: ") {
+		if (r.Failed != "") != tc.fails || tc.fails != r.Verdict.Has(results.VFailed) {
 			t.Errorf("%d ok, %d failed, limit %g: failed %q, verdict %q", tc.ok, tc.failed, tc.limit, r.Failed, r.Verdict)
 		}
 	}

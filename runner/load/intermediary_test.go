@@ -181,7 +181,7 @@ func TestBufferingProxyIsDetected(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := runThroughWith(t, &badProxy{buffer: true}, edit)
 			d := r.Delivery
-			if d.Streams != 10 || d.Bursty != 10 || d.EventsPerRead() < 4 || !strings.Contains(r.Verdict, "buffering") {
+			if d.Streams != 10 || d.Bursty != 10 || d.EventsPerRead() < 4 || !r.Verdict.Has(results.VBuffering) {
 				t.Errorf("delivery %+v (%.1f events per read), verdict %q; want every stream bursty and a buffering verdict", d, d.EventsPerRead(), r.Verdict)
 			}
 			if v, ok := Percentile(r.Lead, 50); ok && v > 1000 {
@@ -352,7 +352,7 @@ func TestRewrittenJSONIsFaithful(t *testing.T) {
 // bursts say nothing of a buffer: no verdict, though the counts stay.
 func TestNoBufferingVerdictWithoutSpacing(t *testing.T) {
 	r := runThroughWith(t, &badProxy{buffer: true}, func(c *Config) { c.Knobs.ITL = 0 })
-	if strings.Contains(r.Verdict, "buffering") || r.Delivery.Bursty == 0 {
+	if r.Verdict.Has(results.VBuffering) || r.Delivery.Bursty == 0 {
 		t.Errorf("verdict %q with itl = 0 (bursty streams %d)", r.Verdict, r.Delivery.Bursty)
 	}
 }

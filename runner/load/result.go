@@ -60,8 +60,8 @@ type Result struct {
 	// driver began; past the warmup, its window opened without it.
 	StartLate time.Duration
 	Open      bool
-	Verdict   string // why the point cannot be trusted, or "ok"
-	Failed    string // why the run failed (errors over the limit, nothing completed), or ""
+	Verdict   results.Verdict // why the point cannot be trusted; none: nothing is wrong
+	Failed    string          // why the run failed (errors over the limit, nothing completed), or ""
 	RPS       float64
 	Raw       []Record
 }
@@ -108,7 +108,7 @@ func (r *Result) finish(cfg Config) {
 	if r.Window > 0 {
 		r.RPS = float64(r.OK) / r.Window.Seconds()
 	}
-	var why []string
+	var why results.Verdict
 	total := r.OK + r.Errored()
 	switch {
 	case total == 0:
@@ -118,26 +118,23 @@ func (r *Result) finish(cfg Config) {
 			r.Errors, cfg.MaxErrorRate*100, r.FirstError)
 	}
 	if r.Failed != "" {
-		why = append(why, "failed: "+r.Failed)
+		why.Add(results.Reason{Kind: results.VFailed, Detail: r.Failed})
 	}
 	// Bursts say a buffer only when the upstream spaces its events: with
 	// no interval (itl = 0) they come together from the mock itself.
 	if d := r.Delivery; d.Buffering() && cfg.Knobs.ITL > 0 {
-		why = append(why, fmt.Sprintf("buffering: %d of %d streams arrived in bursts (%.1f content events per read)", d.Bursty, d.Streams, d.EventsPerRead()))
+		why.Add(results.Reason{Kind: results.VBuffering, Detail: fmt.Sprintf("%d of %d streams arrived in bursts (%.1f content events per read)", d.Bursty, d.Streams, d.EventsPerRead())})
 	}
 	if r.Open && r.Arrivals > 0 && float64(r.Late) > 0.01*float64(r.Arrivals) {
-		why = append(why, fmt.Sprintf("falling behind: %d of %d arrivals sent over %s late with a worker free", r.Late, r.Arrivals, lateThreshold))
+		why.Add(results.Reason{Kind: results.VFallingBehind, Detail: fmt.Sprintf("%d of %d arrivals sent over %s late with a worker free", r.Late, r.Arrivals, lateThreshold)})
 	}
 	if r.StartLate > cfg.Warmup {
-		why = append(why, fmt.Sprintf("late start: a driver began %s after the shared start, past the %s warmup", r.StartLate.Round(time.Millisecond), cfg.Warmup))
+		why.Add(results.Reason{Kind: results.VLateStart, Detail: fmt.Sprintf("a driver began %s after the shared start, past the %s warmup", r.StartLate.Round(time.Millisecond), cfg.Warmup)})
 	}
 	if r.Partial {
-		why = append(why, "partial: interrupted")
+		why.Add(results.Reason{Kind: results.VPartial, Detail: "interrupted"})
 	}
-	r.Verdict = "ok"
-	if len(why) > 0 {
-		r.Verdict = strings.Join(why, "; ")
-	}
+	r.Verdict = why
 }
 
 // Goodput is the share of measured requests that succeeded within the
@@ -295,7 +292,7 @@ func (r *Result) Summary() Summary {
 	s := Summary{Mode: results.Closed, WindowSeconds: r.Window.Seconds(), OK: r.OK, Errors: r.Errors, Statuses: r.Statuses,
 		RPS: r.RPS, Fidelity: r.Fidelity, Delivery: r.Delivery, EventsPerRead: r.Delivery.EventsPerRead(),
 		SameReadShare: r.Delivery.SameReadShare(), Failed: r.Failed, CapDelayed: r.CapDelayed, LateArrivals: r.Late,
-		DriverCores: r.DriverCPU.Cores(), Connects: r.Connects, Partial: r.Partial, Verdict: r.Verdict,
+		DriverCores: r.DriverCPU.Cores(), Connects: r.Connects, Partial: r.Partial, Verdict: r.Verdict.String(),
 		Percentiles: map[string]PercentilesMS{
 			"latency": percentiles(r.Latency), "service": percentiles(r.Service), "ttfb": percentiles(r.TTFB),
 			"ttft": percentiles(r.TTFT), "itl": percentiles(r.ITL), "ttft_minus_ttfb": percentiles(r.Lead),

@@ -9,13 +9,13 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/mock/server"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
 // TestMergeIsThePooledHistogram: two drivers' results, each sent through
@@ -224,10 +224,10 @@ func TestLateStartIsTold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.StartLate < time.Second || !strings.Contains(r.Verdict, "late start") {
+	if r.StartLate < time.Second || !r.Verdict.Has(results.VLateStart) {
 		t.Errorf("started %s late, verdict %q", r.StartLate, r.Verdict)
 	}
-	if m := Merge(cfg, r); !strings.Contains(m.Verdict, "late start") {
+	if m := Merge(cfg, r); !m.Verdict.Has(results.VLateStart) {
 		t.Errorf("merged verdict %q", m.Verdict)
 	}
 }

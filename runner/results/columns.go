@@ -115,6 +115,15 @@ func errColIn(c ErrorClass, g Group, meaning string) Col {
 	return errorCols[c]
 }
 
+// verdictText is the verdict column: none for an arm that never came up
+// (trial 0), which was never judged.
+func verdictText(r *Row) string {
+	if r.Trial == 0 && len(r.Verdict) == 0 {
+		return ""
+	}
+	return r.Verdict.String()
+}
+
 func opt(f func(*Row) Optional) func(*Row) string {
 	return func(r *Row) string { return f(r).String() }
 }
@@ -179,7 +188,7 @@ var (
 	ColColdStartMS        = col("cold_start_ms", "ms", Common, "container start to the first good answer", opt(func(r *Row) Optional { return r.ColdStartMS }))
 	ColCostUSDPer1M       = col("cost_usd_per_1m", "USD", Common, "(cores x vCPU price + peak GiB x GiB price) / (rps x 3600) x 1e6", opt(func(r *Row) Optional { return r.CostUSDPer1M }))
 	ColRPSPerUSDHour      = col("rps_per_usd_hour", "req/s per USD/h", Common, "throughput per hourly cost", opt(func(r *Row) Optional { return r.RPSPerUSDHour }))
-	ColVerdict            = col("verdict", "", Common, "ok, or what to know about the point (README, Verdicts)", func(r *Row) string { return r.Verdict })
+	ColVerdict            = col("verdict", "", Common, "ok, or what to know about the point (README, Verdicts); empty for an arm that never came up", verdictText)
 
 	ColTTFT             = pctCols("ttft", Stream, "time to the first content event", func(r *Row) *Percentiles { return &r.TTFT })
 	ColITL              = pctCols("itl", Stream, "inter-token latency: the gaps between content events", func(r *Row) *Percentiles { return &r.ITL })

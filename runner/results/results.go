@@ -81,7 +81,7 @@ type Row struct {
 	// cancellation: how the mock's streams ended, and the content events it
 	// wrote per stream after the client had left
 	UpstreamStreamsCompleted, UpstreamStreamsAborted, UpstreamEventsAfterLeave Optional
-	Verdict                                                                    string
+	Verdict                                                                    Verdict
 }
 
 // Status is a row's outcome.
@@ -93,9 +93,6 @@ const (
 	Unavailable Status = "unavailable" // not measured: its image or stack cannot be had here
 	Failed      Status = "failed"      // measured and failed: it did not start, or too many requests failed
 )
-
-// VerdictOK is the verdict of a row nothing is wrong with.
-const VerdictOK = "ok"
 
 // Percentiles of one histogram, in milliseconds, and how many samples it
 // holds. A percentile too few samples support is absent.

@@ -58,9 +58,12 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 			if a.Status != results.OK {
 				trials = string(a.Status)
 			}
-			notes := groupVerdicts(a.Verdicts)
+			var notes []string
 			if a.Status != results.OK && a.Reason != "" {
-				notes = append([]string{a.Reason}, notes...)
+				notes = append(notes, a.Reason)
+			}
+			for _, g := range groupVerdicts(a.Verdicts) {
+				notes = append(notes, g.String())
 			}
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				a.Name, trials, num(a.P50), num(a.P99), Signed(a.AddedP50), CI(a), num2(a.PValueP50), Signed(a.AddedP99),

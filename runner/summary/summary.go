@@ -68,7 +68,7 @@ type Arm struct {
 	// direct; ITL p99 (pooled gaps, so supported sooner than latency p99);
 	// content events per socket read.
 	TTFTP50, AddedTTFT, ITLP99, EventsPerRead results.Optional
-	Verdicts                                  []string // each trial's verdict other than ok
+	Verdicts                                  []results.Verdict // each trial's verdict other than ok
 }
 
 // Table is one point's arms, direct first, then the floor, then the rest
@@ -179,7 +179,7 @@ func arm(name string, rows []results.Record) Arm {
 		} else if a.Status == results.OK {
 			a.Status, a.Reason = r.Status(), firstLine(r.Str(results.ColReason))
 		}
-		if v := r.Str(results.ColVerdict); v != "" && v != results.VerdictOK {
+		if v := r.Verdict(); len(v) > 0 {
 			a.Verdicts = append(a.Verdicts, v)
 		}
 	}
@@ -319,11 +319,11 @@ func Write(w io.Writer, tables []Table) {
 			if a.Status != results.OK {
 				fmt.Fprintf(w, "    %s %s: %s\n", a.Name, a.Status, a.Reason)
 			}
-			for _, v := range groupVerdicts(a.Verdicts) {
-				if a.Status != results.OK && strings.HasPrefix(v, "failed") {
+			for _, g := range groupVerdicts(a.Verdicts) {
+				if a.Status != results.OK && g.kind == results.VFailed {
 					continue // said with the status above
 				}
-				fmt.Fprintf(w, "    %s: %s\n", a.Name, v)
+				fmt.Fprintf(w, "    %s: %s\n", a.Name, g)
 			}
 		}
 	}
@@ -344,30 +344,36 @@ func CI(a Arm) string {
 	return s
 }
 
-// groupVerdicts says each kind of verdict once: its first wording and in
-// how many of the arm's trials it came (a verdict may list several, "; "
-// apart; a kind is the words before the first colon).
-func groupVerdicts(vs []string) []string {
-	var kinds []string
-	first, count := map[string]string{}, map[string]int{}
+// groupVerdicts says each kind of reason once: its first wording and in
+// how many of the arm's trials it came.
+func groupVerdicts(vs []results.Verdict) []verdictGroup {
+	var out []verdictGroup
 	for _, v := range vs {
-		for _, part := range strings.Split(v, "; ") {
-			k, _, _ := strings.Cut(part, ":")
-			if _, seen := first[k]; !seen {
-				kinds = append(kinds, k)
-				first[k] = part
+		for _, r := range v {
+			k := slices.IndexFunc(out, func(g verdictGroup) bool { return g.kind == r.Kind })
+			if k < 0 {
+				out = append(out, verdictGroup{kind: r.Kind, first: r})
+				k = len(out) - 1
 			}
-			count[k]++
-		}
-	}
-	out := make([]string, len(kinds))
-	for i, k := range kinds {
-		out[i] = first[k]
-		if count[k] > 1 {
-			out[i] += fmt.Sprintf(" (and %d more trials)", count[k]-1)
+			out[k].trials++
 		}
 	}
 	return out
+}
+
+// verdictGroup is one kind of reason over an arm's trials.
+type verdictGroup struct {
+	kind   results.VerdictKind
+	first  results.Reason
+	trials int
+}
+
+func (g verdictGroup) String() string {
+	s := g.first.String()
+	if g.trials > 1 {
+		s += fmt.Sprintf(" (and %d more trials)", g.trials-1)
+	}
+	return s
 }
 
 // Fixed prints o with the given decimals, or "-" when absent.
