@@ -206,8 +206,21 @@ func (r *runner) csvPath(sc *plan.Scenario) string {
 	return filepath.Join(r.o.Plan.Dir, sc.CSV)
 }
 
+// scenarioRun is one scenario under way: where its rows go, the rows so
+// far, the arms that came up and what tears them down.
+type scenarioRun struct {
+	sc       *plan.Scenario
+	kind     kinds.Kind
+	path     string        // the scenario's CSV in the results directory
+	runPath  string        // its copy in this run's own directory, written after every run
+	groups   results.Group // the columns its CSV holds
+	rows     []results.Row
+	arms     map[string]*arm // up, by name (direct included)
+	mock     usage.Source
+	teardown []func()
+}
+
 func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) error {
-	p := r.o.Progress
 	kind, ok := kinds.Lookup(sc.Kind)
 	if !ok {
 		return fmt.Errorf("scenario %s: kind %q has no implementation", sc.Name, sc.Kind)
@@ -217,45 +230,83 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	// scenario completes, so an interrupted re-run never loses the complete
 	// results of an earlier one (its partial rows stay in runs/<run id>/).
 	path := r.csvPath(sc)
-	runPath := filepath.Join(r.runDir(path), filepath.Base(path))
-	groups := kinds.Columns(sc)
-	var rows []results.Row
-	save := func() error {
-		if len(rows) == 0 {
-			return nil
+	s := &scenarioRun{sc: sc, kind: kind, path: path, runPath: filepath.Join(r.runDir(path), filepath.Base(path)),
+		groups: kinds.Columns(sc), arms: map[string]*arm{}}
+	defer func() {
+		for i := len(s.teardown) - 1; i >= 0; i-- {
+			s.teardown[i]()
 		}
-		if err := results.Write(runPath, groups, rows); err != nil {
-			return fmt.Errorf("write %s: %w", runPath, err)
-		}
-		return r.writeManifest(filepath.Join(r.runDir(path), "manifest.json"))
-	}
+	}()
 	left := "nothing"
 	if len(sc.Runs) > 0 {
 		left = r.loadLeft(sc.Runs[0].Index).Round(time.Second).String()
 	}
-	p.Logf("scenario %s (%s): %d runs -> %s (%s of load left in the plan, stack start-ups aside)", sc.Name, sc.Kind, len(sc.Runs), path, left)
+	r.o.Progress.Logf("scenario %s (%s): %d runs -> %s (%s of load left in the plan, stack start-ups aside)", sc.Name, sc.Kind, len(sc.Runs), path, left)
 
-	pm := r.o.Plan.Mock
-	mockEngine := r.o.Plan.Layout.Mock.Engine
+	if err := r.startMocks(hardCtx, s); err != nil {
+		return err
+	}
+	if err := r.startArms(hardCtx, s); err != nil {
+		return err
+	}
+	r.topo = r.measureTopology()
+	r.o.Progress.Logf("%s", r.topo)
+	if err := r.idleMemory(hardCtx, s); err != nil {
+		return err
+	}
+	if err := r.runAll(loadCtx, hardCtx, s); err != nil {
+		return err
+	}
+	if loadCtx.Err() == nil {
+		r.recoveredMemory(hardCtx, s)
+	}
+	kind.Finish(r.o.Plan, sc, s.rows)
+	if err := r.save(s); err != nil {
+		return err
+	}
+	return r.complete(loadCtx, s)
+}
+
+// save writes the scenario's rows so far to this run's own directory.
+func (r *runner) save(s *scenarioRun) error {
+	if len(s.rows) == 0 {
+		return nil
+	}
+	if err := results.Write(s.runPath, s.groups, s.rows); err != nil {
+		return fmt.Errorf("write %s: %w", s.runPath, err)
+	}
+	return r.writeManifest(filepath.Join(filepath.Dir(s.runPath), "manifest.json"))
+}
+
+// startMocks starts the scenario's mock, and its fallback mock if it has one.
+func (r *runner) startMocks(hardCtx context.Context, s *scenarioRun) error {
+	pm, sc := r.o.Plan.Mock, s.sc
+	mgr := r.mgr(r.o.Plan.Layout.Mock.Engine)
 	mockC, err := r.startMock(hardCtx, sc, "mock", sc.MockCmd, pm.Port, pm.Health)
 	if err != nil {
 		return err
 	}
-	defer r.mgr(mockEngine).Discard(mockC)
-	mockSrc := r.source(mockEngine, mockC.ID)
+	s.teardown = append(s.teardown, func() { mgr.Discard(mockC) })
+	s.mock = r.source(r.o.Plan.Layout.Mock.Engine, mockC.ID)
 	if sc.FallbackCmd != nil {
 		fb, err := r.startMock(hardCtx, sc, "mock-fallback", sc.FallbackCmd, pm.FallbackPort, pm.FallbackURL+"/health")
 		if err != nil {
 			return err
 		}
-		defer r.mgr(mockEngine).Discard(fb)
+		s.teardown = append(s.teardown, func() { mgr.Discard(fb) })
 	}
+	return nil
+}
 
-	arms := map[string]*arm{}
+// startArms brings up each gateway arm; one that cannot come up gets its
+// one row (unavailable, or failed when it started and broke) and is left
+// out of the runs.
+func (r *runner) startArms(hardCtx context.Context, s *scenarioRun) error {
+	p, sc := r.o.Progress, s.sc
 	for i := range sc.Arms {
 		pa := &sc.Arms[i]
 		if pa.Direct {
-			arms[pa.Name] = &arm{plan: pa}
+			s.arms[pa.Name] = &arm{plan: pa}
 			continue
 		}
 		a, err := r.startArm(hardCtx, pa)
@@ -276,13 +327,13 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 			r.manifest.SetArm(pa.Name, prov)
 			p.Logf("%s %s: %s", pa.Name, row.Status, err)
 			r.out.Unavailable[pa.Name] = err.Error()
-			rows = append(rows, row)
-			if err := save(); err != nil {
+			s.rows = append(s.rows, row)
+			if err := r.save(s); err != nil {
 				return err
 			}
 			continue
 		}
-		arms[pa.Name] = a
+		s.arms[pa.Name] = a
 		prov := results.ArmImage{Version: pa.Version, Image: a.image.Ref, ImageID: a.image.ID, ImageSizeMiB: kinds.MiB(uint64(a.image.Size))}
 		if len(a.containers) > 0 {
 			prov.ConfigHash = a.containers[0].Spec.Labels[stack.LabelConfigHash]
@@ -292,8 +343,9 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 			p.Logf("%s (hosted) answers", pa.Name)
 			continue
 		}
+		mgr := r.mgr(r.o.Plan.Layout.Gateway.Engine)
 		for _, c := range a.containers {
-			defer r.mgr(r.o.Plan.Layout.Gateway.Engine).Discard(c)
+			s.teardown = append(s.teardown, func() { mgr.Discard(c) })
 		}
 		replicas := ""
 		if len(a.containers) > 1 {
@@ -305,15 +357,15 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 		}
 		p.Logf("%s up: image %s (%s, %.1f MiB)%s, cold start %s", pa.Name, a.image.Ref, source, kinds.MiB(uint64(a.image.Size)), replicas, a.coldStart.Round(time.Millisecond))
 	}
+	return nil
+}
 
-	r.topo = r.measureTopology()
-	p.Logf("%s", r.topo)
-
-	// Idle memory: ready and settled, before any load.
-	if !sleepCtx(hardCtx, sc.Settle.D()) {
+// idleMemory reads each gateway's memory ready and settled, before any load.
+func (r *runner) idleMemory(hardCtx context.Context, s *scenarioRun) error {
+	if !sleepCtx(hardCtx, s.sc.Settle.D()) {
 		return hardCtx.Err()
 	}
-	for _, a := range arms {
+	for _, a := range s.arms {
 		if a.source == nil {
 			continue // direct or hosted
 		}
@@ -321,25 +373,31 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 			a.idleMem, a.idleRead = c.WorkingSet(), true
 		}
 	}
+	return nil
+}
 
-	// The queue starts as the plan's runs; after a point's last planned
-	// trial, the plan may add trials while an interval is wider than the
-	// scenario's bound (plan.Scenario.NextTrials).
+// runAll measures the scenario's runs of the arms that are up, in the
+// plan's order, writing each row as it comes. The queue starts as the
+// plan's runs; after a point's last planned trial, the plan may add trials
+// while an interval is wider than the scenario's bound
+// (plan.Scenario.NextTrials).
+func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun) error {
+	p, sc := r.o.Progress, s.sc
 	queue := slices.Clone(sc.Runs)
 	total := 0
 	for _, run := range queue {
-		if arms[run.Arm] != nil {
+		if s.arms[run.Arm] != nil {
 			total++
 		}
 	}
 	n := 0
 	for i := 0; loadCtx.Err() == nil; i++ {
 		if i > 0 {
-			if extra, why := sc.NextTrials(queue, i-1, rows); len(extra) > 0 {
+			if extra, why := sc.NextTrials(queue, i-1, s.rows); len(extra) > 0 {
 				p.Logf("%s %s: trial %d, since %s", sc.Name, queue[i-1].Point, queue[i-1].Trial+1, why)
 				queue = slices.Insert(queue, i, extra...)
 				for _, x := range extra {
-					if arms[x.Arm] != nil {
+					if s.arms[x.Arm] != nil {
 						total++
 					}
 				}
@@ -349,21 +407,21 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 			break
 		}
 		run := &queue[i]
-		a := arms[run.Arm]
+		a := s.arms[run.Arm]
 		if a == nil {
-			continue // unavailable or failed: recorded once above
+			continue // unavailable or failed: recorded once, in startArms
 		}
 		n++
 		p.Start(fmt.Sprintf("[%d/%d] %s %s%s trial %d %s (about %s of load left in the plan)", n, total, sc.Name, run.Point, variant(run), run.Trial, run.Arm,
 			r.loadLeft(run.Index).Round(time.Second)), run.Warmup.D()+run.Duration.D())
-		m := r.meter(sc, run, a, mockSrc)
+		m := r.meter(sc, run, a, s.mock)
 		m.Abort = hardCtx
-		row, err := kind.Measure(loadCtx, m, run)
+		row, err := s.kind.Measure(loadCtx, m, run)
 		if err != nil {
 			return err
 		}
-		rows = append(rows, row)
-		if err := save(); err != nil {
+		s.rows = append(s.rows, row)
+		if err := r.save(s); err != nil {
 			return err
 		}
 		r.out.Rows++
@@ -372,44 +430,51 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 			break
 		}
 	}
+	return nil
+}
 
-	// Recovered memory: after load and a settle.
-	if loadCtx.Err() == nil && sleepCtx(hardCtx, sc.Settle.D()) {
-		for name, a := range arms {
-			if a.source == nil {
-				continue
-			}
-			if c, err := a.source.Read(); err == nil {
-				for i := range rows {
-					if rows[i].Gateway == name {
-						rows[i].GatewayMemRecoveredMiB = results.Some(results.Round3(kinds.MiB(c.WorkingSet())))
-					}
+// recoveredMemory reads each gateway's memory after load and a settle, into
+// every row of it.
+func (r *runner) recoveredMemory(hardCtx context.Context, s *scenarioRun) {
+	if !sleepCtx(hardCtx, s.sc.Settle.D()) {
+		return
+	}
+	for name, a := range s.arms {
+		if a.source == nil {
+			continue
+		}
+		if c, err := a.source.Read(); err == nil {
+			for i := range s.rows {
+				if s.rows[i].Gateway == name {
+					s.rows[i].GatewayMemRecoveredMiB = results.Some(results.Round3(kinds.MiB(c.WorkingSet())))
 				}
 			}
 		}
 	}
-	kind.Finish(r.o.Plan, sc, rows)
-	if err := save(); err != nil {
-		return err
-	}
-	if len(rows) > 0 && loadCtx.Err() != nil {
-		r.out.Files = append(r.out.Files, runPath) // partial: the results directory keeps what it had
+}
+
+// complete writes a finished scenario's CSV (and the run's manifest) into
+// the results directory; an interrupted one stays in the run's directory.
+func (r *runner) complete(loadCtx context.Context, s *scenarioRun) error {
+	if len(s.rows) == 0 {
 		return nil
 	}
-	if len(rows) > 0 {
-		// The manifest first: rows never name a run the directory lacks.
-		dir := filepath.Dir(path)
-		if err := r.writeManifest(results.ManifestPath(dir, r.runID)); err != nil {
-			return err
-		}
-		if err := results.Write(path, groups, rows); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		r.dirs[dir] = true
-		r.out.Files = append(r.out.Files, path)
-		if r.o.Finished != nil {
-			r.o.Finished(path)
-		}
+	if loadCtx.Err() != nil {
+		r.out.Files = append(r.out.Files, s.runPath) // partial: the results directory keeps what it had
+		return nil
+	}
+	// The manifest first: rows never name a run the directory lacks.
+	dir := filepath.Dir(s.path)
+	if err := r.writeManifest(results.ManifestPath(dir, r.runID)); err != nil {
+		return err
+	}
+	if err := results.Write(s.path, s.groups, s.rows); err != nil {
+		return fmt.Errorf("write %s: %w", s.path, err)
+	}
+	r.dirs[dir] = true
+	r.out.Files = append(r.out.Files, s.path)
+	if r.o.Finished != nil {
+		r.o.Finished(s.path)
 	}
 	return nil
 }
