@@ -19,6 +19,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/internal/hostinfo"
 	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
@@ -322,7 +323,7 @@ func (r *runner) startArms(hardCtx context.Context, s *scenarioRun) error {
 			}
 			prov := results.ArmImage{Version: pa.Version}
 			if img, ok := r.images[pa.Name]; ok {
-				prov.Image, prov.ImageID, prov.ImageSizeMiB = img.Ref, img.ID, kinds.MiB(uint64(img.Size))
+				prov.Image, prov.ImageID, prov.ImageSizeMiB = img.Ref, img.ID, measure.MiB(uint64(img.Size))
 			}
 			r.manifest.SetArm(pa.Name, prov)
 			p.Logf("%s %s: %s", pa.Name, row.Status, err)
@@ -334,7 +335,7 @@ func (r *runner) startArms(hardCtx context.Context, s *scenarioRun) error {
 			continue
 		}
 		s.arms[pa.Name] = a
-		prov := results.ArmImage{Version: pa.Version, Image: a.image.Ref, ImageID: a.image.ID, ImageSizeMiB: kinds.MiB(uint64(a.image.Size))}
+		prov := results.ArmImage{Version: pa.Version, Image: a.image.Ref, ImageID: a.image.ID, ImageSizeMiB: measure.MiB(uint64(a.image.Size))}
 		if len(a.containers) > 0 {
 			prov.ConfigHash = a.containers[0].Spec.Labels[stack.LabelConfigHash]
 		}
@@ -355,7 +356,7 @@ func (r *runner) startArms(hardCtx context.Context, s *scenarioRun) error {
 		if a.imageReused {
 			source = "obtained earlier in this run"
 		}
-		p.Logf("%s up: image %s (%s, %.1f MiB)%s, cold start %s", pa.Name, a.image.Ref, source, kinds.MiB(uint64(a.image.Size)), replicas, a.coldStart.Round(time.Millisecond))
+		p.Logf("%s up: image %s (%s, %.1f MiB)%s, cold start %s", pa.Name, a.image.Ref, source, measure.MiB(uint64(a.image.Size)), replicas, a.coldStart.Round(time.Millisecond))
 	}
 	return nil
 }
@@ -446,7 +447,7 @@ func (r *runner) recoveredMemory(hardCtx context.Context, s *scenarioRun) {
 		if c, err := a.source.Read(); err == nil {
 			for i := range s.rows {
 				if s.rows[i].Gateway == name {
-					s.rows[i].GatewayMemRecoveredMiB = results.Some(results.Round3(kinds.MiB(c.WorkingSet())))
+					s.rows[i].GatewayMemRecoveredMiB = results.Some(results.Round3(measure.MiB(c.WorkingSet())))
 				}
 			}
 		}
@@ -502,8 +503,8 @@ func (r *runner) loadLeft(index int) time.Duration {
 }
 
 // meter is what a kind is handed for one run of arm a.
-func (r *runner) meter(sc *plan.Scenario, run *plan.Run, a *arm, mockSrc usage.Source) *kinds.Meter {
-	m := &kinds.Meter{Plan: r.o.Plan, Scenario: sc, Arm: a.plan, Mock: mockSrc, Key: a.key,
+func (r *runner) meter(sc *plan.Scenario, run *plan.Run, a *arm, mockSrc usage.Source) *measure.Meter {
+	m := &measure.Meter{Plan: r.o.Plan, Scenario: sc, Arm: a.plan, Mock: mockSrc, Key: a.key,
 		Base: r.baseRow(sc, a.plan, run.Trial, run.Point)}
 	m.Base.Variant = run.Variant
 	if r.o.Plan.Drivers.Container {
@@ -515,7 +516,7 @@ func (r *runner) meter(sc *plan.Scenario, run *plan.Run, a *arm, mockSrc usage.S
 		m.Gateway, m.Replicas, m.Balancer = a.source, a.replicas, a.balancer
 		m.Base.ColdStartMS = results.Some(results.Round3(float64(a.coldStart.Microseconds()) / 1000))
 		if a.idleRead {
-			m.Base.GatewayMemIdleMiB = results.Some(results.Round3(kinds.MiB(a.idleMem)))
+			m.Base.GatewayMemIdleMiB = results.Some(results.Round3(measure.MiB(a.idleMem)))
 		}
 	}
 	return m

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/gitversion"
-	"github.com/gatewaybench/gatewaybench/runner/kinds"
+	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
@@ -25,7 +25,7 @@ func (r *runner) stamp() {
 	l := r.o.Plan.Layout
 	m.Engines = r.enginesText()
 	m.Layout = results.Layout{Driver: l.Driver.CPUs.Text, Mock: l.Mock.CPUs.Text, Gateway: l.Gateway.CPUs.Text}
-	m.SetArm("direct", results.ArmImage{Image: r.mock.Ref, ImageID: r.mock.ID, ImageSizeMiB: kinds.MiB(uint64(r.mock.Size))})
+	m.SetArm("direct", results.ArmImage{Image: r.mock.Ref, ImageID: r.mock.ID, ImageSizeMiB: measure.MiB(uint64(r.mock.Size))})
 }
 
 // runDir is this run's own directory beside a scenario's CSV.

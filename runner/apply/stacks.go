@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/usage"
@@ -147,7 +147,7 @@ func (r *runner) serve(ctx context.Context, engine string, svc *stack.Service, p
 	if err != nil {
 		return nil, 0, err
 	}
-	shape := kinds.Shape(req)
+	shape := measure.Shape(req)
 	cold, err := mgr.WaitReady(ctx, c, func(ctx context.Context) (time.Time, error) { return load.Probe(ctx, req.URL, shape, nil) }, r.o.ReadyTimeout)
 	if err == nil && len(req.ExpectHeaders) > 0 {
 		// Once up, one more request proves the path the configuration claims.
@@ -185,7 +185,7 @@ func (r *runner) startHosted(ctx context.Context, pa *plan.Arm) (*arm, error) {
 			return nil, fmt.Errorf("hosted arm %s: the environment variable %s that holds its key is not set", pa.Name, req.APIKeyEnv)
 		}
 	}
-	shape := kinds.Shape(req)
+	shape := measure.Shape(req)
 	if a.key != "" {
 		shape.Keys = []string{a.key}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/mock/counters"
 	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 )
@@ -56,11 +57,11 @@ func (cancellation) Plan(_ *plan.Plan, s *plan.Scenario) {
 
 func (cancellation) Finish(*plan.Plan, *plan.Scenario, []results.Row) {}
 
-func (cancellation) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error) {
+func (cancellation) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) (results.Row, error) {
 	if err := counters.Reset(ctx, m.Plan.Mock.URL); err != nil {
 		return results.Row{}, err
 	}
-	row, _, err := drive(ctx, m, run, func(c *load.Config) { c.LeaveAfter, c.Fidelity = run.LeaveAfter, false })
+	row, _, err := measure.Drive(ctx, m, run, func(c *load.Config) { c.LeaveAfter, c.Fidelity = run.LeaveAfter, false })
 	if err != nil {
 		return row, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/mock/counters"
 	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 )
@@ -46,7 +47,7 @@ func (failover) Plan(p *plan.Plan, s *plan.Scenario) {
 
 func (failover) Finish(*plan.Plan, *plan.Scenario, []results.Row) {}
 
-func (failover) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error) {
+func (failover) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) (results.Row, error) {
 	primary, fallback := m.Plan.Mock.URL, m.Plan.Mock.FallbackURL
 	var mu sync.Mutex
 	var first, second counters.Snapshot
@@ -54,7 +55,7 @@ func (failover) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.R
 	// The counters are zeroed as the measured window opens and read as it
 	// closes, so they hold what the window's requests caused (requests in
 	// flight across either edge aside).
-	row, res, err := drive(ctx, m, run, func(c *load.Config) {
+	row, res, err := measure.Drive(ctx, m, run, func(c *load.Config) {
 		inner := c.Window
 		c.Window = func(begin bool) {
 			mu.Lock()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 )
@@ -62,14 +63,14 @@ func (headOfLine) Finish(p *plan.Plan, _ *plan.Scenario, rows []results.Row) {
 	markUncontrolled(rows, p.BaselineK)
 }
 
-func (headOfLine) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error) {
+func (headOfLine) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) (results.Row, error) {
 	if run.Background == nil {
-		row, _, err := drive(ctx, m, run, nil)
+		row, _, err := measure.Drive(ctx, m, run, nil)
 		return row, err
 	}
 	// The long stream starts first and must still be streaming when the
 	// window closes: the small turns' warmup covers its first token.
-	long := Shape(*run.Background)
+	long := measure.Shape(*run.Background)
 	if m.Key != "" {
 		long.Keys = []string{m.Key}
 	}
@@ -86,7 +87,7 @@ func (headOfLine) Measure(ctx context.Context, m *Meter, run *plan.Run) (results
 			Timeout: run.Warmup.D() + run.Duration.D() + tailMargin + run.Timeout.D(), Abort: m.Abort})
 		bgEnd = time.Now()
 	}()
-	row, _, err := drive(ctx, m, run, nil)
+	row, _, err := measure.Drive(ctx, m, run, nil)
 	windowEnd := time.Now()
 	wg.Wait()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/mock/counters"
 	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 )
@@ -44,7 +45,7 @@ func (keyFlood) Plan(_ *plan.Plan, s *plan.Scenario) {
 
 func (keyFlood) Finish(*plan.Plan, *plan.Scenario, []results.Row) {}
 
-func (keyFlood) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error) {
+func (keyFlood) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) (results.Row, error) {
 	if err := counters.Reset(ctx, m.Plan.Mock.URL); err != nil {
 		return results.Row{}, err
 	}
@@ -52,7 +53,7 @@ func (keyFlood) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.R
 	for i := range keys {
 		keys[i] = fmt.Sprintf("sk-flood-%d-%06d", run.Trial, i)
 	}
-	row, res, err := drive(ctx, m, run, func(c *load.Config) {
+	row, res, err := measure.Drive(ctx, m, run, func(c *load.Config) {
 		c.Shape.Keys, c.Reject, c.Fidelity, c.SLO = keys, true, false, load.SLO{}
 	})
 	if err != nil {

@@ -17,10 +17,9 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/config"
-	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
-	"github.com/gatewaybench/gatewaybench/runner/usage"
 )
 
 // Kind is one scenario kind.
@@ -30,7 +29,7 @@ type Kind interface {
 	// NotRun with the reason.
 	Plan(p *plan.Plan, s *plan.Scenario)
 	// Measure drives one run and returns its row, started from m.Base.
-	Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error)
+	Measure(ctx context.Context, m *measure.Meter, run *plan.Run) (results.Row, error)
 	// Finish applies scenario-wide rules once every run is done.
 	Finish(p *plan.Plan, s *plan.Scenario, rows []results.Row)
 }
@@ -196,35 +195,4 @@ func Check(cfg *config.Config) hcl.Diagnostics {
 		}
 	}
 	return diags
-}
-
-// Meter is what the executor hands a kind for one run: the plan, the arm it
-// brought up, where the containers' usage is read, and the row's provenance.
-type Meter struct {
-	Plan     *plan.Plan
-	Scenario *plan.Scenario
-	Arm      *plan.Arm
-	Gateway  usage.Source // the arm's containers read as one; nil for the direct arm and hosted arms
-	// Replicas: each replica's container, when the arm has several;
-	// Balancer: its declared balancer's (both are in Gateway too).
-	Replicas []usage.Source
-	Balancer usage.Source
-	Mock     usage.Source
-	// Drive runs a run's load: nil runs it in this process (load.Run); the
-	// executor sets it to run drivers in containers (docs/scale.md).
-	Drive func(ctx context.Context, cfg load.Config) (*load.Result, error)
-	Key   string // a hosted arm's key, read from its environment variable
-	// Abort, when done, cuts off requests in flight at once (the second
-	// Ctrl-C); the ctx given to Measure only stops new ones.
-	Abort context.Context
-	// Base is the row with identity and provenance filled by the executor.
-	Base results.Row
-}
-
-// run drives cfg as the executor says: in this process unless Drive is set.
-func (m *Meter) run(ctx context.Context, cfg load.Config) (*load.Result, error) {
-	if m.Drive != nil {
-		return m.Drive(ctx, cfg)
-	}
-	return load.Run(ctx, cfg)
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 )
@@ -77,12 +78,12 @@ func (session) Plan(p *plan.Plan, s *plan.Scenario) {
 
 func (session) Finish(*plan.Plan, *plan.Scenario, []results.Row) {}
 
-func (session) Measure(ctx context.Context, m *Meter, run *plan.Run) (results.Row, error) {
+func (session) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) (results.Row, error) {
 	prof, err := profile(sessionPath(m.Plan, m.Scenario))
 	if err != nil {
 		return results.Row{}, err
 	}
-	row, _, err := drive(ctx, m, run, func(c *load.Config) {
+	row, _, err := measure.Drive(ctx, m, run, func(c *load.Config) {
 		c.Session, c.SLO = prof, load.SLO{} // the SLO bounds one request, not a session
 	})
 	return row, err

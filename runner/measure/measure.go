@@ -1,0 +1,385 @@
+// Package measure is measuring one run into a row, the part every scenario
+// kind shares: drive the load with the containers' cgroups sampled over
+// exactly the driver's window, fill the row from the driver's result and
+// the readings, and judge the rig (saturation). runner/kinds holds what
+// differs by kind.
+package measure
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/cost"
+	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/usage"
+)
+
+// Meter is what the executor hands a kind for one run: the plan, the arm it
+// brought up, where the containers' usage is read, and the row's provenance.
+type Meter struct {
+	Plan     *plan.Plan
+	Scenario *plan.Scenario
+	Arm      *plan.Arm
+	Gateway  usage.Source // the arm's containers read as one; nil for the direct arm and hosted arms
+	// Replicas: each replica's container, when the arm has several;
+	// Balancer: its declared balancer's (both are in Gateway too).
+	Replicas []usage.Source
+	Balancer usage.Source
+	Mock     usage.Source
+	// Drive runs a run's load: nil runs it in this process (load.Run); the
+	// executor sets it to run drivers in containers (docs/scale.md).
+	Drive func(ctx context.Context, cfg load.Config) (*load.Result, error)
+	Key   string // a hosted arm's key, read from its environment variable
+	// Abort, when done, cuts off requests in flight at once (the second
+	// Ctrl-C); the ctx given to Measure only stops new ones.
+	Abort context.Context
+	// Base is the row with identity and provenance filled by the executor.
+	Base results.Row
+}
+
+// Run drives cfg as the executor says: in this process unless Drive is set.
+func (m *Meter) Run(ctx context.Context, cfg load.Config) (*load.Result, error) {
+	if m.Drive != nil {
+		return m.Drive(ctx, cfg)
+	}
+	return load.Run(ctx, cfg)
+}
+
+// sampleEvery is how often memory is sampled inside a window, for its peak
+// and growth.
+const sampleEvery = 100 * time.Millisecond
+
+// memMeasure names what the memory columns hold (docs/method.md, "Memory").
+const memMeasure = "working_set_sampled_100ms"
+
+// Drive runs the load of one run, with what a kind changes in its
+// configuration, and samples the gateway's and the mock's cgroups over
+// exactly the driver's measured window: every kind's row starts here.
+func Drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config)) (results.Row, *load.Result, error) {
+	var mu sync.Mutex
+	var gwS, mockS *usage.Sampler
+	var gwW, mockW usage.Window
+	var gwErr, mockErr error
+	// Each replica, then the balancer, sampled apart over the same window.
+	parts := slices.Clone(m.Replicas)
+	if m.Balancer != nil {
+		parts = append(parts, m.Balancer)
+	}
+	repS := make([]*usage.Sampler, len(parts))
+	repW := make([]usage.Window, len(parts))
+	window := func(begin bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if begin {
+			if m.Gateway != nil {
+				gwS, gwErr = usage.Begin(m.Gateway, sampleEvery)
+			}
+			for i, src := range parts {
+				repS[i], _ = usage.Begin(src, sampleEvery)
+			}
+			mockS, mockErr = usage.Begin(m.Mock, sampleEvery)
+			return
+		}
+		if gwS != nil {
+			gwW, gwErr = gwS.End()
+		}
+		for i, s := range repS {
+			if s != nil {
+				repW[i], _ = s.End()
+			}
+		}
+		if mockS != nil {
+			mockW, mockErr = mockS.End()
+		}
+	}
+	cfg := load.Config{
+		URL: run.Request.URL, URLs: run.Request.URLs, Shape: Shape(run.Request), Conns: run.Point.Concurrency,
+		Duration: run.Duration.D(), Warmup: run.Warmup.D(), Timeout: run.Timeout.D(),
+		Knobs: m.Scenario.Knobs, Fidelity: true, Window: window, MaxErrorRate: run.MaxErrorRate, Abort: m.Abort,
+		SLO: load.SLO{Latency: run.SLO.Latency.D(), TTFT: run.SLO.TTFT.D(), ITL: run.SLO.ITL.D()},
+	}
+	if m.Arm.Hosted {
+		// A real API's answers are not the mock's script, and its key lives
+		// in memory only, for the requests.
+		cfg.Fidelity = false
+		if m.Key != "" {
+			cfg.Shape.Keys = []string{m.Key}
+		}
+	}
+	if run.Point.Mode == results.Open {
+		cfg.Rate, cfg.Poisson, cfg.Seed = run.Point.Rate, run.Point.Arrival == plan.Poisson, uint64(run.Trial)
+	}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	res, err := m.Run(ctx, cfg)
+	if err != nil {
+		return results.Row{}, nil, err
+	}
+	row := m.Base
+	Fill(&row, res)
+	row.Drivers = max(res.Drivers, 1) // a point with fewer connections than drivers runs on fewer
+	if res.Partial && row.Status == results.OK {
+		row.Status = results.Partial
+	}
+	verdict := slices.Clone(res.Verdict)
+	row.DriverCPUCores = results.Some(results.Round3(res.DriverCPU.Cores()))
+	if n := res.OK + res.Errored(); n > 0 {
+		row.DriverCPUUsPerReq = results.Some(results.Round3(float64(res.DriverCPU.Time.Microseconds()) / float64(n)))
+	}
+	if mockErr == nil && mockS != nil {
+		row.MockCPUCores = results.Some(results.Round3(mockW.Cores()))
+	}
+	// One client in a closed loop keeps the rig's CPUs busy without queueing
+	// anything behind them: the guard is for points with more in flight.
+	if run.Point.Mode == results.Open || run.Point.Concurrency > 1 {
+		verdict.Add(Saturation(RigOf(m.Plan, m.Arm), res.DriverCPU.Cores(), mockW.Cores(), gwW.Cores(), m.Gateway != nil))
+	}
+	if m.Gateway != nil {
+		if gwErr != nil {
+			verdict.Add(results.Reason{Kind: results.VNoUsage, Detail: gwErr.Error()})
+		} else if gwS != nil {
+			fillGateway(&row, gwW, res, m.Plan.Cost)
+			n := len(m.Replicas)
+			fillReplicas(&row, repS[:n], repW[:n])
+			if m.Balancer != nil && repS[n] != nil {
+				row.BalancerCPUCores = results.Some(results.Round3(repW[n].Cores()))
+				row.BalancerMemPeakMiB = results.Some(results.Round3(MiB(repW[n].Peak)))
+			}
+		}
+	}
+	row.Verdict = verdict
+	return row, res, nil
+}
+
+func fillGateway(row *results.Row, w usage.Window, res *load.Result, c config.Cost) {
+	cores := w.Cores()
+	row.GatewayCPUCores = results.Some(results.Round3(cores))
+	if n := res.OK + res.Errored(); n > 0 {
+		row.GatewayCPUUsPerReq = results.Some(results.Round3(float64(w.CPU.Microseconds()) / float64(n)))
+	}
+	row.GatewayThrottledPeriods = results.Some(float64(w.ThrottledPeriods))
+	row.GatewayThrottledMS = results.Some(results.Round3(float64(w.Throttled.Microseconds()) / 1000))
+	row.GatewayMemPeakMiB = results.Some(results.Round3(MiB(w.Peak)))
+	row.GatewayMemPeakMeasure, row.GatewayMemSamples = memMeasure, results.Some(float64(w.Samples))
+	row.GatewayMemRSSMiB = results.Some(results.Round3(MiB(w.PeakRSS)))
+	row.GatewayMemGrowthMiBPerMin = results.Some(results.Round3(w.GrowthPerSec * 60 / (1 << 20)))
+	// Cost (docs/method.md), from the same window: the gateway's cores and peak working set.
+	if usd, perHour, ok := cost.PerMillion(c, cores, float64(w.Peak)/(1<<30), res.RPS); ok {
+		row.CostUSDPer1M = results.Some(results.Round6(usd))
+		row.RPSPerUSDHour = results.Some(results.Round3(perHour))
+	}
+}
+
+// fillReplicas gives each replica's cores and peak working set, in replica
+// order; a replica whose cgroup could not be read leaves its place empty.
+func fillReplicas(row *results.Row, samplers []*usage.Sampler, ws []usage.Window) {
+	if len(ws) == 0 {
+		return
+	}
+	cores, peaks := make([]string, len(ws)), make([]string, len(ws))
+	for i, w := range ws {
+		if samplers[i] != nil {
+			cores[i], peaks[i] = results.Some(results.Round3(w.Cores())).String(), results.Some(results.Round3(MiB(w.Peak))).String()
+		}
+	}
+	row.ReplicaCPUCores, row.ReplicaMemPeakMiB = strings.Join(cores, ";"), strings.Join(peaks, ";")
+}
+
+// Shape is the driver's load shape of a planned request.
+func Shape(req plan.Request) load.Shape {
+	s := load.Shape{API: req.API, Stream: req.Stream, Tools: req.Tools, PromptTokens: req.PromptTokens, Model: req.Model, Directive: req.Directive}
+	if req.APIKey != "" {
+		s.Keys = []string{string(req.APIKey)}
+	}
+	for _, k := range slices.Sorted(maps.Keys(req.Headers)) {
+		s.Headers = append(s.Headers, [2]string{k, req.Headers[k]})
+	}
+	return s
+}
+
+// Rig is the CPUs each role had in a run, as the saturation guard judges
+// them: roles on different engines never share CPUs, whatever their
+// cpusets say, and drivers on several engines have that many times the
+// driver's cpuset.
+type Rig struct {
+	Driver, Mock, Gateway config.CPUSet
+	DriverEngines         int  // engines the drivers ran on
+	DriverBesideMock      bool // a driver ran on the mock's engine
+	MockBesideGateway     bool // the mock and the gateway ran on one engine
+}
+
+// RigOf is the rig of arm a's runs in plan p: the gateway's CPUs are
+// those of all its replicas.
+func RigOf(p *plan.Plan, a *plan.Arm) Rig {
+	l := p.Layout
+	r := Rig{Driver: l.Driver.CPUs, Mock: l.Mock.CPUs, Gateway: l.Gateway.CPUs, MockBesideGateway: l.Mock.Engine == l.Gateway.Engine}
+	engines := p.Drivers.Engines[:min(len(p.Drivers.Engines), max(p.Drivers.Instances, 1))]
+	if len(engines) == 0 {
+		engines = []string{l.Driver.Engine}
+	}
+	seen := map[string]bool{}
+	for _, e := range engines {
+		seen[e] = true
+	}
+	r.DriverEngines, r.DriverBesideMock = len(seen), seen[l.Mock.Engine]
+	if len(a.Replicas) > 1 || a.Balancer != nil {
+		var all []int
+		for _, rep := range a.Replicas {
+			all = append(all, rep.CPUs.CPUs...)
+		}
+		if a.Balancer != nil {
+			all = append(all, a.Balancer.CPUs.CPUs...)
+		}
+		slices.Sort(all)
+		r.Gateway = config.CPUSet{CPUs: slices.Compact(all)}
+	}
+	return r
+}
+
+// Saturation is the rig's guard (docs/method.md, "Saturation"): a point
+// where the driver or the mock used nearly all of its CPUs cannot tell the
+// gateway's cost from the rig's. Roles that share CPUs (on one engine) are
+// judged together, over the CPUs of them all. Where the mock shares the
+// gateway's CPUs but the driver does not (the 2-core default layout), a
+// gateway arm that fills them is "contended": its figures hold for that
+// layout, but part of the CPU went to the mock (its share is given).
+func Saturation(r Rig, driver, mock, gateway float64, gatewayArm bool) results.Reason {
+	full := func(used float64, n int) bool { return used > 0.9*float64(n) }
+	// Driver and mock share where one driver engine holds both on shared
+	// CPUs; drivers spread over engines are judged alone. Likewise the
+	// driver and the gateway (a replica on the driver's cores).
+	one := r.DriverEngines <= 1
+	dm := one && r.DriverBesideMock && len(r.Driver.Overlap(r.Mock)) > 0
+	dg := one && r.DriverBesideMock && r.MockBesideGateway && len(r.Driver.Overlap(r.Gateway)) > 0
+	mg := r.MockBesideGateway && len(r.Mock.Overlap(r.Gateway)) > 0
+	if !gatewayArm { // the direct arm: the gateway idles, the mock is judged on its own CPUs
+		gateway, dg, mg = 0, false, false
+	}
+	type role struct {
+		name string
+		cpus config.CPUSet
+		used float64
+	}
+	roles := []role{{"driver", r.Driver, driver}, {"mock", r.Mock, mock}, {"gateway", r.Gateway, gateway}}
+	shares := [3][3]bool{{false, dm, dg}, {dm, false, mg}, {dg, mg, false}}
+	// Groups of roles that share CPUs, directly or through another.
+	group := [3]int{0, 1, 2}
+	for changed := true; changed; {
+		changed = false
+		for i := range 3 {
+			for j := range 3 {
+				if shares[i][j] && group[j] != group[i] {
+					group[i], group[j] = min(group[i], group[j]), min(group[i], group[j])
+					changed = true
+				}
+			}
+		}
+	}
+	for g := range 3 {
+		var names []string
+		var used float64
+		seen := map[int]bool{}
+		for i, ro := range roles {
+			if group[i] != g {
+				continue
+			}
+			names, used = append(names, ro.name), used+ro.used
+			for _, c := range ro.cpus.CPUs {
+				seen[c] = true
+			}
+		}
+		n := len(seen)
+		if g == 0 && len(names) == 1 {
+			n = len(r.Driver.CPUs) * max(r.DriverEngines, 1) // drivers on several engines
+		}
+		if len(names) == 0 || !full(used, n) {
+			continue
+		}
+		switch {
+		case len(names) == 1 && names[0] == "gateway":
+			// the gateway filling its own CPUs is what is measured
+		case len(names) == 1:
+			return results.Reason{Kind: results.VRigSaturated, Detail: fmt.Sprintf("%s used %.2f of %d cpus", names[0], used, n)}
+		case names[0] != "driver" && gatewayArm:
+			return results.Reason{Kind: results.VContended, Detail: fmt.Sprintf("gateway and mock share cpus and used %.2f of %d (mock %.2f)", used, n, mock)}
+		default:
+			return results.Reason{Kind: results.VRigSaturated, Detail: fmt.Sprintf("%s share cpus and used %.2f of %d", joinAnd(names), used, n)}
+		}
+	}
+	return results.Reason{}
+}
+
+// joinAnd joins names as a sentence does: "a and b", "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// pcts are h's percentiles in ms, each only where enough samples support it.
+func pcts(h *hdrhistogram.Histogram) results.Percentiles {
+	q := func(p float64) results.Optional {
+		if v, ok := load.Percentile(h, p); ok {
+			return results.Some(float64(v) / 1000)
+		}
+		return results.Optional{}
+	}
+	out := results.Percentiles{P50: q(50), P90: q(90), P99: q(99), P999: q(99.9), N: h.TotalCount()}
+	if out.N > 0 {
+		out.Max = results.Some(float64(h.Max()) / 1000)
+	}
+	return out
+}
+
+func Fill(row *results.Row, res *load.Result) {
+	row.WindowS, row.OK, row.RPS = res.Window.Seconds(), res.OK, res.RPS
+	row.Errors = res.Errors
+	if g, ok := res.Goodput(); ok {
+		row.Goodput = results.Some(results.Round(g, 4))
+		ms := func(d time.Duration) results.Optional {
+			if d <= 0 {
+				return results.Optional{}
+			}
+			return results.Some(results.Round3(float64(d.Microseconds()) / 1000))
+		}
+		row.SLOLatencyMS, row.SLOTTFTMS, row.SLOITLMS = ms(res.SLO.Latency), ms(res.SLO.TTFT), ms(res.SLO.ITL)
+	}
+	row.CapDelayed = res.CapDelayed
+	f := res.Fidelity
+	row.FramesExpected, row.FramesMissing, row.FramesAltered = f.Expected, f.Missing, f.Altered
+	row.FramesReordered, row.FramesCoalesced = f.Reordered, f.Coalesced
+	d := res.Delivery
+	row.Streams, row.BurstyStreams, row.Stalls = d.Streams, d.Bursty, d.Stalls
+	if d.Streams > 0 {
+		row.EventsPerRead, row.SameReadShare = results.Some(results.Round3(d.EventsPerRead())), results.Some(results.Round3(d.SameReadShare()))
+	}
+	if res.Failed != "" {
+		// The survivors' percentiles are not the gateway's latency: only the
+		// counts are kept (docs/method.md, "Failed runs").
+		row.Status, row.Reason = results.Failed, res.Failed
+		return
+	}
+	row.Latency, row.Service, row.TTFB = pcts(res.Latency), pcts(res.Service), pcts(res.TTFB)
+	row.TTFT, row.ITL = pcts(res.TTFT), pcts(res.ITL)
+	if res.Open {
+		row.SendLag = pcts(res.SendLag)
+	}
+	if v, ok := load.Percentile(res.Lead, 50); ok {
+		row.TTFTMinusTTFBP50 = results.Some(float64(v) / 1000)
+	}
+}
+
+// MiB converts bytes.
+func MiB(b uint64) float64 { return float64(b) / (1 << 20) }

@@ -1,0 +1,59 @@
+package measure
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gatewaybench/gatewaybench/runner/config"
+)
+
+func TestSaturation(t *testing.T) {
+	set := func(s string) config.CPUSet {
+		c, err := config.ParseCPUSet(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	layout := func(d, m, g string) Rig {
+		return Rig{Driver: set(d), Mock: set(m), Gateway: set(g), DriverEngines: 1, DriverBesideMock: true, MockBesideGateway: true}
+	}
+	def, old, own := layout("0", "1", "1"), layout("0", "0", "1"), layout("0", "1", "2-3")
+	// Two engines: a driver on each, the mock and gateway on the second
+	// with cpusets that read like the driver's.
+	apart := Rig{Driver: set("0"), Mock: set("0"), Gateway: set("1"), DriverEngines: 2, DriverBesideMock: true, MockBesideGateway: true}
+	replicas := layout("0", "1", "0-1")
+	for _, tc := range []struct {
+		name                  string
+		cpus                  Rig
+		driver, mock, gateway float64
+		gatewayArm            bool
+		want                  string // prefix; "" for none
+	}{
+		{"quiet", def, 0.3, 0.2, 0.3, true, ""},
+		{"driver full", def, 0.95, 0.2, 0.3, true, "rig saturated: driver used 0.95"},
+		{"mock full on the direct arm", def, 0.5, 0.93, 0, false, "rig saturated: mock used 0.93"},
+		{"gateway and mock fill their core", def, 0.5, 0.3, 0.65, true, "contended: gateway and mock share cpus and used 0.95 of 1 (mock 0.30)"},
+		{"old layout: driver and mock share", old, 0.6, 0.35, 0.2, false, "rig saturated: driver and mock share cpus and used 0.95 of 1"},
+		{"old layout: gateway full is the gateway's", old, 0.3, 0.2, 0.99, true, ""},
+		{"own cores: mock full", own, 0.3, 0.95, 1.5, true, "rig saturated: mock used 0.95 of 1"},
+		{"two driver engines: 1.5 of 2", apart, 1.5, 0.3, 0.3, true, ""},
+		{"two driver engines: full", apart, 1.85, 0.3, 0.3, true, "rig saturated: driver used 1.85 of 2 cpus"},
+		{"two driver engines: the mock alone", apart, 0.9, 0.92, 0.0, false, "rig saturated: mock used 0.92 of 1"},
+		// nginx in two replicas, one on the driver's core and one on the
+		// mock's: the three roles share the two cores (seen in a run: the
+		// driver 0.96, mock 0.44, gateway 0.75 at four clients).
+		{"a replica on the driver's core", replicas, 0.96, 0.44, 0.75, true, "rig saturated: driver, mock and gateway share cpus and used 2.15 of 2"},
+		{"a replica on the driver's core, direct arm", replicas, 0.96, 0.44, 0, false, "rig saturated: driver used 0.96 of 1 cpus"},
+		{"a replica on the driver's core, quiet", replicas, 0.5, 0.3, 0.4, true, ""},
+	} {
+		r := Saturation(tc.cpus, tc.driver, tc.mock, tc.gateway, tc.gatewayArm)
+		got := ""
+		if r.Kind != "" {
+			got = r.String()
+		}
+		if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
