@@ -22,6 +22,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/rig"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/usage"
 )
@@ -82,7 +83,7 @@ type arm struct {
 
 type runner struct {
 	o       Options
-	topo    topology // measured at the start of each scenario
+	topo    rig.Topology // measured at the start of each scenario
 	runID   string
 	mgrs    map[string]*stack.Manager // per engine in use
 	hosts   map[string]hostinfo.Host  // per engine in use
@@ -250,7 +251,8 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	if err := r.startArms(hardCtx, s); err != nil {
 		return err
 	}
-	r.topo = r.measureTopology()
+	l := r.o.Plan.Layout
+	r.topo = rig.Measure(l.Driver.CPUs.CPUs, l.Mock.CPUs.CPUs, l.Gateway.CPUs.CPUs)
 	r.o.Progress.Logf("%s", r.topo)
 	if err := r.idleMemory(hardCtx, s); err != nil {
 		return err

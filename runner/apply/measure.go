@@ -22,7 +22,7 @@ func (r *runner) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.Load
 		Trial: trial, Mode: pt.Mode, Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
 		Status: results.OK, Floor: r.o.Plan.Floor,
 		CPUsDriver: l.Driver.CPUs.Text, CPUsMock: l.Mock.CPUs.Text, CPUsGateway: l.Gateway.CPUs.Text,
-		RigRTTSameUs: r.topo.same, RigRTTCrossUs: r.topo.cross,
+		RigRTTSameUs: usOf(r.topo.Same, r.topo.Err == nil), RigRTTCrossUs: usOf(r.topo.Cross, r.topo.HasCross),
 		Engines: r.enginesText(), Hosts: r.hostsText(), Drivers: max(r.o.Plan.Drivers.Instances, 1),
 	}
 	if len(a.Replicas) > 0 {
@@ -49,7 +49,7 @@ func (r *runner) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.Load
 	}
 	// A hosted arm's path leaves this machine's layout: no topology excess.
 	if !a.Direct && !a.Hosted {
-		row.TopologyUs = r.topo.excess
+		row.TopologyUs = usOf(r.topo.Excess, r.topo.HasExcess)
 	}
 	return row
 }
@@ -72,4 +72,12 @@ func probeGet(url string) stack.Probe {
 		}
 		return at, nil
 	}
+}
+
+// usOf is a duration in µs for a row (three decimals), when it was measured.
+func usOf(d time.Duration, measured bool) results.Optional {
+	if !measured {
+		return results.Optional{}
+	}
+	return results.Some(results.Round3(float64(d.Nanoseconds()) / 1000))
 }

@@ -2,6 +2,7 @@ package rig
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -45,5 +46,25 @@ func TestExcess(t *testing.T) {
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("%s: %s, %v; want %s, %v", tc.name, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// TestMeasure: a layout on one core crosses nothing (no cross-core figure,
+// an excess of 0); across two cores both round trips are timed; the
+// printed line says what was measured; a CPU that does not exist is an
+// error, not figures.
+func TestMeasure(t *testing.T) {
+	one := Measure([]int{0}, []int{0}, []int{0})
+	if one.Err != nil || one.Same <= 0 || one.HasCross || !one.HasExcess || one.Excess != 0 {
+		t.Errorf("one core: %+v", one)
+	}
+	if last := runtime.NumCPU() - 1; last > 0 {
+		two := Measure([]int{0}, []int{last}, []int{last})
+		if two.Err != nil || !two.HasCross || two.Cross <= 0 || !strings.Contains(two.String(), "across cores") {
+			t.Errorf("two cores: %+v %s", two, two)
+		}
+	}
+	if bad := Measure([]int{0}, []int{100000}, []int{100000}); bad.Err == nil || !strings.Contains(bad.String(), "not measured") {
+		t.Errorf("a CPU that does not exist: %+v", bad)
 	}
 }
