@@ -1,0 +1,245 @@
+// Decoding the defaults block and the run settings it shares with scenarios; the cpus, memory and cost blocks.
+
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+)
+
+// rawSLO bounds one request for goodput.
+type rawSLO struct {
+	Latency *string  `hcl:"latency,optional"`
+	TTFT    *string  `hcl:"ttft,optional"`
+	ITL     *string  `hcl:"itl,optional"`
+	Body    hcl.Body `hcl:",body"`
+}
+
+// rawRun is the run settings defaults and scenarios both carry (Run),
+// decoded from what their own fields leave (Run hcl.Body ",remain").
+type rawRun struct {
+	Trials         *int     `hcl:"trials,optional"`
+	MaxTrials      *int     `hcl:"max_trials,optional"`
+	CIWidth        *string  `hcl:"ci_width,optional"`
+	Warmup         *string  `hcl:"warmup,optional"`
+	Duration       *string  `hcl:"duration,optional"`
+	Settle         *string  `hcl:"settle,optional"`
+	RequestTimeout *string  `hcl:"request_timeout,optional"`
+	MaxErrorRate   *float64 `hcl:"max_error_rate,optional"`
+	SLO            *rawSLO  `hcl:"slo,block"`
+}
+
+type rawDefaults struct {
+	BaselineK      *float64 `hcl:"baseline_k,optional"`
+	Floor          *string  `hcl:"floor,optional"`
+	ResultsDir     *string  `hcl:"results_dir,optional"`
+	AllowHostPaths []string `hcl:"allow_host_paths,optional"`
+	Run            hcl.Body `hcl:",remain"`
+	Body           hcl.Body `hcl:",body"`
+}
+
+type rawRoles struct {
+	Driver  *string  `hcl:"driver,optional"`
+	Mock    *string  `hcl:"mock,optional"`
+	Gateway *string  `hcl:"gateway,optional"`
+	Body    hcl.Body `hcl:",body"`
+}
+
+type rawCost struct {
+	USDPerVCPUHour *float64 `hcl:"usd_per_vcpu_hour,optional"`
+	USDPerGBHour   *float64 `hcl:"usd_per_gb_hour,optional"`
+	Body           hcl.Body `hcl:",body"`
+}
+
+func (c *checker) defaults(r *rawDefaults) Defaults {
+	d := Defaults{Run: Run{Trials: 3, Warmup: 2 * time.Second, Duration: 10 * time.Second,
+		Settle: 2 * time.Second, RequestTimeout: 30 * time.Second, MaxErrorRate: 0.01}, BaselineK: 2, ResultsDir: "results"}
+	if r == nil {
+		return d
+	}
+	c.run(r.Body, r.Run, &d.Run)
+	if r.BaselineK != nil {
+		if *r.BaselineK <= 1 {
+			c.errorf(attrRange(r.Body, "baseline_k"), sumOutOfRange,
+				"baseline_k is the factor over the one-client direct p99 beyond which a load point is not controlled; it must be above 1, got %g.", *r.BaselineK)
+		} else {
+			d.BaselineK = *r.BaselineK
+		}
+	}
+	if r.ResultsDir != nil {
+		d.ResultsDir = *r.ResultsDir
+	}
+	if r.Floor != nil {
+		d.Floor, d.FloorRange = *r.Floor, attrRange(r.Body, "floor")
+	}
+	d.AllowHostPaths = r.AllowHostPaths
+	return d
+}
+
+// run decodes and checks the run settings of a defaults or scenario block
+// (body, whose other attributes are decoded already) over out.
+func (c *checker) run(body, remain hcl.Body, out *Run) {
+	var r rawRun
+	c.diags = append(c.diags, gohcl.DecodeBody(remain, c.ctx, &r)...)
+	c.fraction(body, "max_error_rate", r.MaxErrorRate, &out.MaxErrorRate)
+	c.intIn(body, "trials", r.Trials, &out.Trials)
+	c.intIn(body, "max_trials", r.MaxTrials, &out.MaxTrials)
+	c.ciWidth(body, r.CIWidth, &out.CIWidth)
+	c.duration(body, "warmup", r.Warmup, &out.Warmup)
+	c.duration(body, "duration", r.Duration, &out.Duration)
+	c.duration(body, "settle", r.Settle, &out.Settle)
+	c.timeout(body, r.RequestTimeout, &out.RequestTimeout)
+	c.slo(r.SLO, &out.SLO)
+	if r.Duration != nil && out.Duration == 0 {
+		c.errorf(attrRange(body, "duration"), sumOutOfRange, detailWindow)
+	}
+}
+
+// slo applies the bounds r sets onto dst (a scenario's block overrides
+// the defaults' bound by bound).
+func (c *checker) slo(r *rawSLO, dst *SLO) {
+	if r == nil {
+		return
+	}
+	c.duration(r.Body, "slo_latency", r.Latency, &dst.Latency)
+	c.duration(r.Body, "slo_ttft", r.TTFT, &dst.TTFT)
+	c.duration(r.Body, "slo_itl", r.ITL, &dst.ITL)
+}
+
+// timeout reads request_timeout: a duration above zero (a request is never
+// given no time at all).
+func (c *checker) timeout(body hcl.Body, v *string, dst *time.Duration) {
+	if v == nil {
+		return
+	}
+	var d time.Duration
+	before := len(c.diags)
+	c.duration(body, "request_timeout", v, &d)
+	if len(c.diags) > before {
+		return
+	}
+	if d <= 0 {
+		c.errorf(attrRange(body, "request_timeout"), sumOutOfRange, "request_timeout bounds each request and must be above zero.")
+		return
+	}
+	*dst = d
+}
+
+// ciWidth reads a bound on an interval's width: a duration ("50us") or a
+// share of the estimate's size ("20%").
+func (c *checker) ciWidth(body hcl.Body, v *string, dst *CIWidth) {
+	if v == nil {
+		return
+	}
+	if pct, ok := strings.CutSuffix(*v, "%"); ok {
+		f, err := strconv.ParseFloat(pct, 64)
+		if err != nil || !(f > 0 && f <= 1000) {
+			c.errorf(attrRange(body, "ci_width"), "Invalid interval bound", "ci_width = %q: a share must be above 0%% and at most 1000%%.", *v)
+			return
+		}
+		*dst = CIWidth{Share: f / 100}
+		return
+	}
+	d, err := time.ParseDuration(*v)
+	if err != nil || d <= 0 {
+		c.errorf(attrRange(body, "ci_width"), "Invalid interval bound",
+			"ci_width = %q is neither a duration (\"50us\") nor a share of the added latency (\"20%%\").", *v)
+		return
+	}
+	*dst = CIWidth{Abs: d}
+}
+
+var roleNames = []string{"driver", "mock", "gateway"}
+
+// The default layout puts the driver on CPU 0 and the mock and the gateway
+// on CPU 1, so the direct arm (driver -> mock) and a gateway arm (driver ->
+// gateway -> mock) cross between cores the same number of times, and a
+// gateway is not charged for the machine's cross-core wake-ups
+// (docs/method.md, "Topology").
+func (c *checker) cpus(r *rawRoles) Roles[CPUSet] {
+	text := Roles[string]{Driver: "0", Mock: "1", Gateway: "1"}
+	if r != nil {
+		setIf(&text.Driver, r.Driver)
+		setIf(&text.Mock, r.Mock)
+		setIf(&text.Gateway, r.Gateway)
+	}
+	var out Roles[CPUSet]
+	if r == nil {
+		out.Driver, _ = ParseCPUSet(text.Driver)
+		out.Mock, _ = ParseCPUSet(text.Mock)
+		out.Gateway, _ = ParseCPUSet(text.Gateway)
+		return out
+	}
+	dsts := []*CPUSet{&out.Driver, &out.Mock, &out.Gateway}
+	for i, s := range []string{text.Driver, text.Mock, text.Gateway} {
+		set, err := ParseCPUSet(s)
+		if err != nil {
+			c.errorf(attrRange(r.Body, roleNames[i]), sumCPUSet, "%s = %q: %v.", roleNames[i], s, err)
+			continue
+		}
+		*dsts[i] = set
+	}
+	// The driver is the instrument: sharing its CPUs skews every figure.
+	// The mock beside the gateway is a deliberate layout (see above).
+	for j := 1; j < len(dsts); j++ {
+		if both := out.Driver.Overlap(*dsts[j]); len(both) > 0 {
+			c.add(hcl.DiagWarning, attrRange(r.Body, roleNames[j]), "Overlapping cpusets",
+				fmt.Sprintf("driver and %s share CPUs %v: their CPU use competes with the load driver's, so the saturation guard matters more. Give the driver its own CPUs.",
+					roleNames[j], both))
+		}
+	}
+	return out
+}
+
+func setIf(dst *string, v *string) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func (c *checker) memory(r *rawRoles) Roles[int64] {
+	out := Roles[int64]{Driver: 1 << 30, Mock: 1 << 30, Gateway: 2 << 30}
+	if r == nil {
+		return out
+	}
+	dsts := []*int64{&out.Driver, &out.Mock, &out.Gateway}
+	for i, v := range []*string{r.Driver, r.Mock, r.Gateway} {
+		if v == nil {
+			continue
+		}
+		n, err := ParseSize(*v)
+		if err != nil {
+			c.errorf(attrRange(r.Body, roleNames[i]), "Invalid memory size", "%s: %v.", roleNames[i], err)
+			continue
+		}
+		*dsts[i] = n
+	}
+	return out
+}
+
+func (c *checker) cost(r *rawCost) Cost {
+	out := Cost{USDPerVCPUHour: 0.04, USDPerGBHour: 0.005}
+	if r == nil {
+		return out
+	}
+	for _, p := range []struct {
+		name string
+		v    *float64
+		dst  *float64
+	}{{"usd_per_vcpu_hour", r.USDPerVCPUHour, &out.USDPerVCPUHour}, {"usd_per_gb_hour", r.USDPerGBHour, &out.USDPerGBHour}} {
+		if p.v == nil {
+			continue
+		}
+		if *p.v < 0 {
+			c.errorf(attrRange(r.Body, p.name), sumOutOfRange, "%s is a price and cannot be negative; got %g.", p.name, *p.v)
+			continue
+		}
+		*p.dst = *p.v
+	}
+	return out
+}

@@ -1,0 +1,280 @@
+// Decoding gateway and hosted blocks: names, ports, APIs, headers, keys.
+
+package config
+
+import (
+	"fmt"
+	"maps"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gatewaybench/gatewaybench/mock/script"
+	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/hashicorp/hcl/v2"
+)
+
+type rawGateway struct {
+	Name    string   `hcl:"name,label"`
+	Compose string   `hcl:"compose"`
+	Service string   `hcl:"service"`
+	Port    int      `hcl:"port"`
+	API     []string `hcl:"api"`
+	Arm     *string  `hcl:"arm,optional"`
+	Class   *string  `hcl:"class,optional"`
+	// Fallback declares that the gateway's configuration sends a request
+	// the mock fails to the fallback mock (failover scenarios).
+	Fallback *bool             `hcl:"fallback,optional"`
+	Version  *string           `hcl:"version,optional"`
+	Paths    map[string]string `hcl:"paths,optional"`
+	Headers  map[string]string `hcl:"headers,optional"`
+	// APIHeaders are per-API headers set over Headers (a gateway that picks
+	// its upstream provider by header needs a different one per API).
+	APIHeaders    map[string]map[string]string `hcl:"api_headers,optional"`
+	ExpectHeaders map[string]string            `hcl:"expect_headers,optional"`
+	Model         *string                      `hcl:"model,optional"`
+	// APIModels are per-API model names set over Model (a gateway whose
+	// configuration names one model per upstream provider).
+	APIModels map[string]string `hcl:"api_models,optional"`
+	APIKey    *string           `hcl:"api_key,optional"`
+	Prepare   []string          `hcl:"prepare,optional"`
+	// Replicas run side by side, replica i on port + i, each on its own
+	// cpuset (ReplicaCPUs, default cpus.gateway).
+	Replicas    *int     `hcl:"replicas,optional"`
+	ReplicaCPUs []string `hcl:"replica_cpus,optional"`
+	// Balancer: an L7 balancer in front of the replicas.
+	Balancer  *rawBalancer `hcl:"balancer,block"`
+	Body      hcl.Body     `hcl:",body"`
+	DeclRange hcl.Range    `hcl:",def_range"`
+}
+
+// rawHosted is a hosted API measured beside the direct arm: no container,
+// a real base URL, its key read from an environment variable at run time.
+type rawHosted struct {
+	Name      string            `hcl:"name,label"`
+	URL       string            `hcl:"url"`
+	API       []string          `hcl:"api"`
+	APIKeyEnv *string           `hcl:"api_key_env,optional"`
+	Model     *string           `hcl:"model,optional"`
+	Paths     map[string]string `hcl:"paths,optional"`
+	Headers   map[string]string `hcl:"headers,optional"`
+	Version   *string           `hcl:"version,optional"`
+	Body      hcl.Body          `hcl:",body"`
+	DeclRange hcl.Range         `hcl:",def_range"`
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+
+func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
+	var out []Gateway
+	seen := map[string]hcl.Range{}
+	ports := map[int]string{cfg.Mock.Port: "the mock", cfg.Mock.FallbackPort: "the fallback mock"}
+	for _, r := range raws {
+		b := r.Body
+		if !nameRE.MatchString(r.Name) {
+			c.errorf(r.DeclRange, "Invalid gateway name",
+				"%q names containers and CSV rows: use lower-case letters, digits, '-' and '_'.", r.Name)
+		}
+		if r.Name == DirectArm {
+			c.errorf(r.DeclRange, "Reserved gateway name", "%q is the built-in arm where the client talks to the mock itself; pick another name.", r.Name)
+		}
+		if prev, dup := seen[r.Name]; dup {
+			c.errorf(r.DeclRange, "Duplicate gateway", "gateway %q is already declared at %s.", r.Name, prev)
+			continue
+		}
+		seen[r.Name] = r.DeclRange
+		g := Gateway{
+			Name: r.Name, Arm: "default", Class: results.ClassAI, Compose: r.Compose, Service: r.Service, Port: r.Port,
+			ComposePath: resolve(cfg.Dir, r.Compose), Headers: r.Headers, Model: "mock-model",
+			Prepare: r.Prepare, Paths: map[script.API]string{}, APIHeaders: map[script.API]map[string]string{},
+			APIModels: map[script.API]string{}, ExpectHeaders: r.ExpectHeaders,
+			DeclRange: r.DeclRange, ComposeRange: attrRange(b, "compose"), ServiceRange: attrRange(b, "service"),
+		}
+		setIf(&g.Arm, r.Arm)
+		if r.Class != nil {
+			g.Class = results.Class(*r.Class)
+		}
+		if r.Fallback != nil {
+			g.Fallback = *r.Fallback
+		}
+		setIf(&g.Version, r.Version)
+		setIf(&g.Model, r.Model)
+		setIf(&g.APIKey, r.APIKey)
+		c.checkHeaders(b, "headers", r.Headers)
+		c.checkHeaders(b, "expect_headers", r.ExpectHeaders)
+		for _, h := range r.APIHeaders {
+			c.checkHeaders(b, "api_headers", h)
+		}
+		c.requestSafe(b, "api_key", "api_key", g.APIKey)
+		c.requestSafe(b, "model", "model", g.Model)
+		c.oneOf(b, "arm", g.Arm, []string{"default", "tuned"})
+		c.oneOf(b, "class", string(g.Class), []string{string(results.ClassProxy), string(results.ClassAI)})
+		c.replicas(&r, cfg, &g)
+		for i := range g.Replicas {
+			who, why := "gateway "+strings.TrimSpace(r.Name), ""
+			if i > 0 {
+				who += fmt.Sprintf(" (replica %d)", i+1)
+				why = " for " + who + ", which listens on port + " + strconv.Itoa(i)
+			}
+			if !c.claimPort(ports, attrRange(b, "port"), r.Port+i, who, why) {
+				break
+			}
+		}
+		c.balancer(r.Balancer, cfg, &g)
+		if b := g.Balancer; b != nil {
+			c.claimPort(ports, attrRange(r.Balancer.Body, "port"), b.Port, "the balancer of gateway "+r.Name, "")
+		}
+		c.apis(b, r.API, r.Paths, &g)
+		for name, h := range r.APIHeaders {
+			a, err := script.ParseAPI(name)
+			if err != nil || !g.Supports(a) {
+				c.errorf(attrRange(b, "api_headers"), "Headers for an API the gateway does not serve",
+					"api_headers sets %q, which is not in api = %v.", name, r.API)
+				continue
+			}
+			g.APIHeaders[a] = h
+		}
+		for _, name := range slices.Sorted(maps.Keys(r.APIModels)) {
+			a, err := script.ParseAPI(name)
+			if err != nil || !g.Supports(a) {
+				c.errorf(attrRange(b, "api_models"), "Model for an API the gateway does not serve",
+					"api_models sets %q, which is not in api = %v.", name, r.API)
+				continue
+			}
+			c.requestSafe(b, "api_models", "api_models."+name, r.APIModels[name])
+			g.APIModels[a] = r.APIModels[name]
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// apis sets the APIs an arm serves and their paths (the defaults, or the
+// ones its paths attribute gives).
+func (c *checker) apis(b hcl.Body, api []string, paths map[string]string, g *Gateway) {
+	if len(api) == 0 {
+		c.errorf(attrRange(b, "api"), "No API", "api lists the APIs %s serves: any of %s.", g.Name, script.APINames())
+	}
+	for _, name := range api {
+		if a, ok := c.api(b, name); ok {
+			g.APIs = append(g.APIs, a)
+			g.Paths[a] = a.Path()
+		}
+	}
+	for name, p := range paths {
+		a, err := script.ParseAPI(name)
+		if err != nil || !g.Supports(a) {
+			c.errorf(attrRange(b, "paths"), "Path for an API the gateway does not serve",
+				"paths sets %q, which is not in api = %v.", name, api)
+			continue
+		}
+		if !strings.HasPrefix(p, "/") {
+			c.errorf(attrRange(b, "paths"), "Invalid path", "the %s path %q must start with '/'.", name, p)
+			continue
+		}
+		if !c.requestSafe(b, "paths", "the "+name+" path", p) || strings.ContainsAny(p, " \t") {
+			continue
+		}
+		g.Paths[a] = p
+	}
+}
+
+// api parses an API name where the attribute api holds it.
+func (c *checker) api(b hcl.Body, name string) (script.API, bool) {
+	a, err := script.ParseAPI(name)
+	if err != nil {
+		c.errorf(attrRange(b, "api"), "Unknown API", "%s.", err)
+		return 0, false
+	}
+	return a, true
+}
+
+// requestSafe refuses values the driver writes into a request's head: a CR,
+// LF or NUL there would end a header early and inject others. where names
+// the attribute for the message.
+func (c *checker) requestSafe(body hcl.Body, attr, where, v string) bool {
+	if !strings.ContainsAny(v, "\r\n\x00") {
+		return true
+	}
+	c.errorf(attrRange(body, attr), "Control character in a request value",
+		"%s holds a line break or NUL, which would be written raw into the request and end its header early; remove it.", where)
+	return false
+}
+
+// checkHeaders checks header names (tokens) and values of one attribute.
+func (c *checker) checkHeaders(body hcl.Body, attr string, h map[string]string) {
+	for k, v := range h {
+		if !headerNameRE.MatchString(k) {
+			c.errorf(attrRange(body, attr), "Invalid header name", "%s: %q is not an HTTP header name (letters, digits and !#$%%&'*+-.^_`|~).", attr, k)
+		}
+		c.requestSafe(body, attr, fmt.Sprintf("%s[%q]", attr, k), v)
+	}
+}
+
+var headerNameRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// hosted decodes hosted blocks into gateways with Hosted set: arms with no
+// stack, reached at a base URL. The key is never in the HCL, only the name
+// of the environment variable that holds it.
+func (c *checker) hosted(raws []rawHosted, cfg *Config) []Gateway {
+	var out []Gateway
+	for _, r := range raws {
+		b := r.Body
+		if !nameRE.MatchString(r.Name) || r.Name == DirectArm {
+			c.errorf(r.DeclRange, "Invalid hosted name",
+				"%q names CSV rows: use lower-case letters, digits, '-' and '_', and not %q.", r.Name, DirectArm)
+		}
+		for _, g := range cfg.Gateways {
+			if g.Name == r.Name {
+				c.errorf(r.DeclRange, "Duplicate arm", "%q is already declared at %s.", r.Name, g.DeclRange)
+			}
+		}
+		u, err := url.Parse(r.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			c.errorf(attrRange(b, "url"), "Invalid hosted URL",
+				"url = %q must be a scheme and a host, like \"https://api.example.com\"; paths come from the API (or paths = {...}).", r.URL)
+			continue
+		}
+		g := Gateway{
+			Name: r.Name, Arm: "hosted", Class: results.ClassHosted, Hosted: true, URL: u.Scheme + "://" + u.Host, Headers: r.Headers,
+			Model: "mock-model", Paths: map[script.API]string{}, APIHeaders: map[script.API]map[string]string{},
+			DeclRange: r.DeclRange,
+		}
+		setIf(&g.Version, r.Version)
+		setIf(&g.Model, r.Model)
+		c.checkHeaders(b, "headers", r.Headers)
+		c.requestSafe(b, "model", "model", g.Model)
+		if r.APIKeyEnv != nil {
+			if !envNameRE.MatchString(*r.APIKeyEnv) {
+				c.errorf(attrRange(b, "api_key_env"), "Invalid environment variable name",
+					"api_key_env names the environment variable that holds the key (like \"OPENAI_API_KEY\"), never the key itself.")
+			} else {
+				g.APIKeyEnv = *r.APIKeyEnv
+			}
+		}
+		c.apis(b, r.API, r.Paths, &g)
+		out = append(out, g)
+	}
+	return out
+}
+
+// claimPort takes port for who, or says at rng why it cannot: out of range
+// (why tells where the number came from), or another stack's already, since
+// the stacks of one scenario run side by side.
+func (c *checker) claimPort(ports map[int]string, rng hcl.Range, port int, who, why string) bool {
+	if port < 1 || port > 65535 {
+		c.errorf(rng, "Invalid port", "port must be 1..65535; got %d%s.", port, why)
+		return false
+	}
+	if other, taken := ports[port]; taken {
+		c.errorf(rng, "Port already in use",
+			"port %d (%s) is already used by %s; stacks of one scenario run side by side, so each needs its own port.", port, who, other)
+		return false
+	}
+	ports[port] = who
+	return true
+}
