@@ -74,11 +74,11 @@ type captureSink struct {
 	body   []byte
 }
 
-func (c *captureSink) onHeaders(status int, _ time.Duration, _ bool) { c.status = status }
-func (c *captureSink) onBody(p []byte, _ time.Duration, _ int) {
+func (c *captureSink) OnHeaders(status int, _ time.Duration, _ bool) { c.status = status }
+func (c *captureSink) OnBody(p []byte, _ time.Duration, _ int) {
 	c.body = append(c.body, p...)
 }
-func (c *captureSink) leave() bool { return false }
+func (c *captureSink) Leave() bool { return false }
 
 // BenchmarkRecordPath is the driver's own per-request work on a stream it
 // has already read: build the request and its expected frames, parse the
@@ -92,7 +92,7 @@ func BenchmarkRecordPath(b *testing.B) {
 	w := newWorker(0, cfg, time.Now(), addr, nil, newBuilder(u, shape), newHists())
 	w.prepare()
 	var c captureSink
-	if _, err := w.conn.roundTrip(w.req, time.Now().Add(5*time.Second), &c); err != nil || c.status != 200 {
+	if _, err := w.conn.RoundTrip(w.req, time.Now().Add(5*time.Second), &c); err != nil || c.status != 200 {
 		b.Fatal(c.status, err)
 	}
 	// Every request of this worker reuses sequence 1, so the canned stream matches.
@@ -100,9 +100,9 @@ func BenchmarkRecordPath(b *testing.B) {
 	for b.Loop() {
 		w.seq = 0
 		w.prepare()
-		w.onHeaders(200, time.Microsecond, true)
+		w.OnHeaders(200, time.Microsecond, true)
 		for i := 0; i < len(c.body); i += 300 { // reads cut events anywhere
-			w.onBody(c.body[i:min(i+300, len(c.body))], time.Duration(i)*time.Microsecond, i/300+1)
+			w.OnBody(c.body[i:min(i+300, len(c.body))], time.Duration(i)*time.Microsecond, i/300+1)
 		}
 		w.account(0, 0, time.Millisecond, 200, nil)
 	}

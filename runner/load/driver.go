@@ -20,6 +20,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
+	"github.com/gatewaybench/gatewaybench/runner/load/httpc"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
@@ -171,11 +172,11 @@ type worker struct {
 	id     int
 	cfg    *Config
 	base   time.Time
-	conn   *conn
+	conn   *httpc.Conn
 	b      *builder
 	req    []byte
 	parser fastjson.Parser
-	parse  sseParser
+	parse  httpc.SSEParser
 	sreq   script.Request
 	sc     script.Script
 	fc     frameCheck
@@ -189,7 +190,7 @@ type worker struct {
 	curAt                   time.Duration
 	curRead                 int
 	midstream, done         bool
-	oversize                bool // the kept body passed maxBodyKept
+	oversize                bool // the kept body passed httpc.MaxBodyKept
 	left                    bool // LeaveAfter reached: the client goes away
 	body                    []byte
 	gaps                    []time.Duration
@@ -227,21 +228,21 @@ func dialTarget(u *url.URL, parseErr error) (string, *tls.Config, error) {
 
 func newWorker(id int, cfg *Config, base time.Time, addr string, tlsConf *tls.Config, b *builder, h *hists) *worker {
 	return &worker{
-		id: id, cfg: cfg, base: base, conn: newConn(addr, tlsConf, base), b: b, h: h,
+		id: id, cfg: cfg, base: base, conn: httpc.NewConn(addr, tlsConf, base), b: b, h: h,
 		statuses: map[int]int64{},
 	}
 }
 
-func (w *worker) onHeaders(status int, at time.Duration, sse bool) {
+func (w *worker) OnHeaders(status int, at time.Duration, sse bool) {
 	w.status, w.ttfb, w.sse = status, at, sse
 }
 
 // onBody parses an event stream whenever the answer is one, whatever the
 // request asked for: a custom body may ask for a stream, and delivery
 // (bursts, stalls) is judged from the reads with or without fidelity.
-func (w *worker) onBody(p []byte, at time.Duration, read int) {
+func (w *worker) OnBody(p []byte, at time.Duration, read int) {
 	if !w.sse || w.status != 200 {
-		if len(w.body)+len(p) > maxBodyKept {
+		if len(w.body)+len(p) > httpc.MaxBodyKept {
 			w.oversize = true // keep reading to the end, keep no more
 			return
 		}
@@ -249,12 +250,12 @@ func (w *worker) onBody(p []byte, at time.Duration, read int) {
 		return
 	}
 	w.curAt, w.curRead = at, read
-	w.parse.feed(p, w)
+	w.parse.Feed(p, w)
 }
 
-func (w *worker) leave() bool { return w.left }
+func (w *worker) Leave() bool { return w.left }
 
-func (w *worker) onEvent(name, data []byte) {
+func (w *worker) OnEvent(name, data []byte) {
 	kind, text := classify(w.b.shape.API, name, data, &w.parser)
 	switch kind {
 	case evContent:
@@ -293,7 +294,7 @@ func (w *worker) onEvent(name, data []byte) {
 func (w *worker) do(measureFrom time.Duration) {
 	w.prepare()
 	start := time.Since(w.base)
-	err := w.conn.send(w.req, w.base.Add(start+w.cfg.Timeout))
+	err := w.conn.Send(w.req, w.base.Add(start+w.cfg.Timeout))
 	w.complete(start, start, measureFrom, err)
 }
 
@@ -302,7 +303,7 @@ func (w *worker) do(measureFrom time.Duration) {
 func (w *worker) complete(due, start, measureFrom time.Duration, err error) {
 	status := 0
 	if err == nil {
-		status, err = w.conn.receive(w)
+		status, err = w.conn.Receive(w)
 	}
 	end := time.Since(w.base)
 	if due >= measureFrom { // warmup is excluded by when the request was due
@@ -327,7 +328,7 @@ func (w *worker) prepare() {
 func (w *worker) fresh() {
 	w.ttfb, w.ttft, w.status, w.sse, w.events, w.lastRead = 0, 0, 0, false, 0, -1
 	w.midstream, w.done, w.oversize, w.left, w.body, w.gaps, w.stream = false, false, false, false, w.body[:0], w.gaps[:0], Delivery{}
-	w.parse.reset()
+	w.parse.Reset()
 }
 
 // session runs one session of cfg.Session, turn after turn, each turn's
@@ -353,9 +354,9 @@ func (w *worker) session(measureFrom time.Duration) {
 		w.fresh()
 		t0 := time.Since(w.base)
 		status := 0
-		err := w.conn.send(w.req, w.base.Add(t0+w.cfg.Timeout))
+		err := w.conn.Send(w.req, w.base.Add(t0+w.cfg.Timeout))
 		if err == nil {
-			status, err = w.conn.receive(w)
+			status, err = w.conn.Receive(w)
 		}
 		end = time.Since(w.base)
 		class, err := w.classify(status, err)
@@ -488,12 +489,12 @@ const noError = results.NumErrorClasses
 func (w *worker) classify(status int, err error) (results.ErrorClass, error) {
 	class := noError
 	switch {
-	case w.left && errors.Is(err, errLeft) && status == 200:
+	case w.left && errors.Is(err, httpc.ErrLeft) && status == 200:
 		// Left on purpose, as planned: a success of a cancellation run.
-	case w.oversize || w.parse.overflow:
+	case w.oversize || w.parse.Overflow():
 		class = results.ErrOversize // whatever followed (a timeout, say), the bound is what the answer broke
 		if err == nil {
-			err = fmt.Errorf("%w: a body over %d bytes, or an SSE line or event over %d", errOversize, maxBodyKept, maxSSELine)
+			err = fmt.Errorf("%w: a body over %d bytes, or an SSE line or event over %d", httpc.ErrOversize, httpc.MaxBodyKept, httpc.MaxSSELine)
 		}
 	case err != nil:
 		class = results.ErrTransport
@@ -501,10 +502,10 @@ func (w *worker) classify(status int, err error) (results.ErrorClass, error) {
 		if errors.As(err, &ne) && ne.Timeout() {
 			class = results.ErrTimeout
 		}
-		if errors.Is(err, errOversize) {
+		if errors.Is(err, httpc.ErrOversize) {
 			class = results.ErrOversize
 		}
-		if errors.Is(err, errMalformed) {
+		if errors.Is(err, httpc.ErrMalformed) {
 			class = results.ErrMalformed
 		}
 	case w.cfg.Reject:
@@ -688,7 +689,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Abort != nil {
 		stopAbort := context.AfterFunc(cfg.Abort, func() {
 			for _, w := range workers {
-				w.conn.abort()
+				w.conn.Abort()
 			}
 		})
 		defer stopAbort()
@@ -729,7 +730,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	stopWindow()
 	endWindow() // a run bounded by a request count, or cut short, ends its window here
 	for _, w := range workers {
-		w.conn.close()
+		w.conn.Close()
 	}
 	r := merge(workers, shards, sched, cfg)
 	r.DriverCPU = cpu.used()

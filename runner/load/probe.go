@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/url"
 	"time"
+
+	"github.com/gatewaybench/gatewaybench/runner/load/httpc"
 )
 
 // discard is a sink that keeps only the status and when it came.
@@ -14,11 +16,11 @@ type discard struct {
 	at     time.Time
 }
 
-func (d *discard) onHeaders(status int, _ time.Duration, _ bool) {
+func (d *discard) OnHeaders(status int, _ time.Duration, _ bool) {
 	d.status, d.at = status, time.Now()
 }
-func (d *discard) onBody(_ []byte, _ time.Duration, _ int) {}
-func (d *discard) leave() bool                             { return false }
+func (d *discard) OnBody(_ []byte, _ time.Duration, _ int) {}
+func (d *discard) Leave() bool                             { return false }
 
 // Probe sends one request of shape to target on a fresh connection and
 // succeeds on a 200 read to its end: readiness means the real request works.
@@ -35,19 +37,19 @@ func Probe(ctx context.Context, target string, shape Shape, expect map[string]st
 	if !ok {
 		deadline = time.Now().Add(30 * time.Second)
 	}
-	c := newConn(addr, tlsConf, time.Now())
-	c.keepHead = len(expect) > 0
-	defer c.close()
+	c := httpc.NewConn(addr, tlsConf, time.Now())
+	c.KeepHead = len(expect) > 0
+	defer c.Close()
 	req, _ := newBuilder(u, shape).build(nil, -1, int(time.Now().UnixNano()%1e6))
 	var d discard
-	if _, err := c.roundTrip(req, deadline, &d); err != nil {
+	if _, err := c.RoundTrip(req, deadline, &d); err != nil {
 		return time.Time{}, err
 	}
 	if d.status != 200 {
 		return time.Time{}, fmt.Errorf("status %d", d.status)
 	}
 	for name, want := range expect {
-		got, ok := headerValue(c.head, name)
+		got, ok := headerValue(c.Head, name)
 		if !ok || (want != "*" && got != want) {
 			return time.Time{}, fmt.Errorf("the answer lacks the header %s: %s (it has %q)", name, want, got)
 		}

@@ -88,7 +88,7 @@ func merge(ws []*worker, shards []*hists, s *schedule, cfg Config) *Result {
 		}
 		r.Fidelity.add(&w.fid)
 		r.Delivery.add(&w.delivery)
-		r.Connects += w.conn.dialed
+		r.Connects += w.conn.Dialed()
 		r.Raw = append(r.Raw, w.raw...)
 	}
 	for _, h := range shards {

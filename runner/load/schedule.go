@@ -118,7 +118,7 @@ func (s *schedule) run(w *worker) {
 		}
 		s.busy.Add(1)
 		start := time.Since(s.base)
-		err := w.conn.send(w.req, s.base.Add(start+w.cfg.Timeout))
+		err := w.conn.Send(w.req, s.base.Add(start+w.cfg.Timeout))
 		s.mu.Unlock()
 		w.complete(due, start, s.measureFrom, err)
 		s.busy.Add(-1)

@@ -1,4 +1,4 @@
-package load
+package httpc
 
 import (
 	"fmt"
@@ -8,15 +8,15 @@ import (
 
 type recordEvents struct{ got []string }
 
-func (r *recordEvents) onEvent(name, data []byte) {
+func (r *recordEvents) OnEvent(name, data []byte) {
 	r.got = append(r.got, fmt.Sprintf("%s|%s", name, data))
 }
 
 func parseAll(chunks ...string) []string {
-	var ps sseParser
+	var ps SSEParser
 	var r recordEvents
 	for _, c := range chunks {
-		ps.feed([]byte(c), &r)
+		ps.Feed([]byte(c), &r)
 	}
 	return r.got
 }

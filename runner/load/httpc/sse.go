@@ -1,31 +1,31 @@
-package load
+package httpc
 
 import "bytes"
 
-// eventSink receives complete SSE events. data joins an event's data lines
+// EventSink receives complete SSE events. data joins an event's data lines
 // with '\n'; both slices are only valid during the call.
-type eventSink interface {
-	onEvent(name, data []byte)
+type EventSink interface {
+	OnEvent(name, data []byte)
 }
 
-// sseParser splits a body into server-sent events incrementally: input may
+// SSEParser splits a body into server-sent events incrementally: input may
 // be cut anywhere, lines may end in LF or CRLF. It reuses its buffers.
-type sseParser struct {
+type SSEParser struct {
 	line     []byte // a line not yet ended
 	name     []byte
 	data     []byte
 	hasData  bool
-	skipping bool // the current line passed maxSSELine: drop it to its end
+	skipping bool // the current line passed MaxSSELine: drop it to its end
 	overflow bool // some line or event passed its bound
 }
 
-func (ps *sseParser) reset() {
+func (ps *SSEParser) Reset() {
 	ps.line, ps.name, ps.data, ps.hasData = ps.line[:0], ps.name[:0], ps.data[:0], false
 	ps.skipping, ps.overflow = false, false
 }
 
-// feed parses p and calls sink for every event it completes.
-func (ps *sseParser) feed(p []byte, sink eventSink) {
+// Feed parses p and calls sink for every event it completes.
+func (ps *SSEParser) Feed(p []byte, sink EventSink) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if ps.skipping {
@@ -36,7 +36,7 @@ func (ps *sseParser) feed(p []byte, sink eventSink) {
 			continue
 		}
 		if i < 0 {
-			if len(ps.line)+len(p) > maxSSELine {
+			if len(ps.line)+len(p) > MaxSSELine {
 				ps.overflow, ps.skipping, ps.line = true, true, ps.line[:0]
 				return
 			}
@@ -54,10 +54,10 @@ func (ps *sseParser) feed(p []byte, sink eventSink) {
 	}
 }
 
-func (ps *sseParser) handleLine(line []byte, sink eventSink) {
+func (ps *SSEParser) handleLine(line []byte, sink EventSink) {
 	if len(line) == 0 {
 		if ps.hasData || len(ps.name) > 0 {
-			sink.onEvent(ps.name, ps.data)
+			sink.OnEvent(ps.name, ps.data)
 		}
 		ps.name, ps.data, ps.hasData = ps.name[:0], ps.data[:0], false
 		return
@@ -71,7 +71,7 @@ func (ps *sseParser) handleLine(line []byte, sink eventSink) {
 	case "event":
 		ps.name = append(ps.name[:0], value...)
 	case "data":
-		if len(ps.data)+len(value) >= maxSSELine {
+		if len(ps.data)+len(value) >= MaxSSELine {
 			ps.overflow = true
 			return
 		}
@@ -82,3 +82,6 @@ func (ps *sseParser) handleLine(line []byte, sink eventSink) {
 		ps.hasData = true
 	}
 }
+
+// Overflow says some line or event passed its bound since the last Reset.
+func (ps *SSEParser) Overflow() bool { return ps.overflow }

@@ -1,4 +1,9 @@
-package load
+// Package httpc is the load driver's HTTP/1.1 client: a lean connection
+// that writes a prebuilt request, stamps every socket read, decodes chunked
+// bodies in place and hands each piece to a sink, and the incremental SSE
+// parser. Every buffer an answer can fill is bounded (docs/method.md,
+// "Errors").
+package httpc
 
 import (
 	"bytes"
@@ -18,21 +23,22 @@ import (
 // and hands each decoded piece to a sink with the stamp of its read. It does
 // not allocate per request once its buffers have grown.
 
-// sink receives one response as it is read. at is the driver clock (time
+// Sink receives one response as it is read. at is the driver clock (time
 // since the run's base) of the socket read the bytes came in; read numbers
 // the reads of this response from 1.
-type sink interface {
-	onHeaders(status int, at time.Duration, sse bool)
-	onBody(p []byte, at time.Duration, read int)
+type Sink interface {
+	OnHeaders(status int, at time.Duration, sse bool)
+	OnBody(p []byte, at time.Duration, read int)
 	// leave says the reader has read what it wanted and goes away
 	// mid-answer (a cancellation): the connection is closed.
-	leave() bool
+	Leave() bool
 }
 
-// errLeft is an answer the reader left on purpose.
-var errLeft = errors.New("the client left mid-answer")
+// ErrLeft is an answer the reader left on purpose.
+var ErrLeft = errors.New("the client left mid-answer")
 
-type conn struct {
+// Conn is one connection to a target, reused request after request.
+type Conn struct {
 	addr   string
 	tls    *tls.Config // https targets (hosted APIs); nil for plain HTTP
 	base   time.Time   // the driver's clock origin
@@ -40,11 +46,11 @@ type conn struct {
 	buf    []byte
 	r, w   int // unread bytes are buf[r:w]
 	reads  int
-	dialed int    // connections opened, for the summary
-	head   []byte // with keepHead: the last response's header block
-	// keepHead makes the connection keep each response's header block (for
+	dialed int    // connections opened (Dialed)
+	Head   []byte // with KeepHead: the last response's header block
+	// KeepHead makes the connection keep each response's header block (for
 	// checks on a few requests; the load path never sets it).
-	keepHead bool
+	KeepHead bool
 	// mu guards nc against abort, which another goroutine calls; aborted
 	// makes every later exchange fail at once.
 	mu      sync.Mutex
@@ -54,10 +60,10 @@ type conn struct {
 // errAborted is an exchange cut off by abort.
 var errAborted = errors.New("aborted: the run was stopped at once (second interrupt)")
 
-// abort ends the exchange in flight at once (a deadline in the past wakes
+// Abort ends the exchange in flight at once (a deadline in the past wakes
 // its read or write) and refuses every later one: the second interrupt does
 // not wait out requests' timeouts.
-func (c *conn) abort() {
+func (c *Conn) Abort() {
 	c.mu.Lock()
 	c.aborted = true
 	if c.nc != nil {
@@ -70,21 +76,24 @@ func (c *conn) abort() {
 // target must not grow it without limit (docs/method.md, "Errors").
 const (
 	maxHeadBlock = 1 << 20  // response header block
-	maxSSELine   = 4 << 20  // one SSE line, and one event's joined data
-	maxBodyKept  = 16 << 20 // a JSON body kept for its check
+	MaxSSELine   = 4 << 20  // one SSE line, and one event's joined data
+	MaxBodyKept  = 16 << 20 // a JSON body kept for its check
 )
 
 var (
-	errOversize  = errors.New("answer over the driver's bounds")
-	errMalformed = errors.New("malformed HTTP response")
+	ErrOversize  = errors.New("answer over the driver's bounds")
+	ErrMalformed = errors.New("malformed HTTP response")
 	crlfcrlf     = []byte("\r\n\r\n")
 )
 
-func newConn(addr string, tlsConf *tls.Config, base time.Time) *conn {
-	return &conn{addr: addr, tls: tlsConf, base: base, buf: make([]byte, 64<<10)}
+// NewConn is a connection to addr (TLS when tlsConf is set); base is the
+// driver clock's origin, which read stamps count from.
+func NewConn(addr string, tlsConf *tls.Config, base time.Time) *Conn {
+	return &Conn{addr: addr, tls: tlsConf, base: base, buf: make([]byte, 64<<10)}
 }
 
-func (c *conn) close() {
+// Close closes the socket; the next exchange dials again.
+func (c *Conn) Close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.nc != nil {
@@ -95,7 +104,7 @@ func (c *conn) close() {
 }
 
 // fill reads more bytes into the buffer and returns the read's stamp.
-func (c *conn) fill() (time.Duration, error) {
+func (c *Conn) fill() (time.Duration, error) {
 	if c.r > 0 && c.r == c.w {
 		c.r, c.w = 0, 0
 	}
@@ -105,7 +114,7 @@ func (c *conn) fill() (time.Duration, error) {
 			c.r = 0
 		} else { // a header block larger than the buffer
 			if len(c.buf) >= maxHeadBlock {
-				return 0, fmt.Errorf("%w: header block over %d bytes", errOversize, maxHeadBlock)
+				return 0, fmt.Errorf("%w: header block over %d bytes", ErrOversize, maxHeadBlock)
 			}
 			nb := make([]byte, 2*len(c.buf))
 			copy(nb, c.buf[:c.w])
@@ -125,23 +134,23 @@ func (c *conn) fill() (time.Duration, error) {
 	return at, err
 }
 
-func (c *conn) isAborted() bool {
+func (c *Conn) isAborted() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.aborted
 }
 
-// roundTrip writes req and reads one response into s. It returns the status;
+// RoundTrip writes req and reads one response into s. It returns the status;
 // err is a transport error (the connection is then closed).
-func (c *conn) roundTrip(req []byte, deadline time.Time, s sink) (int, error) {
-	if err := c.send(req, deadline); err != nil {
+func (c *Conn) RoundTrip(req []byte, deadline time.Time, s Sink) (int, error) {
+	if err := c.Send(req, deadline); err != nil {
 		return 0, err
 	}
-	return c.receive(s)
+	return c.Receive(s)
 }
 
 // send writes req, dialling first if the connection is closed.
-func (c *conn) send(req []byte, deadline time.Time) error {
+func (c *Conn) Send(req []byte, deadline time.Time) error {
 	if c.nc == nil {
 		if c.isAborted() {
 			return errAborted
@@ -167,24 +176,24 @@ func (c *conn) send(req []byte, deadline time.Time) error {
 	c.mu.Lock()
 	if c.aborted {
 		c.mu.Unlock()
-		c.close()
+		c.Close()
 		return errAborted
 	}
 	c.nc.SetDeadline(deadline)
 	c.mu.Unlock()
 	if _, err := c.nc.Write(req); err != nil {
-		c.close()
+		c.Close()
 		return err
 	}
 	return nil
 }
 
 // receive reads one response into s.
-func (c *conn) receive(s sink) (int, error) {
+func (c *Conn) Receive(s Sink) (int, error) {
 	c.reads = 0
 	status, err := c.readResponse(s)
 	if err != nil {
-		c.close()
+		c.Close()
 	}
 	return status, err
 }
@@ -197,7 +206,7 @@ const (
 	bodyUntilClose
 )
 
-func (c *conn) readResponse(s sink) (int, error) {
+func (c *Conn) readResponse(s Sink) (int, error) {
 	// Headers. Interim answers (100 Continue, 103 Early Hints) come before
 	// the final one and are skipped; reading one as the answer would leave
 	// the real one to be taken for the next request's.
@@ -217,8 +226,8 @@ func (c *conn) readResponse(s sink) (int, error) {
 		}
 		block := c.buf[c.r:end]
 		c.r = end
-		if c.keepHead {
-			c.head = append(c.head[:0], block...)
+		if c.KeepHead {
+			c.Head = append(c.Head[:0], block...)
 		}
 		var err error
 		if h, err = parseHead(block); err != nil {
@@ -230,7 +239,7 @@ func (c *conn) readResponse(s sink) (int, error) {
 	}
 	var err error
 	status, mode, length := h.status, h.mode, h.length
-	s.onHeaders(status, at, h.sse)
+	s.OnHeaders(status, at, h.sse)
 
 	// Body: bytes already buffered carry the stamp of the read they came in.
 	switch mode {
@@ -242,17 +251,17 @@ func (c *conn) readResponse(s sink) (int, error) {
 				}
 			}
 			n := min(length, c.w-c.r)
-			s.onBody(c.buf[c.r:c.r+n], at, c.reads)
+			s.OnBody(c.buf[c.r:c.r+n], at, c.reads)
 			c.r += n
 			length -= n
-			if s.leave() {
-				return status, errLeft
+			if s.Leave() {
+				return status, ErrLeft
 			}
 		}
 		// Requests are never pipelined: bytes past the declared length are
 		// the answer's own, not the next one's.
 		if c.r < c.w {
-			return status, fmt.Errorf("%w: %d bytes past the declared Content-Length", errMalformed, c.w-c.r)
+			return status, fmt.Errorf("%w: %d bytes past the declared Content-Length", ErrMalformed, c.w-c.r)
 		}
 	case bodyChunked:
 		var d chunkDecoder
@@ -262,7 +271,7 @@ func (c *conn) readResponse(s sink) (int, error) {
 					return status, err
 				}
 			}
-			n, done, err := d.decode(c.buf[c.r:c.w], func(p []byte) { s.onBody(p, at, c.reads) })
+			n, done, err := d.decode(c.buf[c.r:c.w], func(p []byte) { s.OnBody(p, at, c.reads) })
 			c.r += n
 			if err != nil {
 				return status, err
@@ -270,21 +279,21 @@ func (c *conn) readResponse(s sink) (int, error) {
 			if done {
 				break
 			}
-			if s.leave() {
-				return status, errLeft
+			if s.Leave() {
+				return status, ErrLeft
 			}
 		}
 	case bodyUntilClose:
 		for {
 			if c.r < c.w {
-				s.onBody(c.buf[c.r:c.w], at, c.reads)
+				s.OnBody(c.buf[c.r:c.w], at, c.reads)
 				c.r = c.w
 			}
-			if s.leave() {
-				return status, errLeft
+			if s.Leave() {
+				return status, ErrLeft
 			}
 			if at, err = c.fill(); err != nil {
-				c.close()
+				c.Close()
 				if errors.Is(err, io.EOF) {
 					return status, nil
 				}
@@ -293,7 +302,7 @@ func (c *conn) readResponse(s sink) (int, error) {
 		}
 	}
 	if h.closeAfter {
-		c.close()
+		c.Close()
 	}
 	return status, nil
 }
@@ -312,11 +321,11 @@ var eventStream = []byte("text/event-stream")
 func parseHead(block []byte) (h head, err error) {
 	line, rest, ok := bytes.Cut(block, []byte("\r\n"))
 	if !ok || len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
-		return head{}, fmt.Errorf("%w: status line %q", errMalformed, line)
+		return head{}, fmt.Errorf("%w: status line %q", ErrMalformed, line)
 	}
 	h.status = int(line[9]-'0')*100 + int(line[10]-'0')*10 + int(line[11]-'0')
 	if h.status < 100 || h.status > 599 {
-		return head{}, fmt.Errorf("%w: status line %q", errMalformed, line)
+		return head{}, fmt.Errorf("%w: status line %q", ErrMalformed, line)
 	}
 	h.closeAfter = line[7] == '0' // HTTP/1.0 closes unless told otherwise
 	h.mode = bodyUntilClose
@@ -331,7 +340,7 @@ func parseHead(block []byte) (h head, err error) {
 		case bytes.EqualFold(name, []byte("Content-Length")):
 			n, perr := strconv.Atoi(string(value))
 			if perr != nil || n < 0 {
-				return head{}, fmt.Errorf("%w: Content-Length %q", errMalformed, value)
+				return head{}, fmt.Errorf("%w: Content-Length %q", ErrMalformed, value)
 			}
 			if h.mode != bodyChunked {
 				h.mode, h.length = bodyLength, n
@@ -383,7 +392,7 @@ func (d *chunkDecoder) decode(p []byte, emit func([]byte)) (int, bool, error) {
 			switch {
 			case b >= '0' && b <= '9', b >= 'a' && b <= 'f', b >= 'A' && b <= 'F':
 				if d.digits++; d.digits > 15 {
-					return i, false, fmt.Errorf("%w: chunk size too long", errMalformed)
+					return i, false, fmt.Errorf("%w: chunk size too long", ErrMalformed)
 				}
 				d.size = d.size<<4 | int(unhex(b))
 			case b == ';' || b == ' ' || b == '\t':
@@ -391,7 +400,7 @@ func (d *chunkDecoder) decode(p []byte, emit func([]byte)) (int, bool, error) {
 			case b == '\r':
 				d.state = chunkSizeLF
 			default:
-				return i, false, fmt.Errorf("%w: chunk size byte %q", errMalformed, b)
+				return i, false, fmt.Errorf("%w: chunk size byte %q", ErrMalformed, b)
 			}
 			i++
 		case chunkExt:
@@ -401,7 +410,7 @@ func (d *chunkDecoder) decode(p []byte, emit func([]byte)) (int, bool, error) {
 			i++
 		case chunkSizeLF:
 			if b != '\n' || d.digits == 0 {
-				return i, false, fmt.Errorf("%w: chunk size line", errMalformed)
+				return i, false, fmt.Errorf("%w: chunk size line", ErrMalformed)
 			}
 			i++
 			d.digits = 0
@@ -423,7 +432,7 @@ func (d *chunkDecoder) decode(p []byte, emit func([]byte)) (int, bool, error) {
 				want = '\n'
 			}
 			if b != want {
-				return i, false, fmt.Errorf("%w: no CRLF after chunk data", errMalformed)
+				return i, false, fmt.Errorf("%w: no CRLF after chunk data", ErrMalformed)
 			}
 			i++
 			if d.state == chunkDataCR {
@@ -446,7 +455,7 @@ func (d *chunkDecoder) decode(p []byte, emit func([]byte)) (int, bool, error) {
 		case trailerLF:
 			i++
 			if b != '\n' {
-				return i, false, fmt.Errorf("%w: trailer", errMalformed)
+				return i, false, fmt.Errorf("%w: trailer", ErrMalformed)
 			}
 			return i, true, nil
 		}
@@ -463,3 +472,6 @@ func unhex(b byte) byte {
 	}
 	return b - '0'
 }
+
+// Dialed is how many connections it has opened.
+func (c *Conn) Dialed() int { return c.dialed }
