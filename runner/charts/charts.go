@@ -52,7 +52,7 @@ var builders = []builder{
 type data struct {
 	recs    []results.Record
 	tables  []summary.Table
-	kinds   map[string]string // scenario -> kind
+	kinds   map[string]results.Kind // scenario -> kind
 	colours palette
 }
 
@@ -84,9 +84,9 @@ func Render(recs []results.Record, dir string) ([]Chart, error) {
 
 // Figures builds every figure the records allow.
 func Figures(recs []results.Record) ([]*figure, []Chart) {
-	d := &data{recs: recs, tables: summary.Build(recs), kinds: map[string]string{}, colours: newPalette(recs)}
+	d := &data{recs: recs, tables: summary.Build(recs), kinds: map[string]results.Kind{}, colours: newPalette(recs)}
 	for _, r := range recs {
-		d.kinds[r.Str(results.ColScenario)] = r.Str(results.ColKind)
+		d.kinds[r.Str(results.ColScenario)] = r.Kind()
 	}
 	var figs []*figure
 	var out []Chart
@@ -108,7 +108,7 @@ func Figures(recs []results.Record) ([]*figure, []Chart) {
 
 // of returns the tables of scenarios of that kind (and, when scenario is
 // not "", of that scenario only), in the order the records had them.
-func (d *data) of(kind, scenario string) []summary.Table {
+func (d *data) of(kind results.Kind, scenario string) []summary.Table {
 	var out []summary.Table
 	for _, t := range d.tables {
 		if d.kinds[t.Point.Scenario] == kind && (scenario == "" || t.Point.Scenario == scenario) {
@@ -178,7 +178,7 @@ func col(column results.Col) func(summary.Arm) value {
 const methodAdded = "Added = median over trials of (arm - direct) measured in the same trial; whiskers: distribution-free interval of that median (95% where the trials allow, else their range)."
 
 func overheadFigure(d *data) (*figure, string) {
-	t, ok := summary.Lowest(d.of("overhead", ""))
+	t, ok := summary.Lowest(d.of(results.KindOverhead, ""))
 	if !ok {
 		return nil, "no overhead rows in the results"
 	}
@@ -200,9 +200,9 @@ func overheadFigure(d *data) (*figure, string) {
 }
 
 func ttftFigure(d *data) (*figure, string) {
-	t, ok := summary.Lowest(d.of("streaming_turn", "streaming_turn"))
+	t, ok := summary.Lowest(d.of(results.KindStreamingTurn, "streaming_turn"))
 	if !ok {
-		if t, ok = summary.Lowest(d.of("streaming_turn", "")); !ok {
+		if t, ok = summary.Lowest(d.of(results.KindStreamingTurn, "")); !ok {
 			return nil, "no streaming_turn rows in the results"
 		}
 	}
@@ -264,7 +264,7 @@ func lineOver(ts []summary.Table, skipDirect bool, x func(summary.Point) string,
 
 func itlFigure(d *data) (*figure, string) {
 	var ts []summary.Table
-	for _, t := range d.of("concurrent_agents", "") {
+	for _, t := range d.of(results.KindConcurrentAgents, "") {
 		if t.Point.Mode == results.Closed {
 			ts = append(ts, t)
 		}
@@ -289,7 +289,7 @@ func itlFigure(d *data) (*figure, string) {
 
 func promptFigure(d *data) (*figure, string) {
 	var ts []summary.Table
-	for _, t := range d.of("large_context", "") {
+	for _, t := range d.of(results.KindLargeContext, "") {
 		if t.Point.Mode == results.Closed && t.Point.Concurrency == 1 {
 			ts = append(ts, t)
 		}
@@ -312,7 +312,7 @@ func promptFigure(d *data) (*figure, string) {
 func ceiling(d *data) (map[string]summary.Arm, []summary.Table) {
 	best := map[string]summary.Arm{}
 	var ts []summary.Table
-	for _, t := range d.of("throughput", "") {
+	for _, t := range d.of(results.KindThroughput, "") {
 		if t.Point.Mode != "closed" {
 			continue
 		}
@@ -432,7 +432,7 @@ func sessionFigure(d *data) (*figure, string) {
 	// each from the profile's fewest-clients point.
 	var scenarios []string
 	byScenario := map[string][]summary.Table{}
-	for _, t := range d.of("session", "") {
+	for _, t := range d.of(results.KindSession, "") {
 		if !slices.Contains(scenarios, t.Point.Scenario) {
 			scenarios = append(scenarios, t.Point.Scenario)
 		}
@@ -493,7 +493,7 @@ func sessionFigure(d *data) (*figure, string) {
 }
 
 func memoryFigure(d *data) (*figure, string) {
-	ts := d.of("memory", "")
+	ts := d.of(results.KindMemory, "")
 	if len(ts) == 0 {
 		return nil, "no memory rows in the results"
 	}
@@ -507,7 +507,7 @@ func memoryFigure(d *data) (*figure, string) {
 }
 
 func coldStartFigure(d *data) (*figure, string) {
-	ts := d.of("cold_start", "")
+	ts := d.of(results.KindColdStart, "")
 	if len(ts) == 0 {
 		return nil, "no cold_start rows in the results"
 	}
@@ -552,7 +552,7 @@ func ratio(num, den results.Col, scale float64) func(summary.Arm) value {
 }
 
 func fidelityFigure(d *data) (*figure, string) {
-	t, ok := summary.Lowest(d.of("streaming_turn", "streaming_turn"))
+	t, ok := summary.Lowest(d.of(results.KindStreamingTurn, "streaming_turn"))
 	if !ok {
 		return nil, "no streaming_turn rows in the results"
 	}
@@ -566,7 +566,7 @@ func fidelityFigure(d *data) (*figure, string) {
 }
 
 func goodputFigure(d *data) (*figure, string) {
-	ts := d.of("streaming_turn", "streaming_turn")
+	ts := d.of(results.KindStreamingTurn, "streaming_turn")
 	var closed []summary.Table
 	for _, t := range ts {
 		if t.Point.Mode == results.Closed && t.Point.Variant == "" {

@@ -39,28 +39,28 @@ type Kind interface {
 // settings imply, and SLO when it judges goodput against a scenario's SLO
 // (Columns).
 var registry = []struct {
-	name string
+	name results.Kind
 	kind Kind
 	cols results.Group
 	doc  string
 }{
-	{"overhead", steady{}, results.SLO, "steady load of one request shape; what a gateway adds at each concurrency"},
-	{"streaming_turn", steady{}, results.SLO, "streamed turns: TTFT, inter-token latency and stream fidelity"},
-	{"tool_call_loop", steady{}, results.SLO, "streamed tool calls whose arguments split inside escapes"},
-	{"large_context", steady{}, results.SLO, "prompt sizes up to 100k tokens"},
-	{"concurrent_agents", steady{}, results.SLO, "many streams at once, the controlled-baseline rule dropping points"},
-	{"throughput", steady{}, results.SLO, "closed-loop ceiling and open-loop rates"},
-	{"memory", steady{}, results.SLO, "a long window for peak, growth and recovered memory"},
-	{"cold_start", steady{}, results.SLO, "container start to first good answer"},
-	{"key_flood", keyFlood{}, results.KeyFlood, "rotating invalid keys: refusal latency and rate; none may reach the upstream"},
-	{"failover", failover{}, results.Failover | results.SLO, "a primary upstream that fails, a fallback that does not: errors hidden, passed on or recovered"},
-	{"head_of_line", headOfLine{}, results.SLO, "small streaming turns alone and beside one long stream of a huge prompt"},
-	{"session", session{}, 0, "an agent's multi-turn session (scenarios/*.json), streamed and not: added time per session"},
-	{"cancellation", cancellation{}, results.Cancellation | results.SLO, "clients leave streams early: does the gateway stop the upstream?"},
+	{results.KindOverhead, steady{}, results.SLO, "steady load of one request shape; what a gateway adds at each concurrency"},
+	{results.KindStreamingTurn, steady{}, results.SLO, "streamed turns: TTFT, inter-token latency and stream fidelity"},
+	{results.KindToolCallLoop, steady{}, results.SLO, "streamed tool calls whose arguments split inside escapes"},
+	{results.KindLargeContext, steady{}, results.SLO, "prompt sizes up to 100k tokens"},
+	{results.KindConcurrentAgents, steady{}, results.SLO, "many streams at once, the controlled-baseline rule dropping points"},
+	{results.KindThroughput, steady{}, results.SLO, "closed-loop ceiling and open-loop rates"},
+	{results.KindMemory, steady{}, results.SLO, "a long window for peak, growth and recovered memory"},
+	{results.KindColdStart, steady{}, results.SLO, "container start to first good answer"},
+	{results.KindKeyFlood, keyFlood{}, results.KeyFlood, "rotating invalid keys: refusal latency and rate; none may reach the upstream"},
+	{results.KindFailover, failover{}, results.Failover | results.SLO, "a primary upstream that fails, a fallback that does not: errors hidden, passed on or recovered"},
+	{results.KindHeadOfLine, headOfLine{}, results.SLO, "small streaming turns alone and beside one long stream of a huge prompt"},
+	{results.KindSession, session{}, 0, "an agent's multi-turn session (scenarios/*.json), streamed and not: added time per session"},
+	{results.KindCancellation, cancellation{}, results.Cancellation | results.SLO, "clients leave streams early: does the gateway stop the upstream?"},
 }
 
 // Lookup returns the kind of that name.
-func Lookup(name string) (Kind, bool) {
+func Lookup(name results.Kind) (Kind, bool) {
 	for _, r := range registry {
 		if r.name == name {
 			return r.kind, true
@@ -110,7 +110,7 @@ func Columns(s *plan.Scenario) results.Group {
 func Names() []string {
 	names := make([]string, len(registry))
 	for i, r := range registry {
-		names[i] = r.name
+		names[i] = string(r.name)
 	}
 	return names
 }
@@ -182,7 +182,7 @@ func Check(cfg *config.Config) hcl.Diagnostics {
 	for i := range cfg.Scenarios {
 		s := &cfg.Scenarios[i]
 		r := s.KindRange
-		k, ok := Lookup(s.Kind)
+		k, ok := Lookup(results.Kind(s.Kind))
 		if !ok {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown kind",
 				Detail: fmt.Sprintf("%q is not one of: %s.", s.Kind, strings.Join(Names(), ", ")), Subject: &r})

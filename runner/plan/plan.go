@@ -117,12 +117,12 @@ type Replica struct {
 
 // Scenario is one scenario's share of the plan.
 type Scenario struct {
-	Name   string `json:"name"`
-	Kind   string `json:"kind"`
-	API    string `json:"api"`
-	Stream bool   `json:"stream"`
-	Tools  bool   `json:"tools"`
-	CSV    string `json:"csv"` // relative paths resolve in Plan.Dir
+	Name   string       `json:"name"`
+	Kind   results.Kind `json:"kind"`
+	API    string       `json:"api"`
+	Stream bool         `json:"stream"`
+	Tools  bool         `json:"tools"`
+	CSV    string       `json:"csv"` // relative paths resolve in Plan.Dir
 	// NotRun says why apply cannot run this scenario; it then has no runs.
 	NotRun string `json:"not_run,omitempty"`
 	Trials int    `json:"trials"`
@@ -345,7 +345,7 @@ type Kinds interface {
 
 func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds) {
 	s := Scenario{
-		Name: sc.Name, Kind: sc.Kind, API: sc.API.String(), Stream: sc.Stream, Tools: sc.Tools, Trials: sc.Trials,
+		Name: sc.Name, Kind: results.Kind(sc.Kind), API: sc.API.String(), Stream: sc.Stream, Tools: sc.Tools, Trials: sc.Trials,
 		MaxTrials: sc.MaxTrials, CIWidth: sc.CIWidth,
 		CSV: filepath.Join(cfg.Defaults.ResultsDir, sc.Name+".csv"), Settle: Duration(sc.Settle),
 		MockCmd: append([]string{"-addr=" + net.JoinHostPort(cfg.MockAddress(), strconv.Itoa(cfg.Mock.Port))}, sc.Knobs.Args()...),

@@ -133,7 +133,7 @@ func i64(f func(*Row) int64) func(*Row) string { return func(r *Row) string { re
 var (
 	ColRunID        = col("run_id", "", Common, "the run that measured the row (its manifest: `manifests/<run_id>.json`)", func(r *Row) string { return r.RunID })
 	ColScenario     = col("scenario", "", Common, "the scenario block's name", func(r *Row) string { return r.Scenario })
-	ColKind         = col("kind", "", Common, "the scenario's kind", func(r *Row) string { return r.Kind })
+	ColKind         = col("kind", "", Common, "the scenario's kind", func(r *Row) string { return string(r.Kind) })
 	ColGateway      = col("gateway", "", Common, "the arm: a gateway block's name, or direct", func(r *Row) string { return r.Gateway })
 	ColArmLabel     = col("arm_label", "", Common, "the arm's label in charts", func(r *Row) string { return r.ArmLabel })
 	ColGatewayClass = col("gateway_class", "", Common, "direct, proxy, ai or hosted", func(r *Row) string { return string(r.GatewayClass) })

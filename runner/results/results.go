@@ -19,15 +19,16 @@ import (
 // Row is one run: one arm at one load point in one trial.
 type Row struct {
 	// identity
-	RunID, Scenario, Kind, Gateway, ArmLabel string
-	GatewayClass                             Class
-	P99BoundsMS                              string // the frontier's bounds, "1;5;10" (open-loop rows of a scenario that sets them)
-	Trial                                    int
-	Mode                                     Mode
-	Variant                                  string // what else ran beside the measured requests (head_of_line)
-	Concurrency                              int
-	RateRPS                                  float64
-	PromptTokens                             int
+	RunID, Scenario, Gateway, ArmLabel string
+	Kind                               Kind
+	GatewayClass                       Class
+	P99BoundsMS                        string // the frontier's bounds, "1;5;10" (open-loop rows of a scenario that sets them)
+	Trial                              int
+	Mode                               Mode
+	Variant                            string // what else ran beside the measured requests (head_of_line)
+	Concurrency                        int
+	RateRPS                            float64
+	PromptTokens                       int
 	// topology: the layout and what it costs (docs/method.md, "Topology")
 	Floor                             string // the run's floor arm, or ""
 	CPUsDriver, CPUsMock, CPUsGateway string

@@ -22,6 +22,29 @@ const (
 	ClassHosted Class = "hosted" // a hosted API, not on this machine
 )
 
+// Kind is a scenario kind's name: runner/kinds registers what each does,
+// readers (the charts) pick scenarios by it.
+type Kind string
+
+const (
+	KindOverhead         Kind = "overhead"
+	KindStreamingTurn    Kind = "streaming_turn"
+	KindToolCallLoop     Kind = "tool_call_loop"
+	KindLargeContext     Kind = "large_context"
+	KindConcurrentAgents Kind = "concurrent_agents"
+	KindThroughput       Kind = "throughput"
+	KindMemory           Kind = "memory"
+	KindColdStart        Kind = "cold_start"
+	KindKeyFlood         Kind = "key_flood"
+	KindFailover         Kind = "failover"
+	KindHeadOfLine       Kind = "head_of_line"
+	KindSession          Kind = "session"
+	KindCancellation     Kind = "cancellation"
+)
+
+// Kind is the row's scenario kind.
+func (r Record) Kind() Kind { return Kind(r.Str(ColKind)) }
+
 // Mode is the row's load mode.
 func (r Record) Mode() Mode { return Mode(r.Str(ColMode)) }
 
