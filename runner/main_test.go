@@ -89,7 +89,8 @@ func TestDriveFailsAgainstABrokenTarget(t *testing.T) {
 
 // TestApplyRefusesWhileAnotherRuns: a second apply does not sweep the
 // containers of one still running (an audit saw the first then measure the
-// second's stack); it says who holds the host and stops.
+// second's stack); it says who holds the host and stops — also when its
+// TMPDIR differs from the first's (it once took a lock of its own there).
 func TestApplyRefusesWhileAnotherRuns(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	held, err := runlock.Acquire(runlock.Path(), "runner apply other.hcl")
@@ -97,6 +98,7 @@ func TestApplyRefusesWhileAnotherRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer held.Release()
+	t.Setenv("TMPDIR", t.TempDir())
 	for _, args := range [][]string{{"apply", "../benchmarks.hcl"}, {"down"}} {
 		if got := run(args); got != exitFailure {
 			t.Errorf("%q with another run holding the host: exit %d, want %d", args, got, exitFailure)

@@ -1,8 +1,10 @@
 // Package runlock lets one `runner apply` (or `runner down`) at a time own
-// this host's benchmark containers. The lock is an flock on a file in the
-// temporary directory: the kernel releases it when its holder exits, even
-// by SIGKILL, so a lock is never left behind, and whoever holds it may
-// remove every labelled container as left by a dead run.
+// this host's benchmark containers. The lock is an flock on one file per
+// host, at a path no environment variable moves (a second apply with
+// another TMPDIR once took a lock of its own and swept a live run's
+// containers): the kernel releases it when its holder exits, even by
+// SIGKILL, so a lock is never left behind, and whoever holds it may remove
+// every labelled container as left by a dead run.
 package runlock
 
 import (
@@ -18,16 +20,29 @@ import (
 // Lock is a held lock.
 type Lock struct{ f *os.File }
 
-// Path is where the lock lives.
-func Path() string { return filepath.Join(os.TempDir(), "gatewaybench.lock") }
+// Path is where the host's lock lives: /run/lock (Debian's world-writable
+// lock directory), or /tmp where there is none; never $TMPDIR.
+func Path() string {
+	if st, err := os.Stat(lockDir); err == nil && st.IsDir() {
+		return filepath.Join(lockDir, lockName)
+	}
+	return filepath.Join("/tmp", lockName)
+}
+
+const (
+	lockDir  = "/run/lock"
+	lockName = "gatewaybench.lock"
+)
 
 // Acquire takes the lock at path without waiting; what says what the holder
 // is doing, for the message another process gets.
 func Acquire(path, what string) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("open the run lock %s: %w", path, err)
 	}
+	// Every user of the host's engine locks the same file.
+	_ = f.Chmod(0o666)
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		holder, _ := os.ReadFile(path)
 		f.Close()

@@ -1,6 +1,7 @@
 package runlock
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,4 +25,14 @@ func TestOneRunAtATime(t *testing.T) {
 	}
 	second.Release()
 	first.Release() // twice is harmless
+}
+
+// TestPathIgnoresEnvironment: the host's lock is at one path whatever
+// TMPDIR says, so two runs with different environments meet at it.
+func TestPathIgnoresEnvironment(t *testing.T) {
+	a := Path()
+	t.Setenv("TMPDIR", t.TempDir())
+	if b := Path(); b != a || strings.HasPrefix(b, os.Getenv("TMPDIR")) {
+		t.Errorf("lock path %q with another TMPDIR, %q before", b, a)
+	}
 }

@@ -295,8 +295,9 @@ func runnerBinary(t *testing.T) string {
 func startApply(t *testing.T, bin, resultsDir string) (*exec.Cmd, <-chan string) {
 	t.Helper()
 	cmd := exec.Command(bin, "apply", "--results", resultsDir, "testdata/signals.hcl")
-	// Its own run lock (in its TMPDIR): a benchmark running on the same host
-	// holds the default one, and must not make this test fail.
+	// Its temporary directories in a TMPDIR of its own; the run lock is the
+	// host's whatever TMPDIR says, so this test waits for no benchmark
+	// running beside it: it fails rather than sweep a live run's containers.
 	cmd.Env = append(os.Environ(), "TMPDIR="+filepath.Dir(resultsDir))
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = cmd.Stdout
