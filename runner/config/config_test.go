@@ -371,3 +371,35 @@ scenario "s" {
 		t.Errorf("a driver placed on engine b: %+v", cfg.Drivers)
 	}
 }
+
+// TestResultsInsideTree: results go under the benchmark file's directory;
+// an absolute path, a climb out, or a link out of the tree is a
+// diagnostic at results_dir (results_dir = "/etc" planned writes to
+// /etc/s.csv).
+func TestResultsInsideTree(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink("/etc", filepath.Join(dir, "etclink")); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "real"), 0o755)
+	if err := os.Symlink(filepath.Join(dir, "real"), filepath.Join(dir, "inlink")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		dir string
+		ok  bool
+	}{
+		{"results", true}, {"a/b/new", true}, {"inlink/x", true},
+		{"/etc", false}, {"../../../../root", false}, {"etclink", false}, {"etclink/new/deeper", false},
+	} {
+		src := fmt.Sprintf("defaults {\n  results_dir = %q\n}\nscenario \"s\" {\n  kind = \"overhead\"\n  concurrency = [1]\n}\n", c.dir)
+		_, diags := Parse(filepath.Join(dir, "b.hcl"), []byte(src))
+		if c.ok == diags.HasErrors() {
+			t.Errorf("results_dir = %q: %v", c.dir, diags)
+			continue
+		}
+		if !c.ok && (diags[0].Summary != "Results outside the benchmark's tree" || diags[0].Subject.Start.Line != 2) {
+			t.Errorf("results_dir = %q: %v", c.dir, diags)
+		}
+	}
+}

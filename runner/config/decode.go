@@ -90,7 +90,8 @@ func ReadBounded(path string) ([]byte, error) {
 
 // Parse decodes HCL source. filename is used in diagnostics and to resolve
 // relative paths. Nothing is read from disk but whether each scenario's
-// session profile exists (os.Stat). cfg is nil when diags has errors.
+// session profile exists (os.Stat) and where results_dir's links lead.
+// cfg is nil when diags has errors.
 func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 	if diags := checkShape(filename, src); diags.HasErrors() {
 		return nil, diags
@@ -113,7 +114,7 @@ func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 	var s2 rawStage2
 	c.ctx = evalContext(URLAt(cfg.MockAddress(), cfg.Mock.Port), cfg.Mock.Port)
 	diags = append(diags, gohcl.DecodeBody(s1.Remain, c.ctx, &s2)...)
-	cfg.Defaults = c.defaults(s2.Defaults)
+	cfg.Defaults = c.defaults(s2.Defaults, cfg.Dir)
 	cfg.CPUs = c.cpus(s2.CPUs)
 	cfg.Memory = c.memory(s2.Memory)
 	cfg.Drivers = c.drivers(s2.Driver, cfg)

@@ -56,7 +56,7 @@ type rawCost struct {
 	Body           hcl.Body `hcl:",body"`
 }
 
-func (c *checker) defaults(r *rawDefaults) Defaults {
+func (c *checker) defaults(r *rawDefaults, dir string) Defaults {
 	d := Defaults{Run: Run{Trials: 3, Warmup: 2 * time.Second, Duration: 10 * time.Second,
 		Settle: 2 * time.Second, RequestTimeout: 30 * time.Second, MaxErrorRate: 0.01}, BaselineK: 2, ResultsDir: "results"}
 	if r == nil {
@@ -73,6 +73,10 @@ func (c *checker) defaults(r *rawDefaults) Defaults {
 	}
 	if r.ResultsDir != nil {
 		d.ResultsDir = *r.ResultsDir
+		if !insideTree(resolveLinks(absPath(resolve(dir, d.ResultsDir))), []string{resolveLinks(absPath(dir))}) {
+			c.errorf(attrRange(r.Body, "results_dir"), "Results outside the benchmark's tree",
+				"results_dir = %q is not inside the directory of this file (after following links): a benchmark file must not write elsewhere on the host. Name a directory under it, or pass --results DIR to runner apply.", d.ResultsDir)
+		}
 	}
 	if r.Floor != nil {
 		d.Floor, d.FloorRange = *r.Floor, attrRange(r.Body, "floor")

@@ -37,6 +37,21 @@ func hostRoots(cfg *Config) []string {
 	return roots
 }
 
+// resolveLinks is p with the links of its longest existing prefix
+// followed: where a write under p would land.
+func resolveLinks(p string) string {
+	rest := ""
+	for cur := p; ; cur = filepath.Dir(cur) {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(cur) == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+	}
+}
+
 func absPath(p string) string {
 	if a, err := filepath.Abs(p); err == nil {
 		return a
