@@ -614,7 +614,8 @@ func TestHostedArmNeverLeaksTheKey(t *testing.T) {
 	go standIn.Serve(ln)
 	defer standIn.Close()
 
-	dir, resultsDir := t.TempDir(), t.TempDir()
+	dir := t.TempDir()
+	resultsDir := filepath.Join(dir, "results") // results go inside the file's tree
 	hcl := fmt.Sprintf(`
 defaults {
   trials      = 1
