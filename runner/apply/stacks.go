@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net"
@@ -148,7 +149,13 @@ func (r *runner) serve(ctx context.Context, engine string, svc *stack.Service, p
 		return nil, 0, err
 	}
 	shape := measure.Shape(req)
-	cold, err := mgr.WaitReady(ctx, c, func(ctx context.Context) (time.Time, error) { return load.Probe(ctx, req.URL, shape, nil) }, r.o.ReadyTimeout)
+	cold, err := mgr.WaitReady(ctx, c, func(ctx context.Context) (time.Time, error) {
+		at, err := load.Probe(ctx, req.URL, shape, nil)
+		if errors.Is(err, load.ErrRefused) {
+			err = fmt.Errorf("%w: %w", stack.ErrDefinitive, err)
+		}
+		return at, err
+	}, r.o.ReadyTimeout)
 	if err == nil && len(req.ExpectHeaders) > 0 {
 		// Once up, one more request proves the path the configuration claims.
 		pctx, cancel := context.WithTimeout(ctx, r.o.ReadyTimeout)

@@ -2,10 +2,12 @@ package load
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,6 +65,28 @@ func TestProbeExpectHeaders(t *testing.T) {
 		cancel()
 		if (err == nil) != tc.ok {
 			t.Errorf("expect %v: err %v", tc.expect, err)
+		}
+	}
+}
+
+// TestProbeRefused: a 4xx that waiting will not change is ErrRefused and
+// quotes the start of what came back; 404, 429 and 5xx may pass as the
+// gateway comes up, and are not.
+func TestProbeRefused(t *testing.T) {
+	for _, tc := range []struct {
+		status  int
+		refused bool
+	}{{401, true}, {403, true}, {400, true}, {404, false}, {429, false}, {503, false}} {
+		url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.WriteHeader(tc.status)
+			w.Write([]byte(`{"error":"invalid api key"}`))
+		}))
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := Probe(ctx, url+"/v1/chat/completions", Shape{API: script.Chat, Model: "m"}, nil)
+		cancel()
+		if err == nil || errors.Is(err, ErrRefused) != tc.refused || !strings.Contains(err.Error(), "invalid api key") {
+			t.Errorf("status %d: %v (refused %v)", tc.status, err, errors.Is(err, ErrRefused))
 		}
 	}
 }

@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"time"
@@ -10,17 +11,35 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/load/httpc"
 )
 
-// discard is a sink that keeps only the status and when it came.
+// discard is a sink that keeps the status, when it came and the start of
+// the body (to say what a refusal said).
 type discard struct {
 	status int
 	at     time.Time
+	body   []byte
 }
 
 func (d *discard) OnHeaders(status int, _ time.Duration, _ bool) {
 	d.status, d.at = status, time.Now()
 }
-func (d *discard) OnBody(_ []byte, _ time.Duration, _ int) {}
-func (d *discard) Leave() bool                             { return false }
+func (d *discard) OnBody(p []byte, _ time.Duration, _ int) {
+	if n := maxRefusalText - len(d.body); n > 0 {
+		d.body = append(d.body, p[:min(n, len(p))]...)
+	}
+}
+
+// maxRefusalText is how much of a refused answer's body an error quotes.
+const maxRefusalText = 200
+
+// ErrRefused is a definitive answer to a probe: a 4xx other than 404, 408,
+// 425 and 429 (a wrong key, a request the configuration cannot serve),
+// which waiting will not change.
+var ErrRefused = errors.New("refused")
+
+func definitive(status int) bool {
+	return status >= 400 && status < 500 && status != 404 && status != 408 && status != 425 && status != 429
+}
+func (d *discard) Leave() bool { return false }
 
 // Probe sends one request of shape to target on a fresh connection and
 // succeeds on a 200 read to its end: readiness means the real request works.
@@ -46,7 +65,14 @@ func Probe(ctx context.Context, target string, shape Shape, expect map[string]st
 		return time.Time{}, err
 	}
 	if d.status != 200 {
-		return time.Time{}, fmt.Errorf("status %d", d.status)
+		err := fmt.Errorf("status %d", d.status)
+		if len(d.body) > 0 {
+			err = fmt.Errorf("status %d: %q", d.status, d.body)
+		}
+		if definitive(d.status) {
+			err = fmt.Errorf("%w: %w", ErrRefused, err)
+		}
+		return time.Time{}, err
 	}
 	for name, want := range expect {
 		got, ok := headerValue(c.Head, name)

@@ -142,6 +142,7 @@ type Probe func(context.Context) (time.Time, error)
 func (m *Manager) WaitReady(ctx context.Context, c *Container, probe Probe, timeout time.Duration) (time.Duration, error) {
 	deadline := time.Now().Add(timeout)
 	var last error
+	definite := 0
 	for {
 		st, err := m.Engine.Inspect(ctx, c.ID)
 		if err != nil {
@@ -157,6 +158,16 @@ func (m *Manager) WaitReady(ctx context.Context, c *Container, probe Probe, time
 		if last = err; err == nil {
 			return at.Sub(c.Started), nil
 		}
+		// A definitive answer, three times running (not a blip of a
+		// gateway still loading), ends the wait at once.
+		if definite = definite + 1; !errors.Is(err, ErrDefinitive) {
+			definite = 0
+		}
+		if definite == definiteRepeats {
+			logs, _ := m.Engine.Logs(context.Background(), c.ID, 20)
+			return 0, fmt.Errorf("%w: %s answered the readiness request definitively (%v); its last log lines:\n%s",
+				ErrNotReady, c.Spec.Name, err, indent(strings.TrimSpace(logs)))
+		}
 		if time.Now().After(deadline) {
 			logs, _ := m.Engine.Logs(context.Background(), c.ID, 20)
 			return 0, fmt.Errorf("%w: %s did not answer within %s (last probe: %v); its last log lines:\n%s",
@@ -169,6 +180,13 @@ func (m *Manager) WaitReady(ctx context.Context, c *Container, probe Probe, time
 		}
 	}
 }
+
+// ErrDefinitive marks a probe's error that waiting will not change (a
+// wrong key answered 401, say): WaitReady gives up on it at once.
+var ErrDefinitive = errors.New("definitive")
+
+// definiteRepeats is how many definitive answers in a row end a wait.
+const definiteRepeats = 3
 
 // Remove force-removes c, whatever the state of ctx: teardown must happen.
 func (m *Manager) Remove(c *Container) error { return m.remove(c.ID) }

@@ -3,6 +3,7 @@ package stack_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -179,5 +180,29 @@ func TestImageBuiltSaysHowLong(t *testing.T) {
 	}
 	if img = stack.EnsureImage(context.Background(), e, svc, nil, nil); img.Source != "local" || img.Prepare != 0 || img.Build != 0 {
 		t.Errorf("local image %+v: want no build times", img)
+	}
+}
+
+// TestWaitReadyStopsOnDefinitive: a gateway that answers the readiness
+// request with a refusal (a wrong key's 401) fails at once, saying what
+// came back, instead of being retried for the whole timeout; a refusal
+// that does not repeat three times (a gateway still loading) is waited out.
+func TestWaitReadyStopsOnDefinitive(t *testing.T) {
+	m, c := started(t, &fake.Engine{})
+	refused := fmt.Errorf("%w: status 401: \"invalid api key\"", stack.ErrDefinitive)
+	start := time.Now()
+	_, err := m.WaitReady(context.Background(), c, func(context.Context) (time.Time, error) { return time.Time{}, refused }, time.Minute)
+	if !errors.Is(err, stack.ErrNotReady) || !strings.Contains(err.Error(), "invalid api key") || time.Since(start) > 30*time.Second {
+		t.Fatalf("after %s: %v", time.Since(start), err)
+	}
+	n := 0
+	_, err = m.WaitReady(context.Background(), c, func(context.Context) (time.Time, error) {
+		if n++; n <= 2 {
+			return time.Time{}, refused
+		}
+		return time.Now(), nil
+	}, time.Minute)
+	if err != nil {
+		t.Errorf("two refusals, then an answer: %v", err)
 	}
 }
