@@ -94,8 +94,9 @@ type runner struct {
 	// manifest is what is constant over the run, written beside its rows
 	// in its own directory and in each results directory it completes a
 	// scenario in (dirs).
-	manifest results.Manifest
-	dirs     map[string]bool
+	manifest     results.Manifest
+	dirs         map[string]bool
+	runManifests map[string]bool // the manifests written in this run's own directories
 }
 
 // Run executes the plan. loadCtx cancelled (first Ctrl-C) stops load: the
@@ -122,7 +123,7 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 			return stack.DriverImage(ctx, e, o.ModuleDir, labels)
 		}
 	}
-	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, drivers: map[string]stack.Image{}, dirs: map[string]bool{}}
+	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, drivers: map[string]stack.Image{}, dirs: map[string]bool{}, runManifests: map[string]bool{}}
 	r.manifest = results.Manifest{RunID: r.runID, Started: time.Now().UTC().Truncate(time.Second), HCL: o.Source}
 	r.out = Outcome{RunID: r.runID, Unavailable: map[string]string{}}
 	p := o.Progress
@@ -278,7 +279,9 @@ func (r *runner) save(s *scenarioRun) error {
 	if err := results.Write(s.runPath, s.groups, s.rows); err != nil {
 		return fmt.Errorf("write %s: %w", s.runPath, err)
 	}
-	return r.writeManifest(filepath.Join(filepath.Dir(s.runPath), "manifest.json"))
+	path := filepath.Join(filepath.Dir(s.runPath), "manifest.json")
+	r.runManifests[path] = true
+	return r.writeManifest(path)
 }
 
 // startMocks starts the scenario's mock, and its fallback mock if it has one.

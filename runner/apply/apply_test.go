@@ -456,6 +456,10 @@ func TestApplyInterrupted(t *testing.T) {
 	if len(out.Files) != 1 || !strings.Contains(out.Files[0], filepath.Join("runs", out.RunID)) {
 		t.Fatalf("an interrupted scenario's rows belong in its run's folder; files %v", out.Files)
 	}
+	// Its manifest beside them is stamped with the end, and says it is incomplete.
+	if m, err := results.ReadManifest(filepath.Join(filepath.Dir(out.Files[0]), "manifest.json")); err != nil || m.Complete || m.Ended.IsZero() {
+		t.Errorf("the interrupted run's manifest: %+v, %v", m, err)
+	}
 	rows := readCSV(t, out.Files[0])
 	partial := 0
 	for _, r := range rows {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -48,17 +47,9 @@ func (r *runner) finish(loadCtx context.Context) {
 	m.Ended = time.Now().UTC().Truncate(time.Second)
 	m.WallS = m.Ended.Sub(m.Started).Seconds()
 	m.Complete = loadCtx.Err() == nil && !r.out.Partial
-	runDirs := map[string]bool{}
-	for i := range r.o.Plan.Scenarios {
-		if sc := &r.o.Plan.Scenarios[i]; sc.NotRun == "" {
-			runDirs[r.runDir(r.csvPath(sc))] = true
-		}
-	}
-	for _, d := range slices.Sorted(maps.Keys(runDirs)) {
-		if path := filepath.Join(d, "manifest.json"); fileExists(path) {
-			if err := r.writeManifest(path); err != nil {
-				r.o.Progress.Logf("%v", err)
-			}
+	for _, path := range slices.Sorted(maps.Keys(r.runManifests)) {
+		if err := r.writeManifest(path); err != nil {
+			r.o.Progress.Logf("%v", err)
 		}
 	}
 	for _, d := range slices.Sorted(maps.Keys(r.dirs)) {
@@ -69,9 +60,4 @@ func (r *runner) finish(loadCtx context.Context) {
 			r.o.Progress.Logf("prune the manifests of %s: %v", d, err)
 		}
 	}
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

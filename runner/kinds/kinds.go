@@ -80,7 +80,7 @@ func Columns(s *plan.Scenario) results.Group {
 			g |= r.cols
 		}
 	}
-	if len(s.Arms) > 0 && slices.ContainsFunc(s.Arms, func(a plan.Arm) bool { return len(a.Replicas) > 1 || a.Balancer != nil }) {
+	if slices.ContainsFunc(s.Arms, func(a plan.Arm) bool { return len(a.Replicas) > 1 || a.Balancer != nil }) {
 		g |= results.Replicas
 	}
 	for _, run := range s.Runs {

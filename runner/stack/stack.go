@@ -160,7 +160,9 @@ func (m *Manager) WaitReady(ctx context.Context, c *Container, probe Probe, time
 		}
 		// A definitive answer, three times running (not a blip of a
 		// gateway still loading), ends the wait at once.
-		if definite = definite + 1; !errors.Is(err, ErrDefinitive) {
+		if errors.Is(err, ErrDefinitive) {
+			definite++
+		} else {
 			definite = 0
 		}
 		if definite == definiteRepeats {
