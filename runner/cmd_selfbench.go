@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/gatewaybench/gatewaybench/runner/selfbench"
+	"github.com/gatewaybench/gatewaybench/runner/rig"
 )
 
 func cmdSelfbench(args []string) int {
@@ -17,7 +17,7 @@ func cmdSelfbench(args []string) int {
 		return exitUsage
 	}
 	fs := flag.NewFlagSet("selfbench "+args[0], flag.ContinueOnError)
-	o := selfbench.Options{Out: os.Stdout}
+	o := rig.Options{Out: os.Stdout}
 	fs.StringVar(&o.ServerCPUs, "server-cpus", "0", "cpuset of the server under test and its reference")
 	fs.StringVar(&o.LoadCPUs, "load-cpus", "1", "cpuset of the load generator")
 	fs.IntVar(&o.Conns, "c", 64, "connections")
@@ -33,11 +33,11 @@ func cmdSelfbench(args []string) int {
 	switch {
 	case err != nil:
 	case args[0] == "mock":
-		err = selfbench.Mock(ctx, o)
+		err = rig.BenchMock(ctx, o)
 	case args[0] == "driver":
-		err = selfbench.Driver(ctx, o, self)
+		err = rig.BenchDriver(ctx, o, self)
 	default:
-		err = selfbench.Topology(ctx, o, self, [2]int{0, 1}, *tol)
+		err = rig.BenchLayouts(ctx, o, self, [2]int{0, 1}, *tol)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "selfbench: %v\n", err)

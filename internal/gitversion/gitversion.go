@@ -14,12 +14,14 @@ import (
 // Version is a checkout's commit and state.
 type Version struct {
 	Commit   string   // empty: not a git checkout, or git is missing
-	Clean    bool     // no tracked file differs from the commit
+	Clean    bool     // no tracked file differs from the commit (outputs aside)
 	Modified []string // what differs (at most 20 paths)
 }
 
-// Of reads the checkout that holds dir.
-func Of(dir string) Version {
+// Of reads the checkout that holds dir. Files under outputs (absolute
+// directories: where the run writes its results) do not count: a run's own
+// earlier results are not a change to the code that measures.
+func Of(dir string, outputs ...string) Version {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	git := func(args ...string) (string, bool) {
@@ -30,7 +32,11 @@ func Of(dir string) Version {
 	if !ok {
 		return Version{}
 	}
-	status, ok := git("status", "--porcelain", "--untracked-files=no")
+	args := []string{"status", "--porcelain", "--untracked-files=no", "--", ":/"}
+	for _, o := range outputs {
+		args = append(args, ":(exclude)"+o)
+	}
+	status, ok := git(args...)
 	if !ok {
 		return Version{Commit: commit}
 	}

@@ -24,7 +24,9 @@ func TestOf(t *testing.T) {
 	}
 	run("init", "-q")
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644)
-	run("add", "a.txt")
+	os.Mkdir(filepath.Join(dir, "results"), 0o755)
+	os.WriteFile(filepath.Join(dir, "results", "r.csv"), []byte("r"), 0o644)
+	run("add", "a.txt", "results/r.csv")
 	run("commit", "-q", "-m", "a")
 	v := Of(dir)
 	if len(v.Commit) != 40 || !v.Clean || len(v.Modified) != 0 {
@@ -34,9 +36,17 @@ func TestOf(t *testing.T) {
 	if v := Of(dir); !v.Clean {
 		t.Errorf("an untracked file made the checkout unclean: %+v", v)
 	}
+	// Results a run rewrote are not a change to the code, when named as outputs.
+	os.WriteFile(filepath.Join(dir, "results", "r.csv"), []byte("s"), 0o644)
+	if v := Of(dir, filepath.Join(dir, "results")); !v.Clean {
+		t.Errorf("an edited output made the checkout unclean: %+v", v)
+	}
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("b"), 0o644)
-	if v := Of(dir); v.Clean || !slices.Equal(v.Modified, []string{"a.txt"}) {
+	if v := Of(dir, filepath.Join(dir, "results")); v.Clean || !slices.Equal(v.Modified, []string{"a.txt"}) {
 		t.Errorf("edited: %+v", v)
+	}
+	if v := Of(dir); !slices.Equal(v.Modified, []string{"a.txt", "results/r.csv"}) {
+		t.Errorf("no outputs named: %+v", v)
 	}
 	if v := Of(t.TempDir()); v.Commit != "" {
 		t.Errorf("outside a checkout: %+v", v)

@@ -17,7 +17,13 @@ import (
 // the mock is built: the code, the gateways' host, the layout, the mock.
 func (r *runner) stamp() {
 	m := &r.manifest
-	v := gitversion.Of(r.o.ModuleDir)
+	var outputs []string
+	for _, sc := range r.o.Plan.Scenarios {
+		if d, err := filepath.Abs(filepath.Dir(sc.CSV)); err == nil && !slices.Contains(outputs, d) {
+			outputs = append(outputs, d)
+		}
+	}
+	v := gitversion.Of(r.o.ModuleDir, outputs...)
 	m.Code = results.Code{Commit: v.Commit, Clean: v.Clean, Modified: v.Modified}
 	h := r.gatewayHost()
 	m.Host = results.Host{CPU: h.CPU, Cores: h.Cores, Kernel: h.Kernel}

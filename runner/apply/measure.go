@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/runner/plan"
@@ -21,7 +19,7 @@ func (r *runner) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.Load
 		RunID: r.runID, Scenario: sc.Name, Kind: sc.Kind, Gateway: a.Name, ArmLabel: a.Label, GatewayClass: a.Class,
 		Trial: trial, Mode: pt.Mode, Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
 		Status: results.OK, Floor: r.o.Plan.Floor,
-		CPUsDriver: l.Driver.CPUs.Text, CPUsMock: l.Mock.CPUs.Text, CPUsGateway: l.Gateway.CPUs.Text,
+		CPUsDriver: l.Driver.CPUs.Text, CPUsMock: l.Mock.CPUs.Text, CPUsGateway: []string{l.Gateway.CPUs.Text},
 		RigRTTSameUs: usOf(r.topo.Same, r.topo.Err == nil), RigRTTCrossUs: usOf(r.topo.Cross, r.topo.HasCross),
 		Engines: r.enginesText(), Hosts: r.hostsText(), Drivers: max(r.o.Plan.Drivers.Instances, 1),
 	}
@@ -35,17 +33,15 @@ func (r *runner) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.Load
 			}
 		}
 		row.Replicas, row.GatewayCores = results.Some(float64(len(a.Replicas))), results.Some(float64(len(cores)))
-		row.CPUsGateway = strings.Join(cpus, ";")
+		row.CPUsGateway = cpus
 	}
 	if row.Mode == "" {
 		row.Mode = results.Closed // a row for an arm that never ran
 	}
 	if pt.Mode == results.Open {
-		var b []string
 		for _, d := range sc.P99Bounds {
-			b = append(b, strconv.FormatFloat(float64(d)/1e6, 'f', -1, 64))
+			row.P99BoundsMS = append(row.P99BoundsMS, results.Some(float64(d)/1e6))
 		}
-		row.P99BoundsMS = strings.Join(b, ";")
 	}
 	// A hosted arm's path leaves this machine's layout: no topology excess.
 	if !a.Direct && !a.Hosted {

@@ -208,19 +208,18 @@ func TestApplyReplicas(t *testing.T) {
 		t.Logf("%s: %s ok at %s/s, p50 %sms; gateway cores %s (per replica %s, balancer %s), peak MiB %s (per replica %s), cpus %s",
 			r.Str(results.ColGateway), r.Str(results.ColRequestsOK), r.Str(results.ColRPS), r.Str(results.ColLatency.P50), r.Str(results.ColGatewayCPUCores), r.Str(results.ColReplicaCPUCores), r.Str(results.ColBalancerCPUCores),
 			r.Str(results.ColMemPeakMiB), r.Str(results.ColReplicaMemPeakMiB), r.Str(results.ColCPUsGateway))
-		if r.Str(results.ColStatus) != "ok" || r.Str(results.ColReplicas) != "2" || r.Str(results.ColGatewayCores) != "2" || r.Str(results.ColCPUsGateway) != "1;0" {
+		if r.Str(results.ColStatus) != "ok" || r.Str(results.ColReplicas) != "2" || r.Str(results.ColGatewayCores) != "2" || !slices.Equal(r.List(results.ColCPUsGateway), []string{"1", "0"}) {
 			t.Errorf("%s row: status %s (%s), replicas %q, cores %q, cpus %q", r.Str(results.ColGateway), r.Str(results.ColStatus), r.Str(results.ColReason), r.Str(results.ColReplicas), r.Str(results.ColGatewayCores), r.Str(results.ColCPUsGateway))
 		}
 		// Behind the balancer its CPU is counted apart and in the sum.
 		if lb := r.Str(results.ColGateway) == "nginx-lb"; lb != (r.Str(results.ColBalancerCPUCores) != "") {
 			t.Errorf("%s: balancer cores %q", r.Str(results.ColGateway), r.Str(results.ColBalancerCPUCores))
 		}
-		parts := strings.Split(r.Str(results.ColReplicaCPUCores), ";")
+		parts := r.Nums(results.ColReplicaCPUCores)
 		if len(parts) != 2 {
 			t.Fatalf("replica_cpu_cores %q", r.Str(results.ColReplicaCPUCores))
 		}
-		a, _ := strconv.ParseFloat(parts[0], 64)
-		b, _ := strconv.ParseFloat(parts[1], 64)
+		a, b := parts[0].V, parts[1].V
 		// Four connections, two per replica: each replica's share of the CPU
 		// is near half; a quarter is the wide margin a busy host allows.
 		if a <= 0 || b <= 0 || a < 0.25*(a+b) || b < 0.25*(a+b) {

@@ -124,7 +124,7 @@ func TestApplyScaleOutWithFakeEngines(t *testing.T) {
 		if r.Str(results.ColRequestsOK) == "0" || r.Str(results.ColErrFidelity) != "0" || r.Str(results.ColLatency.N) != r.Str(results.ColRequestsOK) {
 			t.Errorf("%s row: %s ok, %s fidelity errors, %s latencies", r.Str(results.ColGateway), r.Str(results.ColRequestsOK), r.Str(results.ColErrFidelity), r.Str(results.ColLatency.N))
 		}
-		if r.Str(results.ColGateway) == "proxy" && (r.Str(results.ColReplicas) != "2" || r.Str(results.ColGatewayCores) != "2" || r.Str(results.ColCPUsGateway) != "1;0" || strings.Count(r.Str(results.ColReplicaCPUCores), ";") != 1) {
+		if r.Str(results.ColGateway) == "proxy" && (r.Str(results.ColReplicas) != "2" || r.Str(results.ColGatewayCores) != "2" || !slices.Equal(r.List(results.ColCPUsGateway), []string{"1", "0"}) || len(r.Nums(results.ColReplicaCPUCores)) != 2) {
 			t.Errorf("proxy row: replicas %q cores %q cpus %q per replica %q", r.Str(results.ColReplicas), r.Str(results.ColGatewayCores), r.Str(results.ColCPUsGateway), r.Str(results.ColReplicaCPUCores))
 		}
 	}

@@ -99,7 +99,7 @@ type Mock struct {
 // Gateway is one gateway arm: how its stack is found and how requests reach it.
 type Gateway struct {
 	Name        string
-	Arm         string        // "default" or "tuned": a label for charts
+	Arm         results.Label // default or tuned: a label for charts
 	Class       results.Class // proxy or ai (hosted for a hosted block)
 	Fallback    bool          // its configuration retries failed requests on the fallback mock
 	Version     string

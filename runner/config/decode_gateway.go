@@ -86,13 +86,15 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		}
 		seen[r.Name] = r.DeclRange
 		g := Gateway{
-			Name: r.Name, Arm: "default", Class: results.ClassAI, Compose: r.Compose, Service: r.Service, Port: r.Port,
+			Name: r.Name, Arm: results.LabelDefault, Class: results.ClassAI, Compose: r.Compose, Service: r.Service, Port: r.Port,
 			ComposePath: resolve(cfg.Dir, r.Compose), Headers: r.Headers, Model: "mock-model",
 			Prepare: r.Prepare, Paths: map[script.API]string{}, APIHeaders: map[script.API]map[string]string{},
 			APIModels: map[script.API]string{}, ExpectHeaders: r.ExpectHeaders,
 			DeclRange: r.DeclRange, ComposeRange: attrRange(b, "compose"), ServiceRange: attrRange(b, "service"),
 		}
-		setIf(&g.Arm, r.Arm)
+		if r.Arm != nil {
+			g.Arm = results.Label(*r.Arm)
+		}
 		if r.Class != nil {
 			g.Class = results.Class(*r.Class)
 		}
@@ -109,7 +111,7 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		}
 		c.requestSafe(b, "api_key", "api_key", g.APIKey)
 		c.requestSafe(b, "model", "model", g.Model)
-		c.oneOf(b, "arm", g.Arm, []string{"default", "tuned"})
+		c.oneOf(b, "arm", string(g.Arm), []string{string(results.LabelDefault), string(results.LabelTuned)})
 		c.oneOf(b, "class", string(g.Class), []string{string(results.ClassProxy), string(results.ClassAI)})
 		c.replicas(&r, cfg, &g)
 		for i := range g.Replicas {
@@ -240,7 +242,7 @@ func (c *checker) hosted(raws []rawHosted, cfg *Config) []Gateway {
 			continue
 		}
 		g := Gateway{
-			Name: r.Name, Arm: "hosted", Class: results.ClassHosted, Hosted: true, URL: u.Scheme + "://" + u.Host, Headers: r.Headers,
+			Name: r.Name, Arm: results.LabelHosted, Class: results.ClassHosted, Hosted: true, URL: u.Scheme + "://" + u.Host, Headers: r.Headers,
 			Model: "mock-model", Paths: map[script.API]string{}, APIHeaders: map[script.API]map[string]string{},
 			DeclRange: r.DeclRange,
 		}

@@ -187,13 +187,12 @@ func fillReplicas(row *results.Row, samplers []*usage.Sampler, ws []usage.Window
 	if len(ws) == 0 {
 		return
 	}
-	cores, peaks := make([]string, len(ws)), make([]string, len(ws))
+	row.ReplicaCPUCores, row.ReplicaMemPeakMiB = make([]results.Optional, len(ws)), make([]results.Optional, len(ws))
 	for i, w := range ws {
 		if samplers[i] != nil {
-			cores[i], peaks[i] = results.Some(results.Round3(w.Cores())).String(), results.Some(results.Round3(MiB(w.Peak))).String()
+			row.ReplicaCPUCores[i], row.ReplicaMemPeakMiB[i] = results.Some(results.Round3(w.Cores())), results.Some(results.Round3(MiB(w.Peak)))
 		}
 	}
-	row.ReplicaCPUCores, row.ReplicaMemPeakMiB = strings.Join(cores, ";"), strings.Join(peaks, ";")
 }
 
 // Shape is the driver's load shape of a planned request.

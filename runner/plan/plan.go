@@ -70,7 +70,7 @@ type Mock struct {
 // Arm is one way of reaching the mock: directly, or through a gateway.
 type Arm struct {
 	Name  string        `json:"name"`
-	Label string        `json:"label"` // "direct", "default" or "tuned"
+	Label results.Label `json:"label"`
 	Class results.Class `json:"class"`
 	// Fallback: the configuration retries failed requests on the fallback mock.
 	Fallback bool     `json:"fallback,omitempty"`
@@ -259,7 +259,7 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 		Mock: Mock{Address: cfg.MockAddress(), Port: cfg.Mock.Port, URL: mockURL, Health: mockURL + "/health",
 			FallbackPort: cfg.Mock.FallbackPort, FallbackURL: config.URLAt(cfg.MockAddress(), cfg.Mock.FallbackPort)},
 	}
-	p.Arms = append(p.Arms, Arm{Name: config.DirectArm, Label: "direct", Class: results.ClassDirect, Direct: true, Port: cfg.Mock.Port})
+	p.Arms = append(p.Arms, Arm{Name: config.DirectArm, Label: results.LabelDirect, Class: results.ClassDirect, Direct: true, Port: cfg.Mock.Port})
 	for i := range cfg.Gateways {
 		g := &cfg.Gateways[i]
 		a := Arm{Name: g.Name, Label: g.Arm, Class: g.Class, Fallback: g.Fallback, Port: g.Port, Version: g.Version, Floor: g.Name == cfg.Defaults.Floor}

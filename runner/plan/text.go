@@ -43,7 +43,7 @@ func (p *Plan) WriteText(w io.Writer) {
 			fmt.Fprintf(tw, "%s\t%s\t%s:%d\t(built in: client to mock)\t-\t-\n", a.Name, a.Label, p.Mock.Address, a.Port)
 			continue
 		}
-		label := a.Label
+		label := string(a.Label)
 		if a.Floor {
 			label += ", floor"
 		}

@@ -16,6 +16,7 @@ func (c Col) Name() string { return c.d.name }
 type column struct {
 	name, unit, meaning string
 	family              string // a histogram's percentile columns share one
+	list                bool   // a list, one value per item, listSep apart
 	groups              Group
 	get                 func(*Row) string              // nil: held by the run manifest, not by rows
 	man                 func(*Manifest, string) string // a manifest column's value for a gateway
@@ -73,6 +74,27 @@ func col(name, unit string, g Group, meaning string, get func(*Row) string) Col 
 	c := &column{name: name, unit: unit, meaning: meaning, groups: g, get: get}
 	schema = append(schema, c)
 	return Col{c}
+}
+
+// listSep separates a list column's values in its cell. Only this package
+// joins and splits them (listCol, Record.List).
+const listSep = ";"
+
+// listCol declares a column holding a list: one value per item (per bound,
+// per replica), in order; an empty value is an item with no reading.
+func listCol(name, unit string, g Group, meaning string, get func(*Row) []string) Col {
+	c := col(name, unit, g, meaning+" (a list, "+listSep+" apart)", func(r *Row) string { return strings.Join(get(r), listSep) })
+	c.d.list = true
+	return c
+}
+
+// optTexts is a list of optional numbers as a list column's values.
+func optTexts(vs []Optional) []string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = v.String()
+	}
+	return s
 }
 
 // fromManifest declares a column the run manifest holds once per run (or
@@ -135,7 +157,7 @@ var (
 	ColScenario     = col("scenario", "", Common, "the scenario block's name", func(r *Row) string { return r.Scenario })
 	ColKind         = col("kind", "", Common, "the scenario's kind", func(r *Row) string { return string(r.Kind) })
 	ColGateway      = col("gateway", "", Common, "the arm: a gateway block's name, or direct", func(r *Row) string { return r.Gateway })
-	ColArmLabel     = col("arm_label", "", Common, "the arm's label in charts", func(r *Row) string { return r.ArmLabel })
+	ColArmLabel     = col("arm_label", "", Common, "the arm's label in charts", func(r *Row) string { return string(r.ArmLabel) })
 	ColGatewayClass = col("gateway_class", "", Common, "direct, proxy, ai or hosted", func(r *Row) string { return string(r.GatewayClass) })
 	ColTrial        = col("trial", "", Common, "the trial (round) the run belongs to; 0 for an arm that never came up", func(r *Row) string { return itoa(int64(r.Trial)) })
 	ColMode         = col("mode", "", Common, "closed or open loop", func(r *Row) string { return string(r.Mode) })
@@ -147,7 +169,7 @@ var (
 	ColFloor        = col("floor", "", Common, "the scenario's floor arm, or empty", func(r *Row) string { return r.Floor })
 	ColCPUsDriver   = col("cpus_driver", "", Common, "the driver's cpuset", func(r *Row) string { return r.CPUsDriver })
 	ColCPUsMock     = col("cpus_mock", "", Common, "the mock's cpuset", func(r *Row) string { return r.CPUsMock })
-	ColCPUsGateway  = col("cpus_gateway", "", Common, "the gateway's cpuset (each replica's, ; apart)", func(r *Row) string { return r.CPUsGateway })
+	ColCPUsGateway  = listCol("cpus_gateway", "", Common, "the gateway's cpuset, each replica's", func(r *Row) []string { return r.CPUsGateway })
 	ColEngines      = col("engines", "", Common, "the engine each role ran on (docs/scale.md)", func(r *Row) string { return r.Engines })
 	ColHosts        = col("hosts", "", Common, "the hosts behind engines other than the local one", func(r *Row) string { return r.Hosts })
 	ColDrivers      = col("drivers", "", Common, "load drivers that offered the load", func(r *Row) string { return itoa(int64(r.Drivers)) })
@@ -206,11 +228,11 @@ var (
 
 	ColSendLag    = pctCols("send_lag", OpenLoop, "send lag: an arrival's due time to its request written", func(r *Row) *Percentiles { return &r.SendLag })
 	ColCapDelayed = col("cap_delayed", "requests", OpenLoop, "arrivals that found every worker busy", i64(func(r *Row) int64 { return r.CapDelayed }))
-	ColP99Bounds  = col("p99_bounds_ms", "ms", Frontier, "the frontier's p99 bounds, ; apart", func(r *Row) string { return r.P99BoundsMS })
+	ColP99Bounds  = listCol("p99_bounds_ms", "ms", Frontier, "the frontier's p99 bounds", func(r *Row) []string { return optTexts(r.P99BoundsMS) })
 	ColVariant    = col("variant", "", Variants, "what else ran beside the measured requests", func(r *Row) string { return r.Variant })
 
-	ColReplicaCPUCores    = col("replica_cpu_cores", "cores", Replicas, "each replica's CPU, in replica order, ; apart", func(r *Row) string { return r.ReplicaCPUCores })
-	ColReplicaMemPeakMiB  = col("replica_mem_peak_mib", "MiB", Replicas, "each replica's peak working set, ; apart", func(r *Row) string { return r.ReplicaMemPeakMiB })
+	ColReplicaCPUCores    = listCol("replica_cpu_cores", "cores", Replicas, "each replica's CPU, in replica order", func(r *Row) []string { return optTexts(r.ReplicaCPUCores) })
+	ColReplicaMemPeakMiB  = listCol("replica_mem_peak_mib", "MiB", Replicas, "each replica's peak working set, in replica order", func(r *Row) []string { return optTexts(r.ReplicaMemPeakMiB) })
 	ColBalancerCPUCores   = col("balancer_cpu_cores", "cores", Replicas, "a declared balancer's CPU (also in the gateway sums)", opt(func(r *Row) Optional { return r.BalancerCPUCores }))
 	ColBalancerMemPeakMiB = col("balancer_mem_peak_mib", "MiB", Replicas, "a declared balancer's peak working set", opt(func(r *Row) Optional { return r.BalancerMemPeakMiB }))
 

@@ -45,7 +45,8 @@ type Manifest struct {
 // Code is the version of this project that made the run.
 type Code struct {
 	Commit string `json:"commit"` // empty: not a git checkout
-	// Clean: no tracked file differed from the commit when the run started.
+	// Clean: no tracked file differed from the commit when the run started,
+	// the results directories aside (a run rewrites its own results).
 	Clean    bool     `json:"clean"`
 	Modified []string `json:"modified,omitempty"` // what differed, at most 20 paths
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Record is one CSV row as read back. Readers of results (the summary,
@@ -47,6 +48,32 @@ func (r Record) Num(c Col) Optional {
 		return Optional{}
 	}
 	return Some(v)
+}
+
+// List is a list column's values, in order (nil when the cell is empty).
+// It panics on a column that is not a list: that is a programming error.
+func (r Record) List(c Col) []string {
+	if !c.d.list {
+		panic("results: " + c.d.name + " is not a list column")
+	}
+	s := r.Str(c)
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, listSep)
+}
+
+// Nums is a list column's values as numbers; an empty or unreadable value
+// is absent.
+func (r Record) Nums(c Col) []Optional {
+	l := r.List(c)
+	out := make([]Optional, len(l))
+	for i, s := range l {
+		if v, err := strconv.ParseFloat(s, 64); err == nil {
+			out[i] = Some(v)
+		}
+	}
+	return out
 }
 
 // Int is the column's number as an integer (0 when absent).

@@ -19,19 +19,21 @@ import (
 // Row is one run: one arm at one load point in one trial.
 type Row struct {
 	// identity
-	RunID, Scenario, Gateway, ArmLabel string
-	Kind                               Kind
-	GatewayClass                       Class
-	P99BoundsMS                        string // the frontier's bounds, "1;5;10" (open-loop rows of a scenario that sets them)
-	Trial                              int
-	Mode                               Mode
-	Variant                            string // what else ran beside the measured requests (head_of_line)
-	Concurrency                        int
-	RateRPS                            float64
-	PromptTokens                       int
+	RunID, Scenario, Gateway string
+	ArmLabel                 Label
+	Kind                     Kind
+	GatewayClass             Class
+	P99BoundsMS              []Optional // the frontier's bounds (open-loop rows of a scenario that sets them)
+	Trial                    int
+	Mode                     Mode
+	Variant                  string // what else ran beside the measured requests (head_of_line)
+	Concurrency              int
+	RateRPS                  float64
+	PromptTokens             int
 	// topology: the layout and what it costs (docs/method.md, "Topology")
-	Floor                             string // the run's floor arm, or ""
-	CPUsDriver, CPUsMock, CPUsGateway string
+	Floor                string // the run's floor arm, or ""
+	CPUsDriver, CPUsMock string
+	CPUsGateway          []string // one cpuset per replica
 	// scale-out (docs/scale.md): the engine each role ran on, the hosts
 	// behind them, how many drivers offered the load, and the gateway's
 	// replicas and the CPUs of their cpusets together
@@ -61,9 +63,8 @@ type Row struct {
 	GatewayMemIdleMiB, GatewayMemPeakMiB, GatewayMemRSSMiB Optional
 	GatewayMemGrowthMiBPerMin, GatewayMemRecoveredMiB      Optional
 	GatewayMemPeakMeasure                                  string
-	// per replica, in replica order, ";"-separated (the gateway_* columns
-	// hold their sums)
-	ReplicaCPUCores, ReplicaMemPeakMiB string
+	// per replica, in replica order (the gateway_* columns hold their sums)
+	ReplicaCPUCores, ReplicaMemPeakMiB []Optional
 	// a declared balancer in front of the replicas (also in the sums)
 	BalancerCPUCores, BalancerMemPeakMiB            Optional
 	GatewayMemSamples                               Optional // readings behind peak and growth

@@ -81,9 +81,10 @@ func TestWriteRoundTrip(t *testing.T) {
 	rows := []Row{
 		{RunID: "r1", Scenario: "overhead", Gateway: "direct", Trial: 1, Status: "ok", RPS: 123.456789,
 			Latency: Percentiles{P50: Some(0.5), P99: Some(1.25)}, TTFT: Percentiles{P50: Some(3)}},
-		{RunID: "r1", Scenario: "overhead", Gateway: "nginx", Status: "unavailable", Reason: "no image, \"quoted\", comma"},
+		{RunID: "r1", Scenario: "overhead", Gateway: "nginx", Status: "unavailable", Reason: "no image, \"quoted\", comma",
+			CPUsGateway: []string{"1", "0-1"}, P99BoundsMS: []Optional{Some(1), Some(2.5)}, ReplicaCPUCores: []Optional{Some(0.25), {}}},
 	}
-	if err := Write(path, Stream, rows); err != nil {
+	if err := Write(path, Stream|Frontier|Replicas, rows); err != nil {
 		t.Fatal(err)
 	}
 	f, _ := os.Open(path)
@@ -92,7 +93,7 @@ func TestWriteRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 3 || len(recs[0]) != len(Header(Stream)) {
+	if len(recs) != 3 || len(recs[0]) != len(Header(Stream|Frontier|Replicas)) {
 		t.Fatalf("records %d x %d", len(recs), len(recs[0]))
 	}
 	m := &Manifest{RunID: "r1", Started: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), Host: Host{CPU: "Test CPU", Kernel: "6.1"}}
@@ -108,6 +109,11 @@ func TestWriteRoundTrip(t *testing.T) {
 	r0, r1 := back[0], back[1]
 	if r0.Str(ColLatency.P50) != "0.5" || r0.Str(ColLatency.P90) != "" || r0.Str(ColRPS) != "123.4568" || r0.Num(ColTTFT.P50) != Some(3) {
 		t.Errorf("row 1: p50 %q p90 %q rps %q ttft %v", r0.Str(ColLatency.P50), r0.Str(ColLatency.P90), r0.Str(ColRPS), r0.Num(ColTTFT.P50))
+	}
+	// Lists come back as written, an item with no reading as absent.
+	if l, n, c := r1.List(ColCPUsGateway), r1.Nums(ColP99Bounds), r1.Nums(ColReplicaCPUCores); !slices.Equal(l, []string{"1", "0-1"}) ||
+		!slices.Equal(n, []Optional{Some(1), Some(2.5)}) || !slices.Equal(c, []Optional{Some(0.25), {}}) || r0.List(ColCPUsGateway) != nil {
+		t.Errorf("lists: cpus %q bounds %v replica cores %v; direct's cpus %q", l, n, c, r0.List(ColCPUsGateway))
 	}
 	if r1.Str(ColReason) != "no image, \"quoted\", comma" || r1.Status() != Unavailable {
 		t.Errorf("reason did not survive CSV quoting: %q", r1.Str(ColReason))

@@ -22,6 +22,16 @@ const (
 	ClassHosted Class = "hosted" // a hosted API, not on this machine
 )
 
+// Label is an arm's label in charts: which configuration of a gateway it is.
+type Label string
+
+const (
+	LabelDirect  Label = "direct"  // the direct arm
+	LabelDefault Label = "default" // a gateway as it ships
+	LabelTuned   Label = "tuned"   // a gateway configured for speed
+	LabelHosted  Label = "hosted"  // a hosted API
+)
+
 // Kind is a scenario kind's name: runner/kinds registers what each does,
 // readers (the charts) pick scenarios by it.
 type Kind string

@@ -3,7 +3,10 @@
 // byte over loopback TCP between two threads pinned to given CPUs. On the
 // VMs this project was built on, a round trip between two cores cost about
 // 80 µs more than one on a single core, more than a plain proxy's own work
-// (docs/method.md, "Topology").
+// (docs/method.md, "Topology"). The Bench* functions (runner selfbench)
+// measure the rig against references in the same run: the mock against
+// nginx, the driver against wrk, on the same pinned cores with the same
+// load, so a ratio says whether the rig can be the bottleneck.
 package rig
 
 import (

@@ -103,15 +103,15 @@ func Frontiers(tables []Table) []Frontier {
 	return out
 }
 
-// boundsOf reads the bounds the table's rows state (p99_bounds_ms, "1;5").
+// boundsOf reads the bounds the table's rows state (p99_bounds_ms).
 func boundsOf(t Table) []float64 {
 	for _, a := range t.Arms {
 		for _, r := range a.Rows {
-			if s := r.Str(results.ColP99Bounds); s != "" {
+			if bs := r.Nums(results.ColP99Bounds); len(bs) > 0 {
 				var out []float64
-				for _, f := range strings.Split(s, ";") {
-					if v, err := strconv.ParseFloat(f, 64); err == nil {
-						out = append(out, v)
+				for _, b := range bs {
+					if b.Set {
+						out = append(out, b.V)
 					}
 				}
 				return out

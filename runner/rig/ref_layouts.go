@@ -1,4 +1,4 @@
-package selfbench
+package rig
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"text/tabwriter"
 	"time"
-
-	"github.com/gatewaybench/gatewaybench/runner/rig"
 )
 
 // layout places the three roles on CPUs.
@@ -18,7 +16,7 @@ type layout struct {
 	driver, mock, gateway int
 }
 
-// Topology measures what a plain proxy (nginx, proxying as the nginx stack
+// BenchLayouts measures what a plain proxy (nginx, proxying as the nginx stack
 // does) adds at one client in three layouts: the old default (mock beside
 // the driver), the default (mock beside the gateway) and everything on one
 // core, where no wake-up crosses cores. It subtracts what each layout
@@ -26,23 +24,23 @@ type layout struct {
 // that the default layout's figure, net of topology, agrees with the
 // one-core figure within tol (docs/method.md, "Topology"). cpus are the two
 // CPUs to use.
-func Topology(ctx context.Context, o Options, self string, cpus [2]int, tol time.Duration) error {
+func BenchLayouts(ctx context.Context, o Options, self string, cpus [2]int, tol time.Duration) error {
 	dir, bin, err := setupWithMock(map[string]string{"nginx": "nginx-light", "taskset": "util-linux"})
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
 	a, b := cpus[0], cpus[1]
-	same, err := rig.RoundTrip(a, a, 5000)
+	same, err := RoundTrip(a, a, 5000)
 	if err != nil {
 		return err
 	}
-	cross, err := rig.RoundTrip(a, b, 5000)
+	cross, err := RoundTrip(a, b, 5000)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Out, "rig: one-byte round trip p50 %s on cpu %d, %s between cpus %d and %d (%d round trips each)\n",
-		us(same.P50), a, us(cross.P50), a, b, same.N)
+		micros(same.P50), a, micros(cross.P50), a, b, same.N)
 	fmt.Fprintf(o.Out, "nginx against direct at one client, closed loop, %d interleaved rounds x %s per arm and layout\n", o.Rounds, o.Duration)
 
 	layouts := []layout{
@@ -61,17 +59,17 @@ func Topology(ctx context.Context, o Options, self string, cpus [2]int, tol time
 		if err != nil {
 			return fmt.Errorf("%s: %w", l.name, err)
 		}
-		ex, _ := rig.Excess([]int{l.driver}, []int{l.mock}, []int{l.gateway}, same.P50, cross.P50)
+		ex, _ := Excess([]int{l.driver}, []int{l.mock}, []int{l.gateway}, same.P50, cross.P50)
 		got = append(got, outcome{r.direct, r.nginx, r.added, r.added99, ex})
 		fmt.Fprintf(tw, "%s %d/%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", l.name, l.driver, l.mock, l.gateway,
-			us(r.direct), us(r.nginx), us(r.added), us(r.added99), us(ex), us(r.added-ex))
+			micros(r.direct), micros(r.nginx), micros(r.added), micros(r.added99), micros(ex), micros(r.added-ex))
 	}
 	tw.Flush()
 	oneCore := got[2].added
 	for i, l := range layouts[:2] {
 		diff := got[i].added - got[i].excess - oneCore
 		fmt.Fprintf(o.Out, "%s: net %s vs one core %s: differs by %s (within %s: %s)\n", l.name,
-			us(got[i].added-got[i].excess), us(oneCore), us(diff), tol, verdict(diff.Abs() <= tol))
+			micros(got[i].added-got[i].excess), micros(oneCore), micros(diff), tol, verdict(diff.Abs() <= tol))
 	}
 	return nil
 }
@@ -144,4 +142,5 @@ func startProxy(ctx context.Context, dir, cpus, upstream string) (*proc, string,
 	})
 }
 
-func us(d time.Duration) string { return fmt.Sprintf("%.1fµs", float64(d.Nanoseconds())/1e3) }
+// micros is d in µs to a tenth, for the terminal.
+func micros(d time.Duration) string { return fmt.Sprintf("%.1fµs", float64(d.Nanoseconds())/1e3) }

@@ -1,4 +1,4 @@
-package selfbench
+package rig
 
 import (
 	"cmp"
@@ -86,10 +86,10 @@ func buildMock(dir string) (string, error) {
 	return bin, nil
 }
 
-// Mock measures the mock's non-streaming req/s and CPU per request against
+// BenchMock measures the mock's non-streaming req/s and CPU per request against
 // nginx returning a static body of the same bytes, both on ServerCPUs, with
 // wrk on LoadCPUs; then the mock's streaming events per second.
-func Mock(ctx context.Context, o Options) error {
+func BenchMock(ctx context.Context, o Options) error {
 	dir, bin, err := setupWithMock(map[string]string{"wrk": "wrk", "nginx": "nginx-light", "taskset": "util-linux"})
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package selfbench
+package rig
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package selfbench
+package rig
 
 import (
 	"context"
@@ -17,10 +17,10 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/load"
 )
 
-// Driver measures `runner drive` against wrk: the same nginx on ServerCPUs,
+// BenchDriver measures `runner drive` against wrk: the same nginx on ServerCPUs,
 // each generator pinned to LoadCPUs, closed loop, Conns connections,
 // alternating rounds. self is this runner's executable.
-func Driver(ctx context.Context, o Options, self string) error {
+func BenchDriver(ctx context.Context, o Options, self string) error {
 	if err := need(map[string]string{"wrk": "wrk", "nginx": "nginx-light", "taskset": "util-linux"}); err != nil {
 		return err
 	}

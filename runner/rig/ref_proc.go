@@ -1,7 +1,4 @@
-// Package selfbench measures the rig against references in the same run: the
-// mock against nginx, the driver against wrk, on the same pinned cores with
-// the same load, so a ratio says whether the rig can be the bottleneck.
-package selfbench
+package rig
 
 import (
 	"context"
