@@ -32,6 +32,9 @@ root="$ctx/rootfs"
 # The standard library (tests, IDLE and Tk left out: nothing imports them).
 mkdir -p "$root/usr/lib"
 cp -a /usr/lib/python3.11 "$root/usr/lib/"
+# Debian links sitecustomize.py to /etc/python3.11 (an apport hook): in the
+# image, where a context's links stay links, it would dangle.
+rm -f "$root/usr/lib/python3.11/sitecustomize.py"
 rm -rf "$root/usr/lib/python3.11/"{test,idlelib,tkinter,turtledemo,lib2to3/tests} "$root/usr/lib/python3.11/config-"*
 # The venv at /opt/litellm: Python finds pyvenv.cfg beside its executable's
 # directory, so the venv's python is the interpreter with the venv's packages.

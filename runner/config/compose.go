@@ -106,12 +106,13 @@ func loadStack(ctx context.Context, cfg *Config, roots []string, c composeRef, e
 		r := rng
 		return append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &r})
 	}
-	if !insideTree(absPath(c.path), roots) {
+	real, inside := reach(c.path, roots)
+	if !inside {
 		return nil, fail(c.composeRange, "Compose file outside the benchmark",
-			fmt.Sprintf("gateway %q names %s, outside the directory tree of %s; move it there, or name its directory in defaults.allow_host_paths.",
-				c.who, c.compose, cfg.Filename))
+			fmt.Sprintf("gateway %q names %s, which leads to %s, outside the directory tree of %s; move it there, or name its directory in defaults.allow_host_paths.",
+				c.who, c.compose, real, cfg.Filename))
 	}
-	src, err := ReadBounded(c.path)
+	src, err := readInside(c.path, roots)
 	if err != nil {
 		return nil, fail(c.composeRange, "Missing compose file",
 			fmt.Sprintf("gateway %q names %s, which cannot be read (%v). Create it or fix the path; it is relative to the directory of %s.",
@@ -128,7 +129,7 @@ func loadStack(ctx context.Context, cfg *Config, roots []string, c composeRef, e
 	}
 	details := types.ConfigDetails{
 		WorkingDir:  dir,
-		ConfigFiles: []types.ConfigFile{{Filename: c.path}},
+		ConfigFiles: []types.ConfigFile{{Filename: c.path, Content: src}}, // the bytes checked, not a second read
 		Environment: envs[0],
 	}
 	name := "gatewaybench-" + strings.NewReplacer("_", "-", " ", "-", "(", "", ")", "").Replace(c.who)
@@ -157,6 +158,13 @@ func loadStack(ctx context.Context, cfg *Config, roots []string, c composeRef, e
 			return nil, fail(c.composeRange, "Invalid compose file",
 				fmt.Sprintf("compose-go rejected %s for gateway %q: %v.", c.compose, c.who, err))
 		}
+		// Again with what extends pulled in, then every host path as the
+		// links lead: the plan shows, and the engine is given, where they land.
+		if refused := serviceRefusals(p, c.service, roots); len(refused) > 0 {
+			return nil, fail(c.serviceRange, "Compose service refused",
+				fmt.Sprintf("service %q of %s may not: %s.", c.service, c.compose, strings.Join(refused, "; ")))
+		}
+		canonical(p, c.service)
 		out = append(out, p)
 	}
 	return out, nil
@@ -169,4 +177,25 @@ func serviceNames(p *types.Project) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// canonical replaces service name's host paths in p by where their links
+// lead (checked inside the tree by serviceRefusals).
+func canonical(p *types.Project, name string) {
+	svc := p.Services[name]
+	for i, v := range svc.Volumes {
+		if v.Type == types.VolumeTypeBind {
+			svc.Volumes[i].Source = resolveLinks(absPath(v.Source))
+		}
+	}
+	if svc.Build != nil {
+		svc.Build.Context = resolveLinks(absPath(svc.Build.Context))
+	}
+	p.Services[name] = svc
+	for _, c := range svc.Configs {
+		if obj, ok := p.Configs[c.Source]; ok && obj.File != "" {
+			obj.File = resolveLinks(absPath(obj.File))
+			p.Configs[c.Source] = obj
+		}
+	}
 }

@@ -73,24 +73,38 @@ func ReadBounded(path string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file (%s)", path, st.Mode().Type())
 	}
-	if st.Size() > MaxFileSize {
-		return nil, fmt.Errorf("%s has %d bytes, more than the %d a configuration may have", path, st.Size(), MaxFileSize)
-	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return readBounded(f, path)
+}
+
+// readBounded reads an open file of at most MaxFileSize bytes, refusing
+// what is not a regular file; name is what errors call it.
+func readBounded(f *os.File, name string) ([]byte, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", name, st.Mode().Type())
+	}
+	if st.Size() > MaxFileSize {
+		return nil, fmt.Errorf("%s has %d bytes, more than the %d a configuration may have", name, st.Size(), MaxFileSize)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err == nil && len(b) > MaxFileSize {
-		err = fmt.Errorf("%s grew past %d bytes while it was read", path, MaxFileSize)
+		err = fmt.Errorf("%s grew past %d bytes while it was read", name, MaxFileSize)
 	}
 	return b, err
 }
 
 // Parse decodes HCL source. filename is used in diagnostics and to resolve
-// relative paths. Nothing is read from disk but whether each scenario's
-// session profile exists (os.Stat) and where results_dir's links lead.
+// relative paths. Nothing is read from disk: it looks only at where the
+// paths it names lead (their links) and whether each session profile is a
+// file (os.Stat); what files hold is read later (LoadCompose, the planner).
 // cfg is nil when diags has errors.
 func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 	if diags := checkShape(filename, src); diags.HasErrors() {

@@ -104,6 +104,13 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		setIf(&g.Version, r.Version)
 		setIf(&g.Model, r.Model)
 		setIf(&g.APIKey, r.APIKey)
+		// A prepare command runs on the host; a script it names must be one
+		// of the benchmark's own files, links followed.
+		if len(r.Prepare) > 0 && strings.Contains(r.Prepare[0], "/") {
+			if real, inside := reach(resolve(cfg.Dir, r.Prepare[0]), hostRoots(cfg)); !inside {
+				c.errorf(attrRange(b, "prepare"), "Prepare script outside the benchmark", "prepare runs %s, which leads to %s: %v.", r.Prepare[0], real, errOutside)
+			}
+		}
 		c.checkHeaders(b, "headers", r.Headers)
 		c.checkHeaders(b, "expect_headers", r.ExpectHeaders)
 		for _, h := range r.APIHeaders {

@@ -85,9 +85,12 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 		}
 		if r.Session != nil {
 			s.Session = *r.Session
-			if _, err := os.Stat(resolve(cfg.Dir, s.Session)); err != nil {
+			if real, inside := reach(resolve(cfg.Dir, s.Session), hostRoots(cfg)); !inside {
+				c.errorf(attrRange(b, "session"), "Session profile outside the benchmark",
+					"session = %q leads to %s, %v. Profiles live in scenarios/ (claude-code.json, codex.json).", s.Session, real, errOutside)
+			} else if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
 				c.errorf(attrRange(b, "session"), "Session profile not found",
-					"session = %q: %v. Profiles live in scenarios/ (claude-code.json, codex.json).", s.Session, err)
+					"session = %q is not a file here (%s). Profiles live in scenarios/ (claude-code.json, codex.json).", s.Session, real)
 			}
 		}
 		if len(r.P99Bounds) > 0 && len(r.Rates) == 0 {

@@ -1,7 +1,9 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,8 +15,11 @@ import (
 // A benchmark configuration must not be a way to own the host: a compose
 // file may reach files only inside the HCL file's directory tree (or paths
 // the HCL names in defaults.allow_host_paths), and may not ask for
-// privileges. These are checked before any file a compose file names is
-// read, and nothing of a refused file is printed.
+// privileges. Every host path is checked with its links followed (a link in
+// the tree to / or /etc/shadow leads outside it), before anything it names
+// is read, and nothing of a refused file is printed. Files read here are
+// opened through an os.Root of the directory they were found in, so a link
+// swapped in after the check cannot lead out either.
 
 // insideTree reports whether path (absolute) lies under one of roots.
 func insideTree(path string, roots []string) bool {
@@ -27,14 +32,66 @@ func insideTree(path string, roots []string) bool {
 	return false
 }
 
-// hostRoots are the directories a configuration may reach: its own
-// directory tree and the ones it allows.
+// hostRoots are the directories a configuration may reach, their links
+// followed: its own directory tree and the ones it allows.
 func hostRoots(cfg *Config) []string {
-	roots := []string{absPath(cfg.Dir)}
+	roots := []string{resolveLinks(absPath(cfg.Dir))}
 	for _, p := range cfg.Defaults.AllowHostPaths {
-		roots = append(roots, absPath(resolve(cfg.Dir, p)))
+		roots = append(roots, resolveLinks(absPath(resolve(cfg.Dir, p))))
 	}
 	return roots
+}
+
+// reach is where path (absolute, or relative to the working directory)
+// lands once its links are followed, and whether that is inside roots.
+func reach(path string, roots []string) (string, bool) {
+	real := resolveLinks(absPath(path))
+	return real, insideTree(real, roots)
+}
+
+// errOutside says a path leads outside the benchmark's tree; it names the
+// path, never what the file holds.
+var errOutside = errors.New("it is outside the directory tree of the HCL file, its links followed (name its directory in defaults.allow_host_paths to allow it)")
+
+// readInside reads the regular file at path, bounded (MaxFileSize), if it
+// lies inside roots once its links are followed. It opens the file through
+// an os.Root of the root it is in, which refuses any link that leads out of
+// that root at the moment of opening.
+func readInside(path string, roots []string) ([]byte, error) {
+	real, ok := reach(path, roots)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", path, errOutside)
+	}
+	for _, r := range roots {
+		rel, err := filepath.Rel(r, real)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			continue
+		}
+		root, err := os.OpenRoot(r)
+		if err != nil {
+			return nil, err
+		}
+		defer root.Close()
+		// Its kind first: opening a FIFO would block for ever.
+		if st, err := root.Stat(rel); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		} else if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s is not a regular file (%s)", path, st.Mode().Type())
+		}
+		f, err := root.Open(rel)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		defer f.Close()
+		return readBounded(f, path)
+	}
+	return nil, fmt.Errorf("%s: %w", path, errOutside)
+}
+
+// ReadInside reads a file the configuration names (a compose config, a
+// session profile) as readInside does, within cfg's roots.
+func (cfg *Config) ReadInside(path string) ([]byte, error) {
+	return readInside(path, hostRoots(cfg))
 }
 
 // resolveLinks is p with the links of its longest existing prefix
@@ -79,10 +136,13 @@ func serviceRefusals(p *types.Project, name string, roots []string) []string {
 	var out []string
 	refuse := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	outside := func(what, path string) {
+		real, inside := reach(path, roots)
 		switch {
-		case strings.HasSuffix(path, "docker.sock"):
+		case strings.HasSuffix(path, "docker.sock") || strings.HasSuffix(real, "docker.sock"):
 			refuse("%s %s is the container engine's socket, which gives whoever holds it the host", what, path)
-		case !insideTree(absPath(path), roots):
+		case !inside && real != absPath(path):
+			refuse("%s %s leads to %s, outside the directory tree of the HCL file (name it in defaults.allow_host_paths to allow it)", what, path, real)
+		case !inside:
 			refuse("%s %s is outside the directory tree of the HCL file (name it in defaults.allow_host_paths to allow it)", what, path)
 		}
 	}
@@ -126,11 +186,44 @@ func serviceRefusals(p *types.Project, name string, roots []string) []string {
 			outside("config "+c.Source+" file", obj.File)
 		}
 	}
-	for _, s := range svc.Secrets {
-		if obj, ok := p.Secrets[s.Source]; ok && obj.File != "" {
-			outside("secret "+s.Source+" file", obj.File)
+	if len(svc.Secrets) > 0 {
+		refuse("secrets: not mounted by gatewaybench; use configs, which the plan shows by hash")
+	}
+	if b := svc.Build; b != nil {
+		outside("build context", b.Context)
+		if df := b.Dockerfile; df != "" {
+			if !filepath.IsAbs(df) {
+				df = filepath.Join(b.Context, df)
+			}
+			if !insideTree(resolveLinks(absPath(df)), []string{resolveLinks(absPath(b.Context))}) {
+				refuse("dockerfile %s is not inside the build context %s", b.Dockerfile, b.Context)
+			}
+		}
+		for _, k := range unsupportedBuild(b) {
+			refuse("build %s: not passed to the engine's build; the build uses its context and dockerfile only", k)
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// unsupportedBuild names the build settings set in b that the build does not
+// use: refused, not silently dropped (secrets and ssh would reach host files).
+func unsupportedBuild(b *types.BuildConfig) []string {
+	var out []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"secrets", len(b.Secrets) > 0}, {"ssh", len(b.SSH) > 0}, {"additional_contexts", len(b.AdditionalContexts) > 0},
+		{"args", len(b.Args) > 0}, {"dockerfile_inline", b.DockerfileInline != ""}, {"target", b.Target != ""},
+		{"network", b.Network != ""}, {"privileged", b.Privileged}, {"entitlements", len(b.Entitlements) > 0},
+		{"extra_hosts", len(b.ExtraHosts) > 0}, {"cache_from", len(b.CacheFrom) > 0}, {"cache_to", len(b.CacheTo) > 0},
+		{"platforms", len(b.Platforms) > 0}, {"tags", len(b.Tags) > 0},
+	} {
+		if f.set {
+			out = append(out, f.name)
+		}
+	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
@@ -29,7 +30,11 @@ func profile(path string) (*load.Session, error) {
 	if p, ok := profiles.Load(path); ok {
 		return p.(*load.Session), nil
 	}
-	p, err := load.LoadSession(path)
+	data, err := config.ReadBounded(path) // runner validate checked it lies in the tree
+	if err != nil {
+		return nil, err
+	}
+	p, err := load.ParseSession(data, path)
 	if err != nil {
 		return nil, err
 	}

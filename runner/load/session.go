@@ -3,7 +3,6 @@ package load
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -48,17 +47,10 @@ type SessionTurn struct {
 	ToolOutputTokens int    `json:"tool_output_tokens"`
 }
 
-// LoadSession reads a profile and checks it can make valid requests.
-func LoadSession(path string) (*Session, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return ParseSession(data, path)
-}
-
-// ParseSession reads a profile from data; name says where it came from in
-// errors. A driver in a container gets its profile this way, in its job.
+// ParseSession reads a profile from data and checks it can make valid
+// requests; path says where it came from in errors. The runner reads the
+// file (runner/config checks where it lies); a driver in a container gets
+// its profile's bytes in its job.
 func ParseSession(data []byte, path string) (*Session, error) {
 	var s Session
 	var err error

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,7 +22,11 @@ func profiles(t *testing.T) []*Session {
 	}
 	var out []*Session
 	for _, p := range paths {
-		s, err := LoadSession(p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ParseSession(data, p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
-	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 
@@ -18,7 +18,7 @@ import (
 // resolve makes a compose service the container apply runs: the service as
 // compose-go loaded it (interpolated, paths absolute, config files read
 // here, once), with the HCL's placement. apply reads nothing else.
-func resolve(p *types.Project, name string) (stack.Service, error) {
+func resolve(cfg *config.Config, p *types.Project, name string) (stack.Service, error) {
 	if p == nil {
 		return stack.Service{}, fmt.Errorf("no compose project loaded")
 	}
@@ -34,11 +34,7 @@ func resolve(p *types.Project, name string) (stack.Service, error) {
 		if s.Image == "" {
 			s.Image = "gatewaybench/" + p.Name + "-" + name + ":local"
 		}
-		df := svc.Build.Dockerfile
-		if df == "" {
-			df = "Dockerfile"
-		}
-		s.Build = &stack.Build{Context: svc.Build.Context, Dockerfile: df}
+		s.Build = &stack.Build{Context: svc.Build.Context, Dockerfile: dockerfile(svc.Build)}
 	}
 	if s.Image == "" {
 		return stack.Service{}, fmt.Errorf("service %q has neither image nor build", name)
@@ -66,7 +62,7 @@ func resolve(p *types.Project, name string) (stack.Service, error) {
 		}
 		content := []byte(obj.Content)
 		if obj.File != "" {
-			b, err := os.ReadFile(obj.File)
+			b, err := cfg.ReadInside(obj.File)
 			if err != nil {
 				return stack.Service{}, fmt.Errorf("config %q: %w", c.Source, err)
 			}
@@ -85,7 +81,7 @@ func resolve(p *types.Project, name string) (stack.Service, error) {
 // container resolves one container of gateway arm a: replica i, or its
 // balancer when i < 0, placed on its cpuset with the gateway's memory.
 func (rep *Replica) container(cfg *config.Config, g *config.Gateway, p *types.Project, service string, i int) {
-	svc, err := resolve(p, service)
+	svc, err := resolve(cfg, p, service)
 	if err != nil {
 		rep.Unresolved = err.Error()
 		return
@@ -106,4 +102,19 @@ func (rep *Replica) container(cfg *config.Config, g *config.Gateway, p *types.Pr
 		}
 	}
 	rep.Container, rep.ConfigHash = &svc, svc.Hash()
+}
+
+// dockerfile is b's dockerfile relative to its context (config checked it
+// lies inside), "Dockerfile" when unset.
+func dockerfile(b *types.BuildConfig) string {
+	df := b.Dockerfile
+	if df == "" {
+		return "Dockerfile"
+	}
+	if filepath.IsAbs(df) {
+		if rel, err := filepath.Rel(b.Context, df); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(filepath.Clean(df))
 }

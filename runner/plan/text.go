@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/stack"
 )
 
 // WriteText prints the plan for people: the layout, the arms, then each
@@ -68,12 +69,20 @@ func (p *Plan) WriteText(w io.Writer) {
 	tw.Flush()
 	// What each stack runs on the host and what of the host it sees.
 	for _, a := range p.Arms {
-		if len(a.Prepare) == 0 && len(a.Mounts) == 0 {
+		var build *stack.Build
+		if len(a.Replicas) > 0 && a.Replicas[0].Container != nil {
+			build = a.Replicas[0].Container.Build
+		}
+		if len(a.Prepare) == 0 && len(a.Mounts) == 0 && build == nil {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s:\n", a.Name)
 		if len(a.Prepare) > 0 {
 			fmt.Fprintf(w, "  prepare (on the host, in %s): %s\n", p.Dir, strings.Join(a.Prepare, " "))
+		}
+		if build != nil {
+			fmt.Fprintf(w, "  build context: %s, dockerfile %s (at most %d MiB of files; links sent as links)\n",
+				build.Context, build.Dockerfile, stack.MaxContextBytes>>20)
 		}
 		for _, m := range a.Mounts {
 			fmt.Fprintf(w, "  mount: %s\n", m)

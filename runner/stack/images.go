@@ -6,7 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io/fs"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,55 +121,16 @@ func build(ctx context.Context, e Engine, s *Service, labels map[string]string) 
 		}
 	}
 	prepare, start = time.Since(start), time.Now()
-	files, err := readContext(b.Context)
+	entries, err := contextEntries(b.Context, b.Dockerfile, MaxContextBytes)
 	if err != nil {
 		return prepare, 0, err
 	}
-	if _, ok := files[b.Dockerfile]; !ok {
-		return prepare, 0, fmt.Errorf("context %s has no %s", b.Context, b.Dockerfile)
-	}
-	if b.Dockerfile != "Dockerfile" {
-		files["Dockerfile"] = files[b.Dockerfile]
-	}
-	tarball, err := TarContext(files)
-	if err != nil {
-		return prepare, 0, err
-	}
-	err = e.BuildImage(ctx, s.Image, bytes.NewReader(tarball), labels)
+	// Streamed: a context of hundreds of MiB is never held in memory.
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(packContext(pw, b.Context, b.Dockerfile, entries)) }()
+	err = e.BuildImage(ctx, s.Image, pr, labels)
+	pr.CloseWithError(io.ErrClosedPipe) // the packer stops if the build did not read to the end
 	return prepare, time.Since(start), err
-}
-
-// readContext reads a build context directory: regular files with their
-// modes, following symlinks (a library closure is often symlinks).
-func readContext(dir string) (map[string]File, error) {
-	files := map[string]File{}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		if rel == "." {
-			return nil
-		}
-		st, err := os.Stat(path)
-		if err != nil {
-			return err
-		}
-		if st.IsDir() {
-			files[filepath.ToSlash(rel)+"/"] = File{Mode: int64(st.Mode().Perm()), Dir: true}
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		files[filepath.ToSlash(rel)] = File{Mode: int64(st.Mode().Perm()), Data: data}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("build context %s: %w", dir, err)
-	}
-	return files, nil
 }
 
 func tail(b []byte, n int) []byte {

@@ -1,0 +1,113 @@
+package config
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// secretText is what the file outside the benchmark's tree holds: no
+// diagnostic may quote it.
+const secretText = "TOPSECRET:x:19000:0:99999:7:::"
+
+// TestHostPathsFollowLinks: every host path a benchmark can name is judged
+// where its links lead, so a link in the tree to a file or directory outside
+// it is refused like the path itself (a compose file linked to /etc/shadow
+// was refused while printing every line of it; a bind mount through a link
+// to /, an env_file or configs file linked out were valid). Build inputs
+// (context, dockerfile, build secrets and args), session profiles and
+// prepare scripts obey the same rule. Nothing of a refused file is printed.
+func TestHostPathsFollowLinks(t *testing.T) {
+	base := t.TempDir()
+	outside, tree := filepath.Join(base, "outside"), filepath.Join(base, "bench")
+	for _, d := range []string{outside, filepath.Join(outside, "ctx"), filepath.Join(tree, "ctx"), filepath.Join(tree, "real")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(path, text string) {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(target, name string) {
+		if err := os.Symlink(target, filepath.Join(tree, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(outside, "secret"), secretText+"\n"+secretText+"\n")
+	write(filepath.Join(outside, "ctx", "Dockerfile"), "FROM scratch\n")
+	write(filepath.Join(tree, "ctx", "Dockerfile"), "FROM scratch\n")
+	write(filepath.Join(tree, "real", "app.conf"), "listen 1\n")
+	write(filepath.Join(tree, "prepare.sh"), "#!/bin/sh\n")
+	link("/", "rootlink")
+	link(filepath.Join(outside, "secret"), "secretlink")
+	link(filepath.Join(outside, "ctx"), "ctxlink")
+	link("real", "inlink")
+
+	const service = "services:\n  gw:\n    image: example/gw:1\n    network_mode: host\n"
+	for _, c := range []struct {
+		name    string
+		compose string // the compose file's text; "" for one that is a link (compose.yaml -> secretlink)
+		hcl     string // lines added to the gateway block, or whole blocks after it
+		want    string // in the diagnostics; "" for a valid file
+	}{
+		{"compose file linked out", "", "", "Compose file outside the benchmark"},
+		{"bind through a link to /", service + "    volumes: [\"./rootlink/etc:/host-etc:ro\"]\n", "", "bind mount " + tree + "/rootlink/etc leads to /etc"},
+		{"bind of a link to a file outside", service + "    volumes: [\"./secretlink:/s:ro\"]\n", "", "leads to " + outside + "/secret"},
+		{"env_file linked out", service + "    env_file: ./secretlink\n", "", "env_file"},
+		{"configs file linked out", service + "    configs: [{source: c, target: /c}]\nconfigs:\n  c:\n    file: ./secretlink\n", "", "config c file"},
+		{"secrets", service + "    secrets: [s]\nsecrets:\n  s:\n    file: ./real/app.conf\n", "", "secrets: not mounted"},
+		{"extends a file linked out", service + "    extends: {file: ./secretlink, service: x}\n", "", "extends file"},
+		{"build context climbing out", "services:\n  gw:\n    build: {context: ../../../../}\n    network_mode: host\n", "", "build context"},
+		{"build context linked out", "services:\n  gw:\n    build: {context: ./ctxlink}\n    network_mode: host\n", "", "build context " + tree + "/ctxlink leads to " + outside + "/ctx"},
+		{"dockerfile outside the context", "services:\n  gw:\n    build: {context: ./ctx, dockerfile: /etc/passwd}\n    network_mode: host\n", "", "dockerfile /etc/passwd is not inside the build context"},
+		{"build secrets", "services:\n  gw:\n    build:\n      context: ./ctx\n      secrets: [s]\n    network_mode: host\nsecrets:\n  s:\n    file: /etc/shadow\n", "", "build secrets"},
+		{"build args", "services:\n  gw:\n    build: {context: ./ctx, args: {A: b}}\n    network_mode: host\n", "", "build args"},
+		{"prepare script linked out", service, `prepare = ["./secretlink"]`, "Prepare script outside the benchmark"},
+		{"session outside", service, "}\nscenario \"sess\" {\n kind = \"session\"\n session = \"/etc/shadow\"\n concurrency = [1]\n", "Session profile outside the benchmark"},
+		{"session linked out", service, "}\nscenario \"sess\" {\n kind = \"session\"\n session = \"secretlink\"\n concurrency = [1]\n", "Session profile outside the benchmark"},
+		{"links inside the tree", service + "    volumes: [\"./inlink/app.conf:/app.conf:ro\"]\n    configs: [{source: c, target: /c}]\nconfigs:\n  c:\n    file: ./inlink/app.conf\n",
+			`prepare = ["./prepare.sh"]`, ""},
+		{"build context inside", "services:\n  gw:\n    build: {context: ./ctx}\n    network_mode: host\n", "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			compose := filepath.Join(tree, "compose.yaml")
+			os.Remove(compose)
+			if c.compose == "" {
+				if err := os.Symlink("secretlink", compose); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				write(compose, c.compose)
+			}
+			src := "gateway \"gw\" {\n  compose = \"compose.yaml\"\n  service = \"gw\"\n  port = 19001\n  api = [\"openai\"]\n  " + c.hcl +
+				"\n}\nscenario \"s\" {\n  kind = \"overhead\"\n  concurrency = [1]\n}\n"
+			path := filepath.Join(tree, "b.hcl")
+			write(path, src)
+			cfg, _, diags := Load(path)
+			if !diags.HasErrors() {
+				_, more := LoadCompose(context.Background(), cfg)
+				diags = append(diags, more...)
+			}
+			var buf bytes.Buffer
+			WriteDiagnostics(&buf, diags, map[string][]byte{path: []byte(src)})
+			out := buf.String()
+			if strings.Contains(out, "TOPSECRET") {
+				t.Fatalf("a refused file's content reached the diagnostics:\n%s", out)
+			}
+			if c.want == "" {
+				if diags.HasErrors() {
+					t.Fatalf("refused:\n%s", out)
+				}
+				return
+			}
+			if !diags.HasErrors() || !strings.Contains(out, c.want) {
+				t.Fatalf("want a refusal saying %q, got:\n%s", c.want, out)
+			}
+		})
+	}
+}
