@@ -157,6 +157,9 @@ func TestCPUsOnHost(t *testing.T) {
 // answer, never end their headers, their SSE line or event, send 2 GB, or
 // interim answers for ever, ends within its window plus its request timeout,
 // holds under 256 MiB resident, and exits 1: nothing it measured is a result.
+// An endless stream of content events (it grew the driver from 50 to 695 MiB
+// in 5 s: every gap was kept) or of keep-alive comments is oversize, its
+// connection closed at once, not read until the timeout.
 func TestDriveAgainstHostileServers(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "runner")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -167,18 +170,23 @@ func TestDriveAgainstHostileServers(t *testing.T) {
 		name   string
 		answer func(net.Conn)
 		stream bool
+		says   string // in the output, when set
 	}{
-		{"never answers", func(net.Conn) { time.Sleep(time.Minute) }, false},
-		{"endless header block", func(c net.Conn) { hostile.Endless(c, "HTTP/1.1 200 OK\r\n", "X-Filler: aaaaaaaa\r\n", 20*time.Second) }, false},
-		{"endless SSE line", func(c net.Conn) { hostile.Endless(c, hostile.SSEHead+"data: ", "x", 20*time.Second) }, true},
-		{"endless SSE event", func(c net.Conn) { hostile.Endless(c, hostile.SSEHead, "data: xxxxxxxx\n", 20*time.Second) }, true},
+		{"never answers", func(net.Conn) { time.Sleep(time.Minute) }, false, ""},
+		{"endless content events", func(c net.Conn) {
+			hostile.Endless(c, hostile.SSEHead, `data: {"choices":[{"index":0,"delta":{"content":"x"}}]}`+"\n\n", 20*time.Second)
+		}, true, "oversize"},
+		{"endless keep-alive comments", func(c net.Conn) { hostile.Endless(c, hostile.SSEHead, ": ping\n\n", 20*time.Second) }, true, "oversize"},
+		{"endless header block", func(c net.Conn) { hostile.Endless(c, "HTTP/1.1 200 OK\r\n", "X-Filler: aaaaaaaa\r\n", 20*time.Second) }, false, ""},
+		{"endless SSE line", func(c net.Conn) { hostile.Endless(c, hostile.SSEHead+"data: ", "x", 20*time.Second) }, true, ""},
+		{"endless SSE event", func(c net.Conn) { hostile.Endless(c, hostile.SSEHead, "data: xxxxxxxx\n", 20*time.Second) }, true, ""},
 		{"2 GB body", func(c net.Conn) {
 			hostile.Endless(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2000000000\r\n\r\n", "{", 20*time.Second)
-		}, false},
+		}, false, ""},
 		{"endless chunk", func(c net.Conn) {
 			hostile.Endless(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n7fffffff\r\n", "z", 20*time.Second)
-		}, false},
-		{"interim answers for ever", func(c net.Conn) { hostile.Endless(c, "", "HTTP/1.1 103 Early Hints\r\n\r\n", 20*time.Second) }, false},
+		}, false, ""},
+		{"interim answers for ever", func(c net.Conn) { hostile.Endless(c, "", "HTTP/1.1 103 Early Hints\r\n\r\n", 20*time.Second) }, false, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			args := []string{"drive", "-c", "4", "-d", window.String(), "--warmup", "0s", "--timeout", timeout.String(), "--no-fidelity"}
@@ -196,6 +204,9 @@ func TestDriveAgainstHostileServers(t *testing.T) {
 			// Generous: a starved host starts and stops slowly.
 			if limit := window + timeout + 10*time.Second; took > limit {
 				t.Errorf("took %s, more than %s", took, limit)
+			}
+			if c.says != "" && !strings.Contains(string(out), c.says) {
+				t.Errorf("the output does not say %q:\n%s", c.says, out)
 			}
 			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > 256<<10 {
 				t.Errorf("resident memory peaked at %d MiB", ru.Maxrss>>10)

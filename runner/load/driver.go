@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"reflect"
@@ -190,10 +191,12 @@ type worker struct {
 	curAt                   time.Duration
 	curRead                 int
 	midstream, done         bool
-	oversize                bool // the kept body passed httpc.MaxBodyKept
+	oversize                bool // past a bound (httpc.MaxBodyKept, MaxAnswerBytes, MaxStreamEvents): left at once
 	left                    bool // LeaveAfter reached: the client goes away
 	body                    []byte
-	gaps                    []time.Duration
+	bodyBytes               int
+	gaps                    []uint32 // µs between content events: at most MaxStreamEvents, 4 bytes each
+	maxGap                  time.Duration
 	stream                  Delivery      // this stream's delivery
 	conv                    *conversation // the session in progress, when cfg.Session is set
 
@@ -241,9 +244,13 @@ func (w *worker) OnHeaders(status int, at time.Duration, sse bool) {
 // request asked for: a custom body may ask for a stream, and delivery
 // (bursts, stalls) is judged from the reads with or without fidelity.
 func (w *worker) OnBody(p []byte, at time.Duration, read int) {
+	if w.bodyBytes += len(p); w.bodyBytes > httpc.MaxAnswerBytes {
+		w.oversize = true
+		return
+	}
 	if !w.sse || w.status != 200 {
 		if len(w.body)+len(p) > httpc.MaxBodyKept {
-			w.oversize = true // keep reading to the end, keep no more
+			w.oversize = true
 			return
 		}
 		w.body = append(w.body, p...)
@@ -253,7 +260,10 @@ func (w *worker) OnBody(p []byte, at time.Duration, read int) {
 	w.parse.Feed(p, w)
 }
 
-func (w *worker) Leave() bool { return w.left }
+// Leave ends the answer: the client goes away (LeaveAfter), or the answer
+// passed a bound and is not read on (an endless stream would otherwise be
+// read until the timeout).
+func (w *worker) Leave() bool { return w.left || w.oversize || w.parse.Overflow() }
 
 func (w *worker) OnEvent(name, data []byte) {
 	kind, text := classify(w.b.shape.API, name, data, &w.parser)
@@ -267,7 +277,12 @@ func (w *worker) OnEvent(name, data []byte) {
 			w.ttft = at
 		} else {
 			gap := at - w.lastContent
-			w.gaps = append(w.gaps, gap)
+			if w.events >= httpc.MaxStreamEvents {
+				w.oversize = true
+				return
+			}
+			w.gaps = append(w.gaps, uint32(min(gap.Microseconds(), math.MaxUint32)))
+			w.maxGap = max(w.maxGap, gap)
 			if itl := w.cfg.Knobs.ITL; itl > 0 && gap > 10*itl {
 				w.stream.Stalls++
 			}
@@ -327,7 +342,11 @@ func (w *worker) prepare() {
 // fresh clears what one answer leaves in the worker.
 func (w *worker) fresh() {
 	w.ttfb, w.ttft, w.status, w.sse, w.events, w.lastRead = 0, 0, 0, false, 0, -1
-	w.midstream, w.done, w.oversize, w.left, w.body, w.gaps, w.stream = false, false, false, false, w.body[:0], w.gaps[:0], Delivery{}
+	w.midstream, w.done, w.oversize, w.left, w.body, w.bodyBytes, w.stream = false, false, false, false, w.body[:0], 0, Delivery{}
+	w.gaps, w.maxGap = w.gaps[:0], 0
+	if cap(w.gaps) > 1<<13 {
+		w.gaps = nil // a long stream's gaps are not kept for the next answer
+	}
 	w.parse.Reset()
 }
 
@@ -400,12 +419,8 @@ func (w *worker) meets(due, end time.Duration) bool {
 			return false
 		}
 	}
-	if slo.ITL > 0 && streamed {
-		for _, g := range w.gaps {
-			if g > slo.ITL {
-				return false
-			}
-		}
+	if slo.ITL > 0 && streamed && w.maxGap > slo.ITL {
+		return false
 	}
 	return true
 }
@@ -454,7 +469,7 @@ func (w *worker) recordAnswer(start, end, due time.Duration) {
 		record(h.ttft, w.ttft-due)
 		record(h.lead, w.ttft-w.ttfb)
 		for _, g := range w.gaps {
-			record(h.itl, g)
+			record(h.itl, time.Duration(g)*time.Microsecond)
 		}
 	}
 }
@@ -489,13 +504,13 @@ const noError = results.NumErrorClasses
 func (w *worker) classify(status int, err error) (results.ErrorClass, error) {
 	class := noError
 	switch {
+	case w.oversize || w.parse.Overflow():
+		class = results.ErrOversize // the bound is what the answer broke, whatever the read said after
+		err = fmt.Errorf("%w: a body over %d MiB (%d MiB kept for a JSON answer's check), a stream of more than %d content events, "+
+			"or an SSE line or event over %d MiB; the connection was closed at once", httpc.ErrOversize, httpc.MaxAnswerBytes>>20, httpc.MaxBodyKept>>20,
+			httpc.MaxStreamEvents, httpc.MaxSSELine>>20)
 	case w.left && errors.Is(err, httpc.ErrLeft) && status == 200:
 		// Left on purpose, as planned: a success of a cancellation run.
-	case w.oversize || w.parse.Overflow():
-		class = results.ErrOversize // whatever followed (a timeout, say), the bound is what the answer broke
-		if err == nil {
-			err = fmt.Errorf("%w: a body over %d bytes, or an SSE line or event over %d", httpc.ErrOversize, httpc.MaxBodyKept, httpc.MaxSSELine)
-		}
 	case err != nil:
 		class = results.ErrTransport
 		var ne net.Error

@@ -75,9 +75,14 @@ func (c *Conn) Abort() {
 // Bounds on what one answer may make the driver hold: a hostile or broken
 // target must not grow it without limit (docs/method.md, "Errors").
 const (
-	maxHeadBlock = 1 << 20  // response header block
-	MaxSSELine   = 4 << 20  // one SSE line, and one event's joined data
-	MaxBodyKept  = 16 << 20 // a JSON body kept for its check
+	maxHeadBlock = 1 << 20 // response header block
+	MaxSSELine   = 4 << 20 // one SSE line, and one event's joined data
+	MaxBodyKept  = 4 << 20 // a JSON body kept for its check (the mock at its default script answers 1 KiB)
+	// MaxAnswerBytes and MaxStreamEvents bound one answer's body and one
+	// stream's content events (twice the most the mock's script can hold):
+	// past either the answer is oversize and its connection closed at once.
+	MaxAnswerBytes  = 256 << 20
+	MaxStreamEvents = 200_000
 )
 
 var (
