@@ -76,6 +76,10 @@ func cmdDrive(args []string) int {
 		cfg.Shape.Headers = append(cfg.Shape.Headers, [2]string{strings.TrimSpace(name), strings.TrimSpace(value)})
 	}
 	cfg.Shape.Keys = keys
+	if err := cfg.Shape.Check(); err != nil {
+		fmt.Fprintf(os.Stderr, "drive: %v\n", err)
+		return exitUsage
+	}
 	if *bodyFile != "" {
 		b, err := os.ReadFile(*bodyFile)
 		if err != nil {

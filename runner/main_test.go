@@ -40,6 +40,13 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"validate"}, exitUsage},
 		{[]string{"frobnicate"}, exitUsage},
 		{nil, exitUsage},
+		// Request framing: nothing raw into a request's head (the audit's
+		// -H with a CRLF injected a header; --key with one, a second Host).
+		{[]string{"drive", "-H", "X-A: v\r\nX-Injected: 1", "http://127.0.0.1:9/"}, exitUsage},
+		{[]string{"drive", "--key", "k\r\nHost: evil", "http://127.0.0.1:9/"}, exitUsage},
+		{[]string{"drive", "-H", "Bad Name: x", "http://127.0.0.1:9/"}, exitUsage},
+		{[]string{"drive", "-H", "Host: evil", "http://127.0.0.1:9/"}, exitUsage},
+		{[]string{"drive", "-H", "Content-Length: 0", "http://127.0.0.1:9/"}, exitUsage},
 	}
 	for _, c := range cases {
 		if got := run(c.args); got != c.want {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
+	"github.com/gatewaybench/gatewaybench/runner/load/httpc"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/hashicorp/hcl/v2"
 )
@@ -112,7 +113,7 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 			}
 		}
 		c.checkHeaders(b, "headers", r.Headers)
-		c.checkHeaders(b, "expect_headers", r.ExpectHeaders)
+		c.checkHeaderNames(b, "expect_headers", r.ExpectHeaders)
 		for _, h := range r.APIHeaders {
 			c.checkHeaders(b, "api_headers", h)
 		}
@@ -204,25 +205,37 @@ func (c *checker) api(b hcl.Body, name string) (script.API, bool) {
 // LF or NUL there would end a header early and inject others. where names
 // the attribute for the message.
 func (c *checker) requestSafe(body hcl.Body, attr, where, v string) bool {
-	if !strings.ContainsAny(v, "\r\n\x00") {
-		return true
+	err := httpc.CheckValue(v)
+	if err != nil {
+		c.errorf(attrRange(body, attr), "Control character in a request value", "%s: %v; remove it.", where, err)
 	}
-	c.errorf(attrRange(body, attr), "Control character in a request value",
-		"%s holds a line break or NUL, which would be written raw into the request and end its header early; remove it.", where)
-	return false
+	return err == nil
 }
 
-// checkHeaders checks header names (tokens) and values of one attribute.
+// checkHeaders checks the headers of one attribute the driver sends: names
+// are tokens, values hold no control character, and none is a header the
+// driver writes itself or that frames the request (httpc.CheckExtraHeader).
 func (c *checker) checkHeaders(body hcl.Body, attr string, h map[string]string) {
-	for k, v := range h {
-		if !headerNameRE.MatchString(k) {
-			c.errorf(attrRange(body, attr), "Invalid header name", "%s: %q is not an HTTP header name (letters, digits and !#$%%&'*+-.^_`|~).", attr, k)
+	var bad []string
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		if err := httpc.CheckExtraHeader(k, h[k]); err != nil {
+			bad = append(bad, err.Error())
 		}
-		c.requestSafe(body, attr, fmt.Sprintf("%s[%q]", attr, k), v)
+	}
+	if len(bad) > 0 {
+		c.errorf(attrRange(body, attr), "Header the driver cannot send", "%s: %s.", attr, strings.Join(bad, "; "))
 	}
 }
 
-var headerNameRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+// checkHeaderNames checks header names of an attribute that names headers
+// of answers (expect_headers).
+func (c *checker) checkHeaderNames(body hcl.Body, attr string, h map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		if err := httpc.CheckHeaderName(k); err != nil {
+			c.errorf(attrRange(body, attr), "Invalid header name", "%s: %v.", attr, err)
+		}
+	}
+}
 
 var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 

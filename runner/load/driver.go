@@ -611,6 +611,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Duration <= 0 && cfg.Requests <= 0 {
 		return nil, fmt.Errorf("unbounded load: set a duration or a number of requests")
 	}
+	if err := cfg.Shape.Check(); err != nil {
+		return nil, err
+	}
 	if cfg.Conns < 1 {
 		cfg.Conns = 1
 	}

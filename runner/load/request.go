@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
+	"github.com/gatewaybench/gatewaybench/runner/load/httpc"
 )
 
 // Shape is what each request looks like.
@@ -22,6 +23,22 @@ type Shape struct {
 	// Directive opens the user message ("[mock tokens=400]", script.DirectivePrefix):
 	// knobs for this request's answer that survive gateways which drop X-Mock-* headers.
 	Directive string
+}
+
+// Check says why the shape's headers or keys cannot be written into a
+// request's head (httpc.CheckExtraHeader), or nil.
+func (s *Shape) Check() error {
+	for _, kv := range s.Headers {
+		if err := httpc.CheckExtraHeader(kv[0], kv[1]); err != nil {
+			return fmt.Errorf("header %s: %w", kv[0], err)
+		}
+	}
+	for i, k := range s.Keys {
+		if err := httpc.CheckValue(k); err != nil {
+			return fmt.Errorf("key %d: %w", i+1, err)
+		}
+	}
+	return nil
 }
 
 // ToolName is the tool the driver declares; the mock calls the first tool.

@@ -75,7 +75,7 @@ gateway "injector" {
   service = "x"
   port    = 18095
   api     = ["openai"]
-  headers = { "x-a" = "ok\r\nX-Injected: 1" } # want: Control character in a request value
+  headers = { "x-a" = "ok\r\nX-Injected: 1", "Host" = "evil", "Bad Name" = "x" } # want: Header the driver cannot send
   api_key = "sk\nevil" # want: Control character in a request value
 }
 
