@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
@@ -22,9 +23,18 @@ func main() {
 	k.APIKey = os.Getenv(script.APIKeyEnv)
 	addr := flag.String("addr", "127.0.0.1:18080", "listen address (loopback only)")
 	k.RegisterFlags(flag.CommandLine)
+	keyFile := flag.String(script.APIKeyFileFlag, "", "read the required key from this file (neither ps nor docker inspect shows it)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile here until shutdown")
 	eventLoop := flag.Bool("eventloop", true, "serve whole-body answers from epoll loops (Linux); false: every request through fasthttp")
 	flag.Parse()
+	if *keyFile != "" {
+		b, err := os.ReadFile(*keyFile)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "mock: %v\n", err)
+			os.Exit(2)
+		}
+		k.APIKey = strings.TrimRight(string(b), "\r\n")
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {

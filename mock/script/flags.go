@@ -31,16 +31,13 @@ func (f knobFlag) String() string {
 func (f knobFlag) Set(v string) error { return f.kn.Set(f.k, v) }
 
 // APIKeyEnv is the environment variable the mock reads its required key
-// from: a key on the command line shows in ps and docker inspect's Args.
+// from when run by hand: a key on the command line shows in ps and docker
+// inspect's Args.
 const APIKeyEnv = "MOCK_API_KEY"
 
-// Env is the environment that goes with Args: the required key, if any.
-func (k Knobs) Env() map[string]string {
-	if k.APIKey == "" {
-		return nil
-	}
-	return map[string]string{APIKeyEnv: k.APIKey}
-}
+// APIKeyFileFlag names a file holding the required key: how the runner
+// gives it, since docker inspect shows a container's environment too.
+const APIKeyFileFlag = "api-key-file"
 
 // Args are the flags that make a mock run with k, for its container's
 // command; secrets are not among them (see Env).

@@ -63,7 +63,7 @@ var Table = []Knob{
 		Doc: "extra bytes in JSON answers", field: func(k *Knobs) any { return &k.PaddingBytes }},
 	// A header cannot lift the key: a key-flood scenario must not be able to.
 	{HCL: "api_key", Flag: "api-key", Type: SecretKnob,
-		Doc:   "when set, requests without this key get 401 (the mock reads it from " + APIKeyEnv + ")",
+		Doc:   "when set, requests without this key get 401 (the mock reads it from " + APIKeyEnv + " or the file -" + APIKeyFileFlag + " names)",
 		field: func(k *Knobs) any { return &k.APIKey }},
 }
 

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -221,14 +220,11 @@ func inProcess(t *testing.T, ps *ports, p *plan.Plan) *fake.Engine {
 			fs := flag.NewFlagSet("mock", flag.ContinueOnError)
 			addr := fs.String("addr", "", "")
 			k.RegisterFlags(fs)
+			fs.String(script.APIKeyFileFlag, "", "")
 			if err := fs.Parse(spec.Cmd); err != nil {
 				return err
 			}
-			for _, e := range spec.Env {
-				if v, ok := strings.CutPrefix(e, script.APIKeyEnv+"="); ok {
-					k.APIKey = v
-				}
-			}
+			k.APIKey = string(e.CopiedFiles(spec.Name)["/"+mockKeyName])
 			_, port, _ := net.SplitHostPort(*addr)
 			n, _ := strconv.Atoi(port)
 			ln, err := ps.listen(n)
@@ -695,16 +691,17 @@ func TestNilProgressIsSilent(t *testing.T) {
 	}
 }
 
-// TestMockKeyNotOnTheCommandLine: the key the mock requires reaches it
-// through its environment; argv shows in the host's ps and in docker
-// inspect's Args.
+// TestMockKeyNotOnTheCommandLine: the key the mock requires reaches it in a
+// file copied into its container: argv shows in the host's ps and in docker
+// inspect's Args, the environment in docker inspect's Config.Env (it was
+// there).
 func TestMockKeyNotOnTheCommandLine(t *testing.T) {
 	ps := newPorts(t)
 	p, o := testPlan(t, ps, 200*time.Millisecond)
 	const key = "sk-upstream-only-3b7e"
 	sc := &p.Scenarios[0]
 	sc.Knobs.APIKey = key
-	sc.MockEnv = plan.Headers(sc.Knobs.Env())
+	sc.MockKey = plan.Secret(key)
 	for i := range sc.Runs {
 		sc.Runs[i].Request.APIKey = key
 	}
@@ -716,11 +713,12 @@ func TestMockKeyNotOnTheCommandLine(t *testing.T) {
 	e := inProcess(t, ps, p)
 	var mu sync.Mutex
 	var mockSpec stack.ContainerSpec
+	var keyFile string
 	start := e.StartFunc
 	e.StartFunc = func(spec stack.ContainerSpec) error {
 		if spec.Labels[stack.LabelStack] == "mock" {
 			mu.Lock()
-			mockSpec = spec
+			mockSpec, keyFile = spec, string(e.CopiedFiles(spec.Name)["/"+mockKeyName])
 			mu.Unlock()
 		}
 		return start(spec)
@@ -734,8 +732,11 @@ func TestMockKeyNotOnTheCommandLine(t *testing.T) {
 	if strings.Contains(strings.Join(mockSpec.Cmd, " "), key) {
 		t.Errorf("the key is on the mock's command line: %q", mockSpec.Cmd)
 	}
-	if !slices.Contains(mockSpec.Env, script.APIKeyEnv+"="+key) {
-		t.Errorf("the key is not in the mock's environment: %q", mockSpec.Env)
+	if strings.Contains(strings.Join(mockSpec.Env, " "), key) {
+		t.Errorf("the key is in the mock's environment: %q", mockSpec.Env)
+	}
+	if keyFile != key {
+		t.Errorf("the mock's key file holds %q", keyFile)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -12,12 +11,17 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/usage"
 )
+
+// Where the mock's key file goes in its container (the mock image is FROM
+// scratch: / is the one directory it surely has).
+const mockKeyDir, mockKeyName = "/", ".gatewaybench-mock-key"
 
 // startMock starts a mock (the scenario's, or its fallback) on the mock's
 // placement and waits until it answers.
@@ -27,8 +31,12 @@ func (r *runner) startMock(ctx context.Context, sc *plan.Scenario, name string, 
 		Stack: name, Role: stack.RoleMock, Image: r.mock.Ref, Cmd: cmd,
 		CPUSet: l.CPUs.Text, Memory: l.Memory,
 	}
-	for _, k := range slices.Sorted(maps.Keys(sc.MockEnv)) {
-		svc.Env = append(svc.Env, k+"="+sc.MockEnv[k])
+	// The key goes in a file copied into the container, not its
+	// environment: docker inspect shows Config.Env to anyone with the engine.
+	var files map[string]stack.File
+	if sc.MockKey != "" {
+		svc.Cmd = append(slices.Clip(svc.Cmd), "-"+script.APIKeyFileFlag+"="+mockKeyDir+mockKeyName)
+		files = map[string]stack.File{mockKeyName: {Mode: 0o400, Data: []byte(sc.MockKey)}}
 	}
 	if r.onThisMachine(l.Engine) {
 		if err := r.o.PortFree(port); err != nil {
@@ -36,7 +44,14 @@ func (r *runner) startMock(ctx context.Context, sc *plan.Scenario, name string, 
 		}
 	}
 	mgr := r.mgr(l.Engine)
-	c, err := mgr.Start(ctx, svc)
+	c, err := mgr.Create(ctx, svc)
+	if err == nil {
+		if err = mgr.CopyIn(ctx, c, mockKeyDir, files); err == nil {
+			err = mgr.StartCreated(ctx, c)
+		} else {
+			mgr.Discard(c)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -135,7 +135,7 @@ type Scenario struct {
 	// FallbackCmd, when set, starts the fallback mock beside the mock
 	// (failover scenarios).
 	FallbackCmd []string     `json:"fallback_cmd,omitempty"`
-	MockEnv     Headers      `json:"mock_env,omitempty"` // credentials masked in output
+	MockKey     Secret       `json:"mock_key,omitempty"` // the key the mock requires, put in a file in its container
 	Knobs       script.Knobs `json:"-"`                  // what MockCmd sets, for the driver's fidelity check
 	// CancelAfter: cancellation scenarios, the content events a client
 	// reads before it leaves, one variant each.
@@ -349,7 +349,7 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 		MaxTrials: sc.MaxTrials, CIWidth: sc.CIWidth,
 		CSV: filepath.Join(cfg.Defaults.ResultsDir, sc.Name+".csv"), Settle: Duration(sc.Settle),
 		MockCmd: append([]string{"-addr=" + net.JoinHostPort(cfg.MockAddress(), strconv.Itoa(cfg.Mock.Port))}, sc.Knobs.Args()...),
-		MockEnv: sc.Knobs.Env(), Knobs: sc.Knobs, CancelAfter: sc.CancelAfter,
+		MockKey: Secret(sc.Knobs.APIKey), Knobs: sc.Knobs, CancelAfter: sc.CancelAfter,
 		P99Bounds: durations(sc.P99Bounds), Session: sc.Session,
 	}
 	for _, a := range p.Arms {

@@ -3,6 +3,7 @@ package plan_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -118,14 +119,24 @@ func TestExpansion(t *testing.T) {
 	}
 }
 
-func TestSecretHeader(t *testing.T) {
-	for name, want := range map[string]bool{
-		"Authorization": true, "x-api-key": true, "X-Auth-Token": true, "api_key": true, "Cookie": true,
-		"x-portkey-provider": false, "x-portkey-custom-host": false, "anthropic-version": false, "x-keystone": false,
+// TestShownHeader: values are masked unless the header is known to be
+// harmless; the audit's x-portkey-config (its JSON held an api_key),
+// x-credential, x-api-keys, x-passwd, x-signature and x-bearer printed in
+// clear when masking went by name.
+func TestShownHeader(t *testing.T) {
+	for name, shown := range map[string]bool{
+		"Authorization": false, "x-api-key": false, "X-Auth-Token": false, "Cookie": false,
+		"x-portkey-config": false, "x-credential": false, "x-api-keys": false, "x-passwd": false, "x-signature": false, "x-bearer": false,
+		"x-provider": false, "x-anything-new": false,
+		"x-portkey-provider": true, "X-Portkey-Custom-Host": true, "anthropic-version": true, "Content-Type": true, "X-Mock-TTFT": true,
 	} {
-		if got := SecretHeader(name); got != want {
-			t.Errorf("SecretHeader(%q) = %v, want %v", name, got, want)
+		if got := ShownHeader(name); got != shown {
+			t.Errorf("ShownHeader(%q) = %v, want %v", name, got, shown)
 		}
+	}
+	b, _ := json.Marshal(Headers{"x-portkey-config": `{"api_key":"sk-live"}`, "x-portkey-provider": "openai"})
+	if strings.Contains(string(b), "sk-live") || !strings.Contains(string(b), "openai") {
+		t.Errorf("plan JSON: %s", b)
 	}
 }
 

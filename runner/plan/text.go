@@ -141,11 +141,7 @@ func headers(r Request) string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		v := r.Headers[k]
-		if SecretHeader(k) {
-			v = Masked
-		}
-		parts = append(parts, k+": "+v)
+		parts = append(parts, k+": "+HeaderText(k, r.Headers[k]))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 )
@@ -31,31 +32,40 @@ func (s Secret) MarshalText() ([]byte, error) {
 	return []byte(Masked), nil
 }
 
-// Headers are request headers; credential values are masked in output.
+// Headers are request headers; output masks every value but those of
+// ShownHeader's few.
 type Headers map[string]string
 
-// MarshalJSON writes the headers with credential values masked.
+// MarshalJSON writes the headers, values masked but ShownHeader's.
 func (h Headers) MarshalJSON() ([]byte, error) {
 	out := make(map[string]string, len(h))
 	for k, v := range h {
-		if SecretHeader(k) {
-			v = Masked
-		}
-		out[k] = v
+		out[k] = HeaderText(k, v)
 	}
 	return json.Marshal(out)
 }
 
-// SecretHeader says whether a header's (or variable's) value is a
-// credential, which the plan names but never prints: a word of its name
-// (split at '-' and '_') says so, as in Authorization, X-Api-Key,
-// X-Auth-Token or MOCK_API_KEY.
-func SecretHeader(name string) bool {
-	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '-' || r == '_' }) {
-		switch w {
-		case "authorization", "auth", "key", "apikey", "token", "secret", "cookie", "password":
-			return true
-		}
+// HeaderText is how output shows header name's value: itself for a header
+// known to be harmless, else Masked.
+func HeaderText(name, value string) string {
+	if ShownHeader(name) {
+		return value
 	}
-	return false
+	return Masked
+}
+
+// ShownHeader says whether a header's value may be printed. Masking by
+// name (Authorization, *-key, *-token) let x-portkey-config (JSON holding an
+// api_key), x-credential or x-signature print in clear, so values are
+// masked unless the header is one of a short list known to carry no secret.
+func ShownHeader(name string) bool {
+	n := strings.ToLower(name)
+	return slices.Contains(shownHeaders, n) || strings.HasPrefix(n, "x-mock-")
+}
+
+// shownHeaders are the headers whose values are printed (besides the mock's
+// X-Mock-* knobs): content negotiation and routing choices, no credential.
+var shownHeaders = []string{
+	"accept", "content-type", "user-agent", "anthropic-version", "anthropic-beta",
+	"x-portkey-provider", "x-portkey-custom-host", "x-litellm-rust",
 }

@@ -181,6 +181,18 @@ func (e *Engine) Start(_ context.Context, id string) error {
 	return nil
 }
 
+// CopiedFiles are the files CopyTo put into the container named name.
+func (e *Engine) CopiedFiles(name string) map[string][]byte {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for id, s := range e.containers {
+		if s.Name == name {
+			return maps.Clone(e.files[id])
+		}
+	}
+	return nil
+}
+
 // CopyTo keeps the archive's regular files, by path under dir.
 func (e *Engine) CopyTo(_ context.Context, id, dir string, archive io.Reader) error {
 	spec, ok := e.spec(id)
