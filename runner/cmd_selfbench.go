@@ -1,13 +1,12 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"time"
 
+	"github.com/gatewaybench/gatewaybench/internal/interrupt"
 	"github.com/gatewaybench/gatewaybench/runner/rig"
 )
 
@@ -27,8 +26,8 @@ func cmdSelfbench(args []string) int {
 	if err := fs.Parse(args[1:]); err != nil {
 		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx, _, release := interrupt.Contexts("interrupted: stopping the references", "")
+	defer release()
 	self, err := os.Executable()
 	switch {
 	case err != nil:

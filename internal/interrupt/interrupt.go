@@ -1,5 +1,6 @@
 // Package interrupt gives a stoppable command its two contexts: the first
-// Ctrl-C (or SIGTERM) stops what is running gently, the second at once.
+// Ctrl-C (or SIGTERM, or SIGHUP) stops what is running gently, the second at
+// once.
 // runner and the driver image's command share it.
 package interrupt
 
@@ -18,7 +19,9 @@ func Contexts(first, second string) (soft, hard context.Context, release func())
 	soft, stopSoft := context.WithCancel(context.Background())
 	hard, stopHard := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too: a closed terminal must tear down like Ctrl-C, not leave
+	// containers and temporary files behind as the default (exit) did.
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	say := func(s string) {
 		if s != "" {
 			fmt.Fprintln(os.Stderr, "\n"+s)

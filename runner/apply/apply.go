@@ -220,6 +220,7 @@ type scenarioRun struct {
 	rows     []results.Row
 	arms     map[string]*arm // up, by name (direct included)
 	mock     usage.Source
+	mocks    []*stack.Container // the scenario's mock (and fallback), checked after every run
 	teardown []func()
 }
 
@@ -293,13 +294,14 @@ func (r *runner) startMocks(hardCtx context.Context, s *scenarioRun) error {
 		return err
 	}
 	s.teardown = append(s.teardown, func() { mgr.Discard(mockC) })
-	s.mock = r.source(r.o.Plan.Layout.Mock.Engine, mockC.ID)
+	s.mock, s.mocks = r.source(r.o.Plan.Layout.Mock.Engine, mockC.ID), []*stack.Container{mockC}
 	if sc.FallbackCmd != nil {
 		fb, err := r.startMock(hardCtx, sc, "mock-fallback", sc.FallbackCmd, pm.FallbackPort, pm.FallbackURL+"/health")
 		if err != nil {
 			return err
 		}
 		s.teardown = append(s.teardown, func() { mgr.Discard(fb) })
+		s.mocks = append(s.mocks, fb)
 	}
 	return nil
 }
@@ -426,6 +428,9 @@ func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun) error 
 		if err != nil {
 			return err
 		}
+		if err := r.unchanged(hardCtx, s, a); err != nil && row.Status != results.Unavailable {
+			row.Status, row.Reason = results.Failed, err.Error()
+		}
 		s.rows = append(s.rows, row)
 		if err := r.save(s); err != nil {
 			return err
@@ -437,6 +442,23 @@ func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun) error 
 		}
 	}
 	return nil
+}
+
+// unchanged says whether the run's containers (the mocks, the arm's
+// replicas and balancer) are still the ones it started, running.
+func (r *runner) unchanged(ctx context.Context, s *scenarioRun, a *arm) error {
+	check := func(engine string, cs []*stack.Container) error {
+		for _, c := range cs {
+			if err := r.mgr(engine).Check(ctx, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := check(r.o.Plan.Layout.Mock.Engine, s.mocks); err != nil {
+		return err
+	}
+	return check(r.o.Plan.Layout.Gateway.Engine, a.containers)
 }
 
 // recoveredMemory reads each gateway's memory after load and a settle, into

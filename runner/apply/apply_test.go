@@ -789,3 +789,52 @@ func TestTrialsUntilNarrow(t *testing.T) {
 		}
 	}
 }
+
+// TestContainersChangedUnderARun: a gateway container that restarted (or
+// was removed, or replaced: another run's sweep did it) while its runs were
+// measured makes those rows failed, never ok; the direct arm's rows, whose
+// containers (the mock) held, stay ok.
+func TestContainersChangedUnderARun(t *testing.T) {
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 200*time.Millisecond)
+	e := inProcess(t, ps, p)
+	var mu sync.Mutex
+	seen := 0
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	prev := e.InspectFunc
+	e.InspectFunc = func(spec stack.ContainerSpec, st *stack.ContainerState) {
+		if prev != nil {
+			prev(spec, st)
+		}
+		st.StartedAt = t0
+		if spec.Labels[stack.LabelStack] == "proxy" {
+			mu.Lock()
+			if seen++; seen > 1 { // after WaitReady saw it: a restart
+				st.StartedAt = t0.Add(time.Second)
+			}
+			mu.Unlock()
+		}
+	}
+	o.Engine = e
+	out, err := Run(context.Background(), context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, r := range readCSV(t, out.Files[0]) {
+		got[r.Str(results.ColGateway)] = append(got[r.Str(results.ColGateway)], r.Str(results.ColStatus)+": "+r.Str(results.ColReason))
+	}
+	for _, s := range got["proxy"] {
+		if !strings.HasPrefix(s, "failed: container ") || !strings.Contains(s, "restarted during the run") {
+			t.Errorf("proxy row %q, want failed: restarted", s)
+		}
+	}
+	for _, s := range got["direct"] {
+		if s != "ok: " {
+			t.Errorf("direct row %q, want ok", s)
+		}
+	}
+	if len(got["proxy"]) == 0 || len(got["direct"]) == 0 {
+		t.Fatalf("rows %v", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -294,11 +295,17 @@ func runnerBinary(t *testing.T) string {
 // startApply runs `runner apply` and returns it with a channel of its output lines.
 func startApply(t *testing.T, bin, resultsDir string) (*exec.Cmd, <-chan string) {
 	t.Helper()
+	return startApplyIn(t, bin, resultsDir, filepath.Dir(resultsDir))
+}
+
+// startApplyIn is startApply with TMPDIR set to tmp.
+func startApplyIn(t *testing.T, bin, resultsDir, tmp string) (*exec.Cmd, <-chan string) {
+	t.Helper()
 	cmd := exec.Command(bin, "apply", "--results", resultsDir, "testdata/signals.hcl")
 	// Its temporary directories in a TMPDIR of its own; the run lock is the
 	// host's whatever TMPDIR says, so this test waits for no benchmark
 	// running beside it: it fails rather than sweep a live run's containers.
-	cmd.Env = append(os.Environ(), "TMPDIR="+filepath.Dir(resultsDir))
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
@@ -375,6 +382,19 @@ func TestApplySignals(t *testing.T) {
 		t.Errorf("after SIGINT the run in flight must be written as partial; %d partial rows", partial)
 	}
 
+	// A closed terminal (SIGHUP) tears down as Ctrl-C does: it left the
+	// containers and the temporary directory with the gateways' configs.
+	cmd, lines = startApply(t, bin, resultsDir)
+	waitLine(t, lines, "nginx up", 2*time.Minute)
+	cmd.Process.Signal(syscall.SIGHUP)
+	waitExit(t, cmd, 30*time.Second)
+	if left, _ := e.Containers(ctx, stack.LabelRun, ""); len(left) != 0 {
+		t.Errorf("%d containers left after SIGHUP", len(left))
+	}
+	if tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(resultsDir), stack.TempPrefix+"*")); len(tmps) != 0 {
+		t.Errorf("temporary directories left after SIGHUP: %v", tmps)
+	}
+
 	cmd, lines = startApply(t, bin, resultsDir)
 	waitLine(t, lines, "nginx up", 2*time.Minute)
 	cmd.Process.Signal(syscall.SIGKILL)
@@ -392,6 +412,38 @@ func TestApplySignals(t *testing.T) {
 		t.Errorf("%d containers left after SIGKILL and a new run", len(left))
 	}
 	os.RemoveAll(resultsDir)
+}
+
+// TestSecondApplyRefused: a second apply while one runs, with another
+// TMPDIR, is refused and touches nothing: with a lock under $TMPDIR it took
+// a lock of its own, swept the live run's containers and started on its
+// ports, while the first went on writing ok rows.
+func TestSecondApplyRefused(t *testing.T) {
+	e := dockertest.Engine(t)
+	bin := runnerBinary(t)
+	first := t.TempDir()
+	cmd, lines := startApply(t, bin, first)
+	waitLine(t, lines, "[1/2]", 2*time.Minute) // the direct run measured; nginx's under way
+	second := exec.Command(bin, "apply", "--results", t.TempDir(), "testdata/signals.hcl")
+	second.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	out, err := second.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || !strings.Contains(string(out), "another gatewaybench run holds this host") {
+		t.Errorf("the second apply: %v\n%s", err, out)
+	}
+	waitExit(t, cmd, 3*time.Minute)
+	rows := readCSV(t, filepath.Join(first, "overhead.csv"))
+	for _, r := range rows {
+		if !r.OK() {
+			t.Errorf("%s: %s (%s): the first run was disturbed", r.Str(results.ColGateway), r.Str(results.ColStatus), r.Str(results.ColReason))
+		}
+	}
+	if len(rows) != 2 {
+		t.Errorf("%d rows, want direct and nginx", len(rows))
+	}
+	if left, _ := e.Containers(context.Background(), stack.LabelRun, ""); len(left) != 0 {
+		t.Errorf("%d containers left", len(left))
+	}
 }
 
 // TestAIGatewaysDocker: Portkey and one-api (default and tuned) are built

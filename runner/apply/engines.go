@@ -76,10 +76,15 @@ func (r *runner) connect(ctx context.Context, dir string) error {
 				return fmt.Errorf("engine %s: %w", name, err)
 			}
 		}
-		if n, err := stack.Sweep(ctx, e); err != nil {
+		n, foreign, err := stack.Sweep(ctx, e)
+		if err != nil {
 			return fmt.Errorf("sweep leftover containers on engine %s: %w", name, err)
-		} else if n > 0 {
+		}
+		if n > 0 {
 			r.o.Progress.Logf("removed %d container(s) left by an earlier run on engine %s", n, name)
+		}
+		if foreign > 0 {
+			r.o.Progress.Logf("engine %s holds %d container(s) of runs from other hosts: left alone (runner down on their host removes them); if they hold this run's ports, its arms will fail", name, foreign)
 		}
 		r.mgrs[name] = &stack.Manager{Engine: e, Run: r.runID, Dir: dir}
 	}

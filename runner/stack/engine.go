@@ -6,6 +6,8 @@ package stack
 import (
 	"context"
 	"io"
+	"os"
+	"sync"
 	"time"
 )
 
@@ -19,7 +21,20 @@ const (
 	LabelStack      = LabelPrefix + "stack"
 	LabelRole       = LabelPrefix + "role"
 	LabelConfigHash = LabelPrefix + "config-hash"
+	// LabelHost is the host whose run made the container: a sweep under
+	// that host's run lock knows the run is gone; a container of another
+	// host's run, on an engine both reach, is not its to remove.
+	LabelHost = LabelPrefix + "host"
 )
+
+// ThisHost is this machine's name as LabelHost holds it.
+var ThisHost = sync.OnceValue(func() string {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "unknown-host"
+	}
+	return h
+})
 
 // HostNetwork is the only network mode: traffic stays on loopback and no NAT
 // or bridge sits in the measured path.

@@ -166,6 +166,9 @@ func goImage(ctx context.Context, e Engine, moduleDir, name string, labels map[s
 	cmd.Dir = moduleDir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
+		if ctx.Err() != nil {
+			return Image{}, fmt.Errorf("building the %s image: interrupted", name)
+		}
 		return Image{}, fmt.Errorf("build the %s from its source in %q (run runner from the gatewaybench repository, or keep the HCL file inside it): %v\n%s", name, moduleDir, err, out)
 	}
 	data, err := os.ReadFile(bin)

@@ -83,7 +83,7 @@ func (s *Service) Spec(run, dir string) (ContainerSpec, error) {
 		CPUSet:      s.CPUSet,
 		MemoryBytes: s.Memory,
 		Labels: map[string]string{
-			LabelRun: run, LabelStack: s.Stack, LabelRole: s.Role, LabelConfigHash: s.Hash(),
+			LabelRun: run, LabelStack: s.Stack, LabelRole: s.Role, LabelConfigHash: s.Hash(), LabelHost: ThisHost(),
 		},
 	}, nil
 }

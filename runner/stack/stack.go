@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -15,6 +16,9 @@ type Container struct {
 	Service *Service
 	Spec    ContainerSpec
 	Started time.Time // just before the engine was asked to start it
+	// engineStarted is the start the engine reported when the container
+	// was first seen running: a later different one is a restart.
+	engineStarted time.Time
 }
 
 // Manager starts and removes the containers of one run.
@@ -152,6 +156,9 @@ func (m *Manager) WaitReady(ctx context.Context, c *Container, probe Probe, time
 			logs, _ := m.Engine.Logs(context.Background(), c.ID, 20)
 			return 0, &ExitError{Name: c.Spec.Name, ExitCode: st.ExitCode, OOMKilled: st.OOMKilled, Logs: logs}
 		}
+		if c.engineStarted.IsZero() {
+			c.engineStarted = st.StartedAt
+		}
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		at, err := probe(pctx)
 		cancel()
@@ -183,6 +190,24 @@ func (m *Manager) WaitReady(ctx context.Context, c *Container, probe Probe, time
 	}
 }
 
+// Check says whether c is still the container that was started, running:
+// a run measured while its container was removed, replaced or restarted
+// (by another run, a person, the engine) measured something else, and
+// must not be written ok.
+func (m *Manager) Check(ctx context.Context, c *Container) error {
+	st, err := m.Engine.Inspect(ctx, c.ID)
+	switch {
+	case err != nil:
+		return fmt.Errorf("container %s went away during the run (%v)", c.Spec.Name, err)
+	case !st.Running:
+		return fmt.Errorf("container %s stopped during the run (exit code %d, OOM-killed %v)", c.Spec.Name, st.ExitCode, st.OOMKilled)
+	case !c.engineStarted.IsZero() && !st.StartedAt.Equal(c.engineStarted):
+		return fmt.Errorf("container %s restarted during the run (started %s, then %s)", c.Spec.Name,
+			c.engineStarted.Format(time.RFC3339Nano), st.StartedAt.Format(time.RFC3339Nano))
+	}
+	return nil
+}
+
 // ErrDefinitive marks a probe's error that waiting will not change (a
 // wrong key answered 401, say): WaitReady gives up on it at once.
 var ErrDefinitive = errors.New("definitive")
@@ -211,8 +236,34 @@ func (m *Manager) Down() (int, error) {
 	return m.Engine.RemoveByLabel(ctx, LabelRun, m.Run)
 }
 
-// Sweep removes every container any run of this project left, e.g. after
-// the runner was killed.
-func Sweep(ctx context.Context, e Engine) (int, error) {
-	return e.RemoveByLabel(ctx, LabelRun, "")
+// Sweep removes the containers runs from this host left on e, e.g. after
+// the runner was killed: called under the host's run lock, no run of this
+// host is alive to own them (containers of an older version carry no host
+// label and are this host's too). Containers of another host's runs are
+// left, and counted in foreign: only that host knows whether their run is
+// alive.
+func Sweep(ctx context.Context, e Engine) (removed, foreign int, err error) {
+	all, err := e.Containers(ctx, LabelRun, "")
+	if err != nil {
+		return 0, 0, err
+	}
+	labelled, err := e.Containers(ctx, LabelHost, "")
+	if err != nil {
+		return 0, 0, err
+	}
+	ours, err := e.Containers(ctx, LabelHost, ThisHost())
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, id := range all {
+		if slices.Contains(labelled, id) && !slices.Contains(ours, id) {
+			foreign++
+			continue
+		}
+		if err := e.Remove(ctx, id); err != nil {
+			return removed, foreign, err
+		}
+		removed++
+	}
+	return removed, foreign, nil
 }

@@ -206,3 +206,34 @@ func TestWaitReadyStopsOnDefinitive(t *testing.T) {
 		t.Errorf("two refusals, then an answer: %v", err)
 	}
 }
+
+// TestSweepKeepsOtherHostsRuns: a sweep removes what this host's runs (and
+// older, unlabelled ones) left and leaves containers of another host's run
+// on a shared engine, which it cannot know to be dead (the sweep removed
+// every labelled container, a live run's included).
+func TestSweepKeepsOtherHostsRuns(t *testing.T) {
+	ctx := context.Background()
+	e := &fake.Engine{}
+	mk := func(labels map[string]string) string {
+		id, err := e.Create(ctx, stack.ContainerSpec{Name: fmt.Sprint(len(labels), labels[stack.LabelHost]), Labels: labels})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	mine := mk(map[string]string{stack.LabelRun: "a", stack.LabelHost: stack.ThisHost()})
+	old := mk(map[string]string{stack.LabelRun: "b"})
+	theirs := mk(map[string]string{stack.LabelRun: "c", stack.LabelHost: "elsewhere"})
+	other := mk(map[string]string{"app": "not ours"})
+	removed, foreign, err := stack.Sweep(ctx, e)
+	if err != nil || removed != 2 || foreign != 1 {
+		t.Fatalf("removed %d, foreign %d, %v; want 2 and 1", removed, foreign, err)
+	}
+	left, _ := e.Containers(ctx, stack.LabelRun, "")
+	if !slices.Equal(left, []string{theirs}) {
+		t.Errorf("left %v, want only %s (mine %s, old %s)", left, theirs, mine, old)
+	}
+	if all, _ := e.Containers(ctx, "app", ""); !slices.Equal(all, []string{other}) {
+		t.Errorf("a container not of this project went: %v", all)
+	}
+}
