@@ -9,7 +9,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -58,10 +57,6 @@ func cmdApply(args []string) int {
 	p := plan.Build(cfg, projects, kinds.Planner)
 	if *quick {
 		p.Quick()
-	}
-	if err := cpusOnHost(p, runtime.NumCPU()); err != nil {
-		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
-		return exitUsage
 	}
 
 	// One run at a time owns this host's containers and ports; the lock also
@@ -156,38 +151,6 @@ func cmdApply(args []string) int {
 		return exitFailure
 	}
 	return 0
-}
-
-// cpusOnHost refuses a layout that names CPUs this host does not have,
-// before anything starts (the engine would say so only at a container's start).
-func cpusOnHost(p *plan.Plan, n int) error {
-	l := p.Layout
-	for _, r := range []struct {
-		role string
-		on   plan.Placement
-	}{{"driver", l.Driver}, {"mock", l.Mock}, {"gateway", l.Gateway}} {
-		if r.on.Engine != config.LocalEngine || (r.role == "driver" && p.Drivers.Container && !slices.Equal(p.Drivers.Engines, []string{config.LocalEngine})) {
-			continue // another engine's host: its engine refuses a CPU it lacks
-		}
-		for _, c := range r.on.CPUs.CPUs {
-			if c >= n {
-				return fmt.Errorf("cpus.%s = %q names CPU %d, but this host has CPUs 0-%d; change the cpus block", r.role, r.on.CPUs.Text, c, n-1)
-			}
-		}
-	}
-	if l.Gateway.Engine != config.LocalEngine {
-		return nil
-	}
-	for _, a := range p.Arms {
-		for i, rep := range a.Replicas {
-			for _, c := range rep.CPUs.CPUs {
-				if c >= n {
-					return fmt.Errorf("gateway %s: replica %d's cpuset %q names CPU %d, but this host has CPUs 0-%d; change replica_cpus", a.Name, i+1, rep.CPUs.Text, c, n-1)
-				}
-			}
-		}
-	}
-	return nil
 }
 
 // selectNames keeps only the named gateways and scenarios.

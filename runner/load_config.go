@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/hashicorp/hcl/v2"
@@ -21,6 +22,7 @@ func loadConfig(path string) (*config.Config, map[string]*types.Project, bool) {
 	var projects map[string]*types.Project
 	if !diags.HasErrors() {
 		diags = append(diags, kinds.Check(cfg)...)
+		diags = append(diags, config.CheckHostCPUs(cfg, runtime.NumCPU())...)
 		var more hcl.Diagnostics
 		projects, more = config.LoadCompose(context.Background(), cfg)
 		diags = append(diags, more...)

@@ -14,8 +14,6 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/internal/hostile"
 	"github.com/gatewaybench/gatewaybench/internal/runlock"
-	"github.com/gatewaybench/gatewaybench/runner/config"
-	"github.com/gatewaybench/gatewaybench/runner/plan"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -131,32 +129,6 @@ func TestHostileInputFiles(t *testing.T) {
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("validate %s took %s", path, d)
 		}
-	}
-}
-
-func TestCPUsOnHost(t *testing.T) {
-	set := func(s string) plan.Placement {
-		c, _ := config.ParseCPUSet(s)
-		return plan.Placement{Engine: config.LocalEngine, CPUs: c}
-	}
-	ok := &plan.Plan{Layout: plan.Layout{Driver: set("0"), Mock: set("1"), Gateway: set("1")}}
-	if err := cpusOnHost(ok, 2); err != nil {
-		t.Error(err)
-	}
-	bad := &plan.Plan{Layout: plan.Layout{Driver: set("0"), Mock: set("1"), Gateway: set("0-999")}}
-	if err := cpusOnHost(bad, 2); err == nil || !strings.Contains(err.Error(), "cpus.gateway") {
-		t.Errorf("a 1000-CPU gateway cpuset on a 2-CPU host: %v", err)
-	}
-	// A gateway on another engine is that engine's host's business.
-	bad.Layout.Gateway.Engine = "second"
-	if err := cpusOnHost(bad, 2); err != nil {
-		t.Errorf("a gateway on another engine: %v", err)
-	}
-	// A replica's cpuset on this host is checked as the gateway's is.
-	c, _ := config.ParseCPUSet("7")
-	ok.Arms = []plan.Arm{{Name: "nginx", Replicas: []plan.Replica{{CPUs: ok.Layout.Gateway.CPUs}, {CPUs: c}}}}
-	if err := cpusOnHost(ok, 2); err == nil || !strings.Contains(err.Error(), "replica 2") {
-		t.Errorf("a replica on CPU 7 of a 2-CPU host: %v", err)
 	}
 }
 

@@ -22,6 +22,7 @@ type Config struct {
 	Dir       string // directory of the HCL file; relative paths resolve here
 	Defaults  Defaults
 	CPUs      Roles[CPUSet]
+	CPUsRange Roles[hcl.Range] // where each role's cpuset is written (the cpus block's start when defaulted)
 	Memory    Roles[int64]  // bytes; 0 = unlimited
 	Engines   []Engine      // the local engine first
 	Placement Roles[string] // which engine runs each role
@@ -121,7 +122,8 @@ type Gateway struct {
 	// Replicas of the gateway run side by side, replica i on Port + i with
 	// ReplicaCPUs[i]; the driver spreads its connections over them.
 	Replicas    int
-	ReplicaCPUs []CPUSet
+	ReplicaCPUs      []CPUSet
+	ReplicaCPUsRange hcl.Range
 	// Balancer, when declared, is an L7 balancer in front of the replicas:
 	// requests go to it instead, round robin being its business.
 	Balancer *Balancer

@@ -129,7 +129,7 @@ func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 	c.ctx = evalContext(URLAt(cfg.MockAddress(), cfg.Mock.Port), cfg.Mock.Port)
 	diags = append(diags, gohcl.DecodeBody(s1.Remain, c.ctx, &s2)...)
 	cfg.Defaults = c.defaults(s2.Defaults, cfg.Dir)
-	cfg.CPUs = c.cpus(s2.CPUs)
+	cfg.CPUs, cfg.CPUsRange = c.cpus(s2.CPUs, filename)
 	cfg.Memory = c.memory(s2.Memory)
 	cfg.Drivers = c.drivers(s2.Driver, cfg)
 	cfg.Cost = c.cost(s2.Cost)

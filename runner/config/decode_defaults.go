@@ -165,7 +165,12 @@ var roleNames = []string{"driver", "mock", "gateway"}
 // gateway -> mock) cross between cores the same number of times, and a
 // gateway is not charged for the machine's cross-core wake-ups
 // (docs/method.md, "Topology").
-func (c *checker) cpus(r *rawRoles) Roles[CPUSet] {
+func (c *checker) cpus(r *rawRoles, filename string) (Roles[CPUSet], Roles[hcl.Range]) {
+	start := hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos}
+	rng := Roles[hcl.Range]{Driver: start, Mock: start, Gateway: start}
+	if r != nil {
+		rng = Roles[hcl.Range]{Driver: attrRange(r.Body, "driver"), Mock: attrRange(r.Body, "mock"), Gateway: attrRange(r.Body, "gateway")}
+	}
 	text := Roles[string]{Driver: "0", Mock: "1", Gateway: "1"}
 	if r != nil {
 		setIf(&text.Driver, r.Driver)
@@ -177,7 +182,7 @@ func (c *checker) cpus(r *rawRoles) Roles[CPUSet] {
 		out.Driver, _ = ParseCPUSet(text.Driver)
 		out.Mock, _ = ParseCPUSet(text.Mock)
 		out.Gateway, _ = ParseCPUSet(text.Gateway)
-		return out
+		return out, rng
 	}
 	dsts := []*CPUSet{&out.Driver, &out.Mock, &out.Gateway}
 	for i, s := range []string{text.Driver, text.Mock, text.Gateway} {
@@ -193,11 +198,11 @@ func (c *checker) cpus(r *rawRoles) Roles[CPUSet] {
 	for j := 1; j < len(dsts); j++ {
 		if both := out.Driver.Overlap(*dsts[j]); len(both) > 0 {
 			c.add(hcl.DiagWarning, attrRange(r.Body, roleNames[j]), "Overlapping cpusets",
-				fmt.Sprintf("driver and %s share CPUs %v: their CPU use competes with the load driver's, so the saturation guard matters more. Give the driver its own CPUs.",
-					roleNames[j], both))
+				fmt.Sprintf("driver and %s share CPUs %s: their CPU use competes with the load driver's, so the saturation guard matters more. Give the driver its own CPUs.",
+					roleNames[j], cpuText(both)))
 		}
 	}
-	return out
+	return out, rng
 }
 
 func setIf(dst *string, v *string) {

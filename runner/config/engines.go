@@ -192,6 +192,10 @@ func (c *checker) replicas(r *rawGateway, cfg *Config, g *Gateway) {
 			"replica_cpus has %d cpusets for %d replicas.", len(r.ReplicaCPUs), g.Replicas)
 		return
 	}
+	g.ReplicaCPUsRange = cfg.CPUsRange.Gateway
+	if len(r.ReplicaCPUs) > 0 {
+		g.ReplicaCPUsRange = attrRange(r.Body, "replica_cpus")
+	}
 	for i := range g.Replicas {
 		set := cfg.CPUs.Gateway
 		if len(r.ReplicaCPUs) > 0 {
@@ -203,7 +207,7 @@ func (c *checker) replicas(r *rawGateway, cfg *Config, g *Gateway) {
 		}
 		if both := set.Overlap(cfg.CPUs.Driver); len(both) > 0 && len(r.ReplicaCPUs) > 0 && cfg.Placement.Gateway == cfg.Placement.Driver {
 			c.add(hcl.DiagWarning, attrRange(r.Body, "replica_cpus"), "Overlapping cpusets",
-				fmt.Sprintf("replica %d shares CPUs %v with the driver: their CPU use competes, and the saturation guard judges them together.", i+1, both))
+				fmt.Sprintf("replica %d shares CPUs %s with the driver: their CPU use competes, and the saturation guard judges them together.", i+1, cpuText(both)))
 		}
 		g.ReplicaCPUs = append(g.ReplicaCPUs, set)
 	}

@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,5 +110,40 @@ func TestHostPathsFollowLinks(t *testing.T) {
 				t.Fatalf("want a refusal saying %q, got:\n%s", c.want, out)
 			}
 		})
+	}
+}
+
+// TestCheckHostCPUs: cpusets naming CPUs a 2-CPU host lacks are refused at
+// validate, at their attribute, the host's CPUs quoted once ("0-999"
+// validated with a warning listing 4,097 CPU numbers); a role on another
+// engine is not this host's to judge.
+func TestCheckHostCPUs(t *testing.T) {
+	base := "cpus {\n  driver = \"0\"\n  mock = \"1\"\n  gateway = %q\n}\nscenario \"s\" {\n  kind = \"overhead\"\n  concurrency = [1]\n}\n"
+	for _, c := range []struct {
+		gateway string
+		want    string
+	}{
+		{"1", ""}, {"0-1", ""}, {"0-999", "names CPUs 2-999, but this host has CPUs 0-1"}, {"7", "names CPUs 7"},
+	} {
+		src := fmt.Sprintf(base, c.gateway)
+		cfg, diags := Parse("b.hcl", []byte(src))
+		if diags.HasErrors() {
+			t.Fatalf("%s: %v", c.gateway, diags)
+		}
+		for _, d := range diags {
+			if len(d.Detail) > 300 {
+				t.Errorf("%s: a %d-character diagnostic: %s", c.gateway, len(d.Detail), d.Detail)
+			}
+		}
+		got := CheckHostCPUs(cfg, 2)
+		if c.want == "" {
+			if len(got) != 0 {
+				t.Errorf("%s: %v", c.gateway, got)
+			}
+			continue
+		}
+		if len(got) != 1 || !strings.Contains(got[0].Detail, c.want) || got[0].Subject.Start.Line != 4 {
+			t.Errorf("%s: %v, want one diagnostic at line 4 saying %q", c.gateway, got, c.want)
+		}
 	}
 }

@@ -50,6 +50,26 @@ func ParseCPUSet(s string) (CPUSet, error) {
 	return CPUSet{Text: s, CPUs: cpus}, nil
 }
 
+// cpuText writes sorted CPU numbers compactly, as a cpuset: 0-999,1024.
+func cpuText(cpus []int) string {
+	var b strings.Builder
+	for i := 0; i < len(cpus); {
+		j := i
+		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(cpus[i]))
+		if j > i {
+			b.WriteString("-" + strconv.Itoa(cpus[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
 func cpuNumber(s string) (int, error) {
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 || n > maxCPU {
