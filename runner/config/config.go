@@ -23,9 +23,9 @@ type Config struct {
 	Defaults  Defaults
 	CPUs      Roles[CPUSet]
 	CPUsRange Roles[hcl.Range] // where each role's cpuset is written (the cpus block's start when defaulted)
-	Memory    Roles[int64]  // bytes; 0 = unlimited
-	Engines   []Engine      // the local engine first
-	Placement Roles[string] // which engine runs each role
+	Memory    Roles[int64]     // bytes; 0 = unlimited
+	Engines   []Engine         // the local engine first
+	Placement Roles[string]    // which engine runs each role
 	Drivers   Drivers
 	Cost      Cost
 	Mock      Mock
@@ -121,7 +121,7 @@ type Gateway struct {
 	Prepare       []string // host-side command that assembles the image's build context
 	// Replicas of the gateway run side by side, replica i on Port + i with
 	// ReplicaCPUs[i]; the driver spreads its connections over them.
-	Replicas    int
+	Replicas         int
 	ReplicaCPUs      []CPUSet
 	ReplicaCPUsRange hcl.Range
 	// Balancer, when declared, is an L7 balancer in front of the replicas:
