@@ -100,8 +100,15 @@ type composeRef struct {
 // loadStack loads one compose file's service once per environment (a
 // replica's each): the file's checks first, without reading anything it
 // names, then the projects.
-func loadStack(ctx context.Context, cfg *Config, roots []string, c composeRef, envs []map[string]string) ([]*types.Project, hcl.Diagnostics) {
-	var diags hcl.Diagnostics
+func loadStack(ctx context.Context, cfg *Config, roots []string, c composeRef, envs []map[string]string) (_ []*types.Project, diags hcl.Diagnostics) {
+	logs := composeLogs()
+	logs.take() // none of this file's
+	defer func() {
+		for _, m := range logs.take() {
+			r := c.composeRange
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Compose file warning", Detail: c.compose + ": " + m, Subject: &r})
+		}
+	}()
 	fail := func(rng hcl.Range, summary, detail string) hcl.Diagnostics {
 		r := rng
 		return append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &r})

@@ -179,6 +179,17 @@ func (c *checker) errorf(rng hcl.Range, summary, format string, args ...any) {
 	c.add(hcl.DiagError, rng, summary, fmt.Sprintf(format, args...))
 }
 
+// written says whether body holds attribute name, whatever its value (one
+// that failed to decode has its own diagnostic already).
+func written(body hcl.Body, name string) bool {
+	sb, ok := body.(*hclsyntax.Body)
+	if !ok {
+		return false
+	}
+	_, ok = sb.Attributes[name]
+	return ok
+}
+
 // attrRange is the range of attribute name's value in body, or the body's
 // start when the attribute is absent or the body is not native syntax.
 func attrRange(body hcl.Body, name string) hcl.Range {

@@ -104,7 +104,7 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 			}
 			s.Rates = append(s.Rates, v)
 		}
-		if len(r.Concurrency) == 0 && len(r.Rates) == 0 {
+		if len(r.Concurrency) == 0 && len(r.Rates) == 0 && !written(b, "concurrency") && !written(b, "rates") {
 			c.errorf(r.DeclRange, "No load points",
 				"scenario %q needs concurrency = [...] (closed loop) or rates = [...] (open loop, requests per second).", r.Name)
 		}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/hcl/v2"
 )
 
 // secretText is what the file outside the benchmark's tree holds: no
@@ -145,5 +147,30 @@ func TestCheckHostCPUs(t *testing.T) {
 		if len(got) != 1 || !strings.Contains(got[0].Detail, c.want) || got[0].Subject.Start.Line != 4 {
 			t.Errorf("%s: %v, want one diagnostic at line 4 saying %q", c.gateway, got, c.want)
 		}
+	}
+}
+
+// TestComposeWarningsAreDiagnostics: what compose-go logs (an obsolete
+// version attribute) is a warning at the compose attribute, not a log line
+// on the terminal before any diagnostic; and a type error in concurrency
+// is one diagnostic, not "No load points" first.
+func TestComposeWarningsAreDiagnostics(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("version: \"3.8\"\nservices:\n  gw:\n    image: example/gw:1\n    network_mode: host\n"), 0o644)
+	src := "gateway \"gw\" {\n  compose = \"c.yaml\"\n  service = \"gw\"\n  port = 19001\n  api = [\"openai\"]\n}\nscenario \"s\" {\n  kind = \"overhead\"\n  concurrency = [1]\n}\n"
+	path := filepath.Join(dir, "b.hcl")
+	os.WriteFile(path, []byte(src), 0o644)
+	cfg, _, diags := Load(path)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	_, diags = LoadCompose(context.Background(), cfg)
+	if len(diags) != 1 || diags[0].Severity != hcl.DiagWarning || !strings.Contains(diags[0].Detail, "obsolete") || diags[0].Subject.Start.Line != 2 {
+		t.Errorf("diagnostics %v, want one warning at line 2 about the obsolete version", diags)
+	}
+
+	_, diags = Parse("b.hcl", []byte("scenario \"s\" {\n  kind = \"overhead\"\n  concurrency = \"four\"\n}\n"))
+	if len(diags) != 1 || diags[0].Summary != "Unsuitable value type" {
+		t.Errorf("a type error in concurrency: %v", diags)
 	}
 }

@@ -537,6 +537,8 @@ func (w *worker) classify(status int, err error) (results.ErrorClass, error) {
 		class = results.ErrHTTP
 	case w.sse && w.midstream:
 		class = results.ErrMidstream
+	case w.b.shape.Stream && w.b.shape.Body == nil && !w.sse:
+		class, err = results.ErrFidelity, errNotAStream // with fidelity on or off: it is not what was asked for
 	case w.b.shape.Stream && w.cfg.Fidelity:
 		exact := w.fc.finish()
 		if w.fc.failed() || !w.done {
@@ -557,6 +559,10 @@ func (w *worker) classify(status int, err error) (results.ErrorClass, error) {
 	}
 	return class, err
 }
+
+// errNotAStream: a request for a stream was answered 200 with something
+// else (a gateway that buffers into one JSON answer, say); it counted ok.
+var errNotAStream = errors.New("asked for a stream, answered with no event stream (Content-Type not text/event-stream)")
 
 // describe says what one failed request met, for the run's reason.
 func describe(class results.ErrorClass, status int, err error) string {

@@ -230,3 +230,22 @@ func TestLeaveAfter(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestStreamAnsweredWithJSON: a request for a stream answered 200 with a
+// JSON body is a fidelity error, with the fidelity check on or off (it
+// counted ok).
+func TestStreamAnsweredWithJSON(t *testing.T) {
+	url := hostile.Serve(t, func(c net.Conn) {
+		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}"))
+	})
+	for _, fidelity := range []bool{true, false} {
+		r, err := Run(context.Background(), Config{URL: url, Shape: Shape{API: script.Chat, Model: "m", Stream: true},
+			Conns: 1, Requests: 3, Timeout: 10 * time.Second, Fidelity: fidelity, Knobs: script.DefaultKnobs(), MaxErrorRate: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.OK != 0 || r.Errors[results.ErrFidelity] != 3 || !strings.Contains(r.FirstError[results.ErrFidelity], "no event stream") {
+			t.Errorf("fidelity %v: ok %d, errors %v, first %q", fidelity, r.OK, r.Errors, r.FirstError)
+		}
+	}
+}
