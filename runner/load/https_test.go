@@ -76,17 +76,24 @@ func TestProbeRefused(t *testing.T) {
 	for _, tc := range []struct {
 		status  int
 		refused bool
-	}{{401, true}, {403, true}, {400, true}, {404, false}, {429, false}, {503, false}} {
+		body    string
+	}{
+		{401, true, `{"error":"invalid api key"}`}, {403, true, `{"error":"invalid api key"}`}, {400, true, `{"error":"invalid api key"}`},
+		{404, false, `{"error":"invalid api key"}`}, {429, false, `{"error":"invalid api key"}`}, {503, false, `{"error":"invalid api key"}`},
+		// A 200 whose body is an error passed readiness.
+		{200, true, ` { "error": {"message": "invalid api key"}}`}, {200, true, "data: {\"error\":{\"message\":\"invalid api key\"}}\n\n"},
+		{200, true, "event: error\ndata: {\"type\":\"error\",\"message\":\"invalid api key\"}\n\n"},
+	} {
 		url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			io.Copy(io.Discard, r.Body)
 			w.WriteHeader(tc.status)
-			w.Write([]byte(`{"error":"invalid api key"}`))
+			w.Write([]byte(tc.body))
 		}))
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, err := Probe(ctx, url+"/v1/chat/completions", Shape{API: script.Chat, Model: "m"}, nil)
 		cancel()
 		if err == nil || errors.Is(err, ErrRefused) != tc.refused || !strings.Contains(err.Error(), "invalid api key") {
-			t.Errorf("status %d: %v (refused %v)", tc.status, err, errors.Is(err, ErrRefused))
+			t.Errorf("status %d, %q: %v (refused %v)", tc.status, tc.body, err, errors.Is(err, ErrRefused))
 		}
 	}
 }

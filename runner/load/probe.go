@@ -74,6 +74,11 @@ func Probe(ctx context.Context, target string, shape Shape, expect map[string]st
 		}
 		return time.Time{}, err
 	}
+	// A 200 whose body is an error (a gateway that answers a wrong key so)
+	// is as definitive as a 401.
+	if errorBody(d.body) {
+		return time.Time{}, fmt.Errorf("%w: status 200 with an error for its body: %q", ErrRefused, d.body)
+	}
 	for name, want := range expect {
 		got, ok := headerValue(c.Head, name)
 		if !ok || (want != "*" && got != want) {
@@ -81,6 +86,19 @@ func Probe(ctx context.Context, target string, shape Shape, expect map[string]st
 		}
 	}
 	return d.at, nil
+}
+
+// errorBody says whether the start of a 200's body is an error object
+// ({"error": ...}), as JSON or as a stream's first event.
+func errorBody(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	if rest, ok := bytes.CutPrefix(b, []byte("event: error")); ok && (len(rest) == 0 || rest[0] == '\n' || rest[0] == '\r') {
+		return true
+	}
+	b, _ = bytes.CutPrefix(b, []byte("data:"))
+	b = bytes.TrimSpace(b)
+	b, ok := bytes.CutPrefix(b, []byte("{"))
+	return ok && bytes.HasPrefix(bytes.TrimSpace(b), []byte(`"error"`))
 }
 
 // headerValue finds a header in a response's header block.
