@@ -10,13 +10,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/hostinfo"
+	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/measure"
@@ -496,7 +499,8 @@ func (r *runner) complete(loadCtx context.Context, s *scenarioRun) error {
 	if err := r.writeManifest(results.ManifestPath(dir, r.runID)); err != nil {
 		return err
 	}
-	if err := results.Write(s.path, s.groups, s.rows); err != nil {
+	kept := r.kept(s)
+	if err := results.WriteKeeping(s.path, s.groups, s.rows, kept); err != nil {
 		return fmt.Errorf("write %s: %w", s.path, err)
 	}
 	r.dirs[dir] = true
@@ -505,6 +509,47 @@ func (r *runner) complete(loadCtx context.Context, s *scenarioRun) error {
 		r.o.Finished(s.path)
 	}
 	return nil
+}
+
+// kept are the rows of the scenario's CSV to keep beside this run's: those
+// of arms this run did not measure (a run narrowed with --gateway replaced
+// the file with its own few arms, and the README lost the rest), with the
+// direct and floor rows of their runs, which their figures are relative to.
+// A run of every arm keeps nothing.
+func (r *runner) kept(s *scenarioRun) []results.Record {
+	old, err := results.Read(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		r.o.Progress.Logf("%s: not read (%v); replaced, keeping none of its rows", s.path, err)
+		return nil
+	}
+	measured := func(gw string) bool { return s.sc.Arm(gw) != nil }
+	runs := map[string]bool{}
+	for _, rec := range old {
+		if !measured(rec.Str(results.ColGateway)) {
+			runs[rec.Str(results.ColRunID)] = true
+		}
+	}
+	var out []results.Record
+	arms := map[string]bool{}
+	for _, rec := range old {
+		gw := rec.Str(results.ColGateway)
+		switch {
+		case !measured(gw):
+			arms[gw] = true
+		case runs[rec.Str(results.ColRunID)] && (gw == config.DirectArm || gw == rec.Str(results.ColFloor)):
+		default:
+			continue
+		}
+		out = append(out, rec)
+	}
+	if len(out) > 0 {
+		r.o.Progress.Logf("%s: kept %d rows of %s, which this run did not measure (runs %s), with their runs' direct and floor rows",
+			filepath.Base(s.path), len(out), strings.Join(slices.Sorted(maps.Keys(arms)), ", "), strings.Join(slices.Sorted(maps.Keys(runs)), ", "))
+	}
+	return out
 }
 
 // variant names a run's variant for progress lines, or nothing.

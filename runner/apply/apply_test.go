@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -836,5 +837,43 @@ func TestContainersChangedUnderARun(t *testing.T) {
 	}
 	if len(got["proxy"]) == 0 || len(got["direct"]) == 0 {
 		t.Fatalf("rows %v", got)
+	}
+}
+
+// TestNarrowedRunKeepsOtherArms: a run that measures some arms of a
+// scenario keeps the rows of the others already in its CSV, with the direct
+// rows of their run (their figures are relative to it), and replaces the
+// rows of the arms it measured (a narrowed re-run replaced a CSV of 13 arms
+// with its own few).
+func TestNarrowedRunKeepsOtherArms(t *testing.T) {
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 200*time.Millisecond)
+	o.Engine = inProcess(t, ps, p)
+	path := filepath.Join(p.Dir, p.Scenarios[0].CSV)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var old []results.Row
+	for _, gw := range []string{"direct", "proxy", "portkey"} {
+		for trial := 1; trial <= 2; trial++ {
+			old = append(old, results.Row{RunID: "20261130t000000-aaaaaa", Scenario: "overhead", Kind: results.KindOverhead, Gateway: gw,
+				Trial: trial, Mode: results.Closed, Concurrency: 1, PromptTokens: 100, Status: results.OK, OK: 10})
+		}
+	}
+	if err := results.Write(path, 0, old); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Run(context.Background(), context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, r := range readCSV(t, path) {
+		count[r.Str(results.ColRunID)[:9]+" "+r.Str(results.ColGateway)]++
+	}
+	newRun := out.RunID[:9]
+	want := map[string]int{"20261130t portkey": 2, "20261130t direct": 2, newRun + " direct": 2, newRun + " proxy": 2, newRun + " broken": 1}
+	if !maps.Equal(count, want) {
+		t.Errorf("rows by run and arm %v, want %v (the old run's proxy rows replaced, its portkey and direct kept)", count, want)
 	}
 }

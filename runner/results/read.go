@@ -32,7 +32,9 @@ func NewRecord(cells map[Col]string) Record {
 // Str is the column's text: its cell, or for a column the manifest holds,
 // the manifest's value for the row's run and arm.
 func (r Record) Str(c Col) string {
-	if v, ok := r.cells[c.d.name]; ok {
+	// A manifest column's empty cell is a row of schema 2 in a file that
+	// also keeps schema 1 rows: its value is in its run's manifest.
+	if v, ok := r.cells[c.d.name]; ok && (v != "" || c.d.man == nil) {
 		return v
 	}
 	if c.d.man != nil && r.run != nil {

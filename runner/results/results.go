@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
@@ -128,17 +129,46 @@ func round(f float64) float64 {
 
 // Write writes rows to path atomically (a reader sees the old file or the
 // new one), with the common columns and those of groups.
-func Write(path string, groups Group, rows []Row) error {
+func Write(path string, groups Group, rows []Row) error { return WriteKeeping(path, groups, rows, nil) }
+
+// WriteKeeping writes kept, rows read back from an earlier file (a narrowed
+// run keeps the rows of arms it did not measure), then rows. The file holds
+// the columns of groups and every other column a kept record fills (a
+// schema 1 row's provenance, say), so nothing kept loses a value.
+func WriteKeeping(path string, groups Group, rows []Row, kept []Record) error {
 	cols := written(groups)
+	for _, c := range schema {
+		if slices.Contains(cols, c) {
+			continue
+		}
+		if slices.ContainsFunc(kept, func(r Record) bool { return r.cells[c.name] != "" }) {
+			cols = append(cols, c)
+		}
+	}
+	head := make([]string, len(cols))
+	for i, c := range cols {
+		head[i] = c.name
+	}
 	return atomicfile.Write(path, func(out io.Writer) error {
 		w := csv.NewWriter(out)
-		if err := w.Write(Header(groups)); err != nil {
+		if err := w.Write(head); err != nil {
 			return err
 		}
 		rec := make([]string, len(cols))
+		for _, k := range kept {
+			for j, c := range cols {
+				rec[j] = k.cells[c.name]
+			}
+			if err := w.Write(rec); err != nil {
+				return err
+			}
+		}
 		for i := range rows {
 			for j, c := range cols {
-				rec[j] = c.get(&rows[i])
+				rec[j] = ""
+				if c.get != nil {
+					rec[j] = c.get(&rows[i])
+				}
 			}
 			if err := w.Write(rec); err != nil {
 				return err
