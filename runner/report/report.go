@@ -135,7 +135,7 @@ func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, char
 				continue
 			}
 			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", a.Name, orDash(string(a.Class)), a.Trials,
-				summary.Fixed(a.P50, 3), summary.Signed(a.AddedP50), summary.CI(a), summary.Signed(a.AddedP99),
+				summary.Fixed(a.P50, 3), summary.Added(a.AddedP50, a.AddedP50CI, a.HasCI), summary.CI(a), summary.Added(a.AddedP99, a.AddedP99CI, a.HasP99CI),
 				summary.Fixed(a.CPUUsPerReq, 1), summary.Fixed(a.MemPeakMiB, 1), summary.Fixed(a.CostPer1M, 6))
 		}
 		fmt.Fprintln(w)

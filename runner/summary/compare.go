@@ -55,9 +55,9 @@ func Compare(old, new []Table, maxRegression float64) []Change {
 			c.Verdict = "new: not in the old results"
 		case !o.AddedP50.Set || !n.AddedP50.Set || !o.HasCI || !n.HasCI:
 			c.Verdict = "not measured in both"
-		case n.AddedP50.V > o.AddedP50.V+maxRegression*abs(o.AddedP50.V) && !stats.Overlap(o.AddedP50CI, n.AddedP50CI):
+		case n.AddedP50.V > o.AddedP50.V+maxRegression*abs(o.AddedP50.V) && !stats.Overlap(o.AddedP50CI.Estimate, n.AddedP50CI.Estimate):
 			c.Verdict = "regressed"
-		case n.AddedP50.V < o.AddedP50.V-maxRegression*abs(o.AddedP50.V) && !stats.Overlap(o.AddedP50CI, n.AddedP50CI):
+		case n.AddedP50.V < o.AddedP50.V-maxRegression*abs(o.AddedP50.V) && !stats.Overlap(o.AddedP50CI.Estimate, n.AddedP50CI.Estimate):
 			c.Verdict = "improved"
 		default:
 			c.Verdict = "same"

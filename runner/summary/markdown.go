@@ -66,8 +66,8 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 				notes = append(notes, g.String())
 			}
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				a.Name, trials, num(a.P50), num(a.P99), Signed(a.AddedP50), CI(a), num2(a.PValueP50), Signed(a.AddedP99),
-				Signed(a.FloorP50), Signed(a.AddedTTFT), num(a.ITLP99), num(a.Goodput), num1(a.CPUUsPerReq), num1(a.MemPeakMiB),
+				a.Name, trials, num(a.P50), num(a.P99), Added(a.AddedP50, a.AddedP50CI, a.HasCI), CI(a), P(a.AddedP50CI, a.HasCI), Added(a.AddedP99, a.AddedP99CI, a.HasP99CI),
+				Signed(a.FloorP50), Added(a.AddedTTFT, a.AddedTTFTCI, a.HasTTFTCI), num(a.ITLP99), num(a.Goodput), num1(a.CPUUsPerReq), num1(a.MemPeakMiB),
 				Fixed(a.CostPer1M, 6), num1(a.ColdStartMS), cell(strings.Join(notes, "; ")))
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,18 +53,18 @@ type Arm struct {
 	// Added latency (ms), median over trials of this arm minus the
 	// reference in the same trial.
 	AddedP50, AddedP99 results.Optional // over direct
-	// AddedP50CI is the interval of the per-trial differences' median
-	// (docs/method.md, "Statistics"); PValueP50 tests this arm's trial
-	// p50s against direct's for "no difference".
-	AddedP50CI              stats.Estimate
-	HasCI                   bool
-	PValueP50               results.Optional
-	FloorP50, FloorP99      results.Optional // over the floor arm
-	TopologyMS              results.Optional // what the layout charges this arm (median)
-	NetP50                  results.Optional // AddedP50 less TopologyMS
-	CPUUsPerReq, MemPeakMiB results.Optional // median
-	CostPer1M, ColdStartMS  results.Optional // median
-	Goodput                 results.Optional // median share of requests within the SLO
+	// AddedP50CI is the paired difference over rounds (each trial is a
+	// round in which every arm ran once, side by side): the interval of
+	// the per-round differences' median and the sign-flip test's p
+	// (docs/method.md, "Statistics"); likewise for TTFT and p99.
+	AddedP50CI, AddedTTFTCI, AddedP99CI stats.Delta
+	HasCI, HasTTFTCI, HasP99CI          bool
+	FloorP50, FloorP99                  results.Optional // over the floor arm
+	TopologyMS                          results.Optional // what the layout charges this arm (median)
+	NetP50                              results.Optional // AddedP50 less TopologyMS
+	CPUUsPerReq, MemPeakMiB             results.Optional // median
+	CostPer1M, ColdStartMS              results.Optional // median
+	Goodput                             results.Optional // median share of requests within the SLO
 	// Streams (median over trials, ms): TTFT p50 and what it adds over
 	// direct; ITL p99 (pooled gaps, so supported sooner than latency p99);
 	// content events per socket read.
@@ -127,11 +128,11 @@ func Build(recs []results.Record) []Table {
 			if name != "direct" {
 				d := diffs(rows, direct, results.ColLatency.P50)
 				a.AddedP50, a.AddedP99 = med(d), added(rows, direct, results.ColLatency.P99)
-				a.AddedP50CI, a.HasCI = stats.MedianCI(d)
-				if p, ok := stats.PValue(values(rows, results.ColLatency.P50), values(direct, results.ColLatency.P50)); ok {
-					a.PValueP50 = results.Some(p)
-				}
-				a.AddedTTFT = added(rows, direct, results.ColTTFT.P50)
+				a.AddedP50CI, a.HasCI = stats.PairedDelta(d)
+				a.AddedP99CI, a.HasP99CI = stats.PairedDelta(diffs(rows, direct, results.ColLatency.P99))
+				dt := diffs(rows, direct, results.ColTTFT.P50)
+				a.AddedTTFT = med(dt)
+				a.AddedTTFTCI, a.HasTTFTCI = stats.PairedDelta(dt)
 				a.TopologyMS = median(rows, func(r results.Record) results.Optional {
 					if v := r.Num(results.ColTopologyUs); v.Set {
 						return results.Some(v.V / 1000)
@@ -305,16 +306,19 @@ func Write(w io.Writer, tables []Table) {
 		for _, a := range arms {
 			cells := []string{a.Name, string(a.Status), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"}
 			if a.Status == results.OK {
-				cells = []string{a.Name, fmt.Sprint(a.Trials), num(a.P50), num(a.P99), Signed(a.AddedP50), CI(a), num2(a.PValueP50),
-					Signed(a.AddedP99), Signed(a.TopologyMS), Signed(a.NetP50), Signed(a.FloorP50), Signed(a.FloorP99)}
+				cells = []string{a.Name, fmt.Sprint(a.Trials), num(a.P50), num(a.P99), Added(a.AddedP50, a.AddedP50CI, a.HasCI), CI(a), P(a.AddedP50CI, a.HasCI),
+					Added(a.AddedP99, a.AddedP99CI, a.HasP99CI), Signed(a.TopologyMS), Signed(a.NetP50), Signed(a.FloorP50), Signed(a.FloorP99)}
 			}
 			if streams {
-				cells = append(cells, num(a.TTFTP50), Signed(a.AddedTTFT), num(a.ITLP99), num2(a.EventsPerRead))
+				cells = append(cells, num(a.TTFTP50), Added(a.AddedTTFT, a.AddedTTFTCI, a.HasTTFTCI), num(a.ITLP99), num2(a.EventsPerRead))
 			}
 			cells = append(cells, num1(a.CPUUsPerReq), num1(a.MemPeakMiB))
 			fmt.Fprintf(tw, "    %s\t\n", strings.Join(cells, "\t"))
 		}
 		tw.Flush()
+		if slices.ContainsFunc(arms, func(a Arm) bool { return a.HasCI && a.AddedP50CI.Enough && !a.AddedP50CI.Distinguishable() }) {
+			fmt.Fprintln(w, "    "+NotDistinguishableNote)
+		}
 		for _, a := range arms {
 			if a.Status != results.OK {
 				fmt.Fprintf(w, "    %s %s: %s\n", a.Name, a.Status, a.Reason)
@@ -329,19 +333,61 @@ func Write(w io.Writer, tables []Table) {
 	}
 }
 
-// CI prints an arm's interval for its added p50: "[lo, hi]" at 95%, or,
-// from too few trials for that, the trials' range with the confidence it
-// has ("[lo, hi] 75%"), so no cell reads as more exact than it is.
-func CI(a Arm) string {
-	if !a.HasCI {
+// CI prints an arm's interval for its added p50: "[lo, hi]" at 95% or
+// more, or, from too few rounds for that, their range with the confidence
+// it has ("[lo, hi] 75%"), so no cell reads as more exact than it is.
+func CI(a Arm) string { return Interval(a.AddedP50CI, a.HasCI) }
+
+// Interval prints d's interval to the precision it allows.
+func Interval(d stats.Delta, has bool) string {
+	if !has {
 		return "-"
 	}
-	e := a.AddedP50CI
-	s := fmt.Sprintf("[%+.3f, %+.3f]", e.Lo, e.Hi)
-	if !e.Enough {
-		s += fmt.Sprintf(" %.0f%%", e.Confidence*100)
+	dec := decimals(d.Estimate)
+	s := fmt.Sprintf("[%+.*f, %+.*f]", dec, d.Lo, dec, d.Hi)
+	if !d.Enough {
+		s += fmt.Sprintf(" %.0f%%", d.Confidence*100)
 	}
 	return s
+}
+
+// NotDistinguishableNote explains the cells that say so.
+const NotDistinguishableNote = "not distinguishable: the 95% interval of the per-round differences from direct holds 0; no signed figure is claimed"
+
+// Added prints an added figure: "not distinguishable" when its interval
+// reaches 95% and holds 0, else the median to the precision its interval
+// allows (three decimals without one).
+func Added(v results.Optional, d stats.Delta, has bool) string {
+	switch {
+	case !v.Set:
+		return "-"
+	case has && d.Enough && !d.Distinguishable():
+		return "not distinguishable"
+	case has:
+		return fmt.Sprintf("%+.*f", decimals(d.Estimate), v.V)
+	}
+	return Signed(v)
+}
+
+// P prints the paired test's p, or "-".
+func P(d stats.Delta, has bool) string {
+	switch {
+	case !has || !d.HasP:
+		return "-"
+	case d.P < 0.001:
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3f", d.P)
+}
+
+// decimals is how many a figure with interval e deserves: two significant
+// digits of its half-width, from none to three (µs in ms).
+func decimals(e stats.Estimate) int {
+	h := (e.Hi - e.Lo) / 2
+	if h <= 0 || math.IsNaN(h) {
+		return 3
+	}
+	return min(max(1-int(math.Floor(math.Log10(h))), 0), 3)
 }
 
 // groupVerdicts says each kind of reason once: its first wording and in

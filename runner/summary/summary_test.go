@@ -3,6 +3,8 @@ package summary
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"strings"
 	"testing"
 
 	"github.com/gatewaybench/gatewaybench/internal/golden"
@@ -135,5 +137,43 @@ func TestFrontier(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want[a.Name]) {
 			t.Errorf("%s: %v, want %v", a.Name, got, want[a.Name])
 		}
+	}
+}
+
+// TestNotDistinguishable: over 6 rounds, an added p50 whose paired interval
+// holds 0 prints as "not distinguishable", never as a signed figure; one
+// whose interval leaves 0 out prints to the precision it allows, with its
+// interval and the sign-flip p.
+func TestNotDistinguishable(t *testing.T) {
+	var recs []results.Record
+	added := map[string][]float64{"same": {0.02, -0.01, 0.03, -0.02, 0.01, 0.00}, "slower": {0.51, 0.49, 0.52, 0.48, 0.50, 0.53}}
+	for trial := range 6 {
+		base := map[results.Col]string{results.ColRunID: "r", results.ColScenario: "overhead", results.ColMode: "closed", results.ColConcurrency: "1",
+			results.ColPromptTokens: "100", results.ColTrial: fmt.Sprint(trial + 1), results.ColStatus: "ok"}
+		row := func(gw string, p50 float64) results.Record {
+			c := maps.Clone(base)
+			c[results.ColGateway], c[results.ColLatency.P50] = gw, fmt.Sprint(p50)
+			return results.NewRecord(c)
+		}
+		recs = append(recs, row("direct", 1+0.3*float64(trial%2)))
+		for gw, d := range added {
+			recs = append(recs, row(gw, 1+0.3*float64(trial%2)+d[trial]))
+		}
+	}
+	got := map[string]Arm{}
+	for _, a := range Build(recs)[0].Arms {
+		got[a.Name] = a
+	}
+	if s := Added(got["same"].AddedP50, got["same"].AddedP50CI, got["same"].HasCI); s != "not distinguishable" {
+		t.Errorf("same: %q", s)
+	}
+	sl := got["slower"]
+	if s, ci, p := Added(sl.AddedP50, sl.AddedP50CI, sl.HasCI), CI(sl), P(sl.AddedP50CI, sl.HasCI); s != "+0.505" || ci != "[+0.480, +0.530]" || p != "0.031" {
+		t.Errorf("slower: %q %q p %q", s, ci, p)
+	}
+	var buf bytes.Buffer
+	Write(&buf, Build(recs))
+	if !strings.Contains(buf.String(), NotDistinguishableNote) {
+		t.Errorf("no note under the table:\n%s", buf.String())
 	}
 }
