@@ -241,17 +241,6 @@ func added(rows, ref []results.Record, column results.Col) results.Optional {
 	return med(diffs(rows, ref, column))
 }
 
-// values are column's values in the ok rows.
-func values(rows []results.Record, column results.Col) []float64 {
-	var v []float64
-	for _, r := range rows {
-		if x := r.Num(column); ok(r) && x.Set {
-			v = append(v, x.V)
-		}
-	}
-	return v
-}
-
 // diffs are rows' column minus ref's, trial by trial.
 func diffs(rows, ref []results.Record, column results.Col) []float64 {
 	byTrial := map[string]float64{}
