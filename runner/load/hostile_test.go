@@ -175,6 +175,13 @@ func TestGoodput(t *testing.T) {
 	if _, ok := run(SLO{}).Goodput(); ok {
 		t.Error("a goodput without an SLO")
 	}
+	// A JSON answer is judged by latency only: the slow third (150 ms) is
+	// within a 1 s latency bound though over a 100 ms TTFT bound, and the
+	// result states the bounds applied.
+	r = run(SLO{Latency: time.Second, TTFT: 100 * time.Millisecond, ITL: time.Millisecond})
+	if r.Good != 9 || r.SLO.TTFT != 0 || r.SLO.ITL != 0 || r.SLO.Latency != time.Second {
+		t.Errorf("good %d of %d, bounds applied %+v; want 9 and latency alone", r.Good, r.OK, r.SLO)
+	}
 }
 
 // TestReject: with keys that must be refused, a 400, 401 or 403 is the
