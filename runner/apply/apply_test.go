@@ -349,7 +349,7 @@ func TestApplyWithFakeEngine(t *testing.T) {
 	if len(e.Live()) != 0 {
 		t.Errorf("containers left: %v", e.Live())
 	}
-	if !strings.HasPrefix(e.Calls[0], "remove-by-label "+stack.LabelRun+"=") {
+	if !strings.HasPrefix(e.Calls[0], "containers "+stack.LabelRun+"=") {
 		t.Errorf("apply must sweep before it starts; first call %q", e.Calls[0])
 	}
 	for _, s := range e.Created {

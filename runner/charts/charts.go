@@ -396,8 +396,8 @@ func frontierFigure(d *data) (*figure, string) {
 	for i, r := range fr.Rates {
 		rates[i] = fmtValue(r)
 	}
-	f.Note = fmt.Sprintf("Scenario %s: open-loop rates of %s requests/s offered; for each bound, the highest rate at which the arm's p99 (median over trials) stayed within it, every trial passing. A missing point: no rate held.",
-		fr.Scenario, strings.Join(rates, ", "))
+	f.Note = fmt.Sprintf("Scenario %s: open-loop rates of %s requests/s offered; for each bound, the highest rate at which the arm's p99 (median over trials) stayed within it, every trial passing. A missing point: no rate held; a point at %s/s, the highest offered, is a lower bound, not a ceiling.",
+		fr.Scenario, strings.Join(rates, ", "), rates[len(rates)-1])
 	f.Foot = footnote("p99 of latency from each request's scheduled send time (no coordinated omission).", arms)
 	return f, ""
 }

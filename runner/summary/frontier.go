@@ -141,10 +141,14 @@ func writeFrontiers(w io.Writer, fs []Frontier) {
 			}
 			fmt.Fprintf(w, "| %s |", a.Name)
 			for _, b := range a.Best {
-				if b.Set {
+				switch {
+				case b.Set && b.V == f.Rates[len(f.Rates)-1]:
+					// Held at the most that was offered: a lower bound, not a ceiling.
+					fmt.Fprintf(w, " ≥ %s (the highest offered) |", strconv.FormatFloat(b.V, 'f', -1, 64))
+				case b.Set:
 					fmt.Fprintf(w, " %s |", strconv.FormatFloat(b.V, 'f', -1, 64))
-				} else {
-					fmt.Fprint(w, " below the lowest |")
+				default:
+					fmt.Fprint(w, " no rate held |")
 				}
 			}
 			var p []string

@@ -305,6 +305,7 @@ func (e *Engine) Remove(_ context.Context, id string) error {
 func (e *Engine) Containers(_ context.Context, key, value string) ([]string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.record("containers %s=%s", key, value)
 	var ids []string
 	for id, s := range e.containers {
 		if v, ok := s.Labels[key]; ok && (value == "" || v == value) {
