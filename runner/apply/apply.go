@@ -269,6 +269,7 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 		r.recoveredMemory(hardCtx, s)
 	}
 	kind.Finish(r.o.Plan, sc, s.rows)
+	kinds.JudgeBuffering(s.rows)
 	if err := r.save(s); err != nil {
 		return err
 	}

@@ -48,3 +48,39 @@ func median(v []float64) float64 {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// bufferMargin is how much larger a gateway's share of bursty streams must
+// be than direct's in the same round to call it a buffer: a busy rig
+// delivers in bursts on both arms (8 of 66 of an honest nginx's streams, with
+// both cores busy), a buffer delivers nearly every stream so.
+const bufferMargin = 0.25
+
+// JudgeBuffering keeps a gateway row's "buffering" only when its streams
+// came in bursts where direct's, in the same round at the same point, did
+// not (docs/method.md, "Stream delivery and buffering"); a row with no
+// direct row to compare keeps what the driver judged alone.
+func JudgeBuffering(rows []results.Row) {
+	type key struct {
+		mode             results.Mode
+		c, prompt, trial int
+		rate             float64
+		variant          string
+	}
+	share := func(r *results.Row) float64 { return float64(r.BurstyStreams) / float64(max(r.Streams, 1)) }
+	direct := map[key]float64{}
+	for i := range rows {
+		if r := &rows[i]; r.Gateway == config.DirectArm && r.Streams > 0 {
+			direct[key{r.Mode, r.Concurrency, r.PromptTokens, r.Trial, r.RateRPS, r.Variant}] = share(r)
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
+		if r.Gateway == config.DirectArm || !r.Verdict.Has(results.VBuffering) {
+			continue
+		}
+		d, ok := direct[key{r.Mode, r.Concurrency, r.PromptTokens, r.Trial, r.RateRPS, r.Variant}]
+		if ok && share(r) < d+bufferMargin {
+			r.Verdict = slices.DeleteFunc(slices.Clone(r.Verdict), func(x results.Reason) bool { return x.Kind == results.VBuffering })
+		}
+	}
+}

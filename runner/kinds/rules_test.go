@@ -1,0 +1,29 @@
+package kinds
+
+import (
+	"testing"
+
+	"github.com/gatewaybench/gatewaybench/runner/results"
+)
+
+// TestJudgeBuffering: a gateway's bursts make it a buffer only against
+// direct's delivery in the same round (with both cores busy an honest
+// nginx had 8 of 66 streams in bursts, and TestApplyDocker called it a
+// buffer); a real buffer, whose every stream comes in one burst, still is.
+func TestJudgeBuffering(t *testing.T) {
+	buffering := results.Verdict{{Kind: results.VBuffering, Detail: "bursts"}}
+	row := func(gw string, trial int, bursty int64, v results.Verdict) results.Row {
+		return results.Row{Gateway: gw, Trial: trial, Mode: results.Closed, Concurrency: 1, Streams: 66, BurstyStreams: bursty, Verdict: v}
+	}
+	rows := []results.Row{
+		row("direct", 1, 4, nil), row("nginx", 1, 8, buffering), row("nginx-buffering", 1, 66, buffering),
+		row("direct", 2, 60, buffering), row("nginx", 2, 66, buffering), // the rig itself bursty in round 2
+		row("orphan", 3, 66, buffering), // no direct row in round 3
+	}
+	JudgeBuffering(rows)
+	for i, want := range []bool{false, false, true, true, false, true} {
+		if got := rows[i].Verdict.Has(results.VBuffering); got != want {
+			t.Errorf("row %d (%s, round %d): buffering %v, want %v", i, rows[i].Gateway, rows[i].Trial, got, want)
+		}
+	}
+}
