@@ -82,6 +82,8 @@ type arm struct {
 	coldStart   time.Duration  // until the last replica answered
 	idleMem     uint64
 	idleRead    bool // idleMem was read (a failed reading is no reading, not 0)
+	idleRSS     uint64
+	idleRSSRead bool
 }
 
 type runner struct {
@@ -383,6 +385,7 @@ func (r *runner) idleMemory(hardCtx context.Context, s *scenarioRun) error {
 		}
 		if c, err := a.source.Read(); err == nil {
 			a.idleMem, a.idleRead = c.WorkingSet(), true
+			a.idleRSS, a.idleRSSRead = c.ProcRSS, c.HasProcRSS
 		}
 	}
 	return nil
@@ -479,6 +482,9 @@ func (r *runner) recoveredMemory(hardCtx context.Context, s *scenarioRun) {
 			for i := range s.rows {
 				if s.rows[i].Gateway == name {
 					s.rows[i].GatewayMemRecoveredMiB = results.Some(results.Round3(measure.MiB(c.WorkingSet())))
+					if c.HasProcRSS {
+						s.rows[i].GatewayRSSRecoveredMiB = results.Some(results.Round3(measure.MiB(c.ProcRSS)))
+					}
 				}
 			}
 		}
@@ -590,6 +596,9 @@ func (r *runner) meter(sc *plan.Scenario, run *plan.Run, a *arm, mockSrc usage.S
 		m.Base.ColdStartMS = results.Some(results.Round3(float64(a.coldStart.Microseconds()) / 1000))
 		if a.idleRead {
 			m.Base.GatewayMemIdleMiB = results.Some(results.Round3(measure.MiB(a.idleMem)))
+		}
+		if a.idleRSSRead {
+			m.Base.GatewayRSSIdleMiB = results.Some(results.Round3(measure.MiB(a.idleRSS)))
 		}
 	}
 	return m

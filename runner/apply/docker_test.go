@@ -175,14 +175,21 @@ func TestApplyDocker(t *testing.T) {
 			if r.Str(results.ColGatewayCPUUsPerReq) == "" || r.Str(results.ColMemPeakMiB) == "" || r.Str(results.ColColdStartMS) == "" || r.Str(results.ColErrFidelity) != "0" {
 				t.Errorf("nginx row lacks measurements: %v", r)
 			}
+			// The resident set, read through /proc: nginx's two processes hold a
+			// few MiB (not zero, not the 2 GiB limit).
+			for _, c := range []results.Col{results.ColRSSIdleMiB, results.ColRSSPeakMiB, results.ColRSSRecoveredMiB} {
+				if v := r.Num(c); !v.Set || v.V < 0.5 || v.V > 256 {
+					t.Errorf("nginx %s = %q", c.Name(), r.Str(c))
+				}
+			}
 			// A starved driver may read two events 2 ms apart at once now and
 			// then (17 streams of 270 in one run under load): the verdict's
 			// 10% rule is what must hold, not zero bursts.
 			if strings.Contains(r.Str(results.ColVerdict), "buffering") {
 				t.Errorf("the honest nginx was called a buffer: %s (bursty %s of %s)", r.Str(results.ColVerdict), r.Str(results.ColBurstyStreams), r.Str(results.ColStreams))
 			}
-			t.Logf("nginx c=%s: p50 %sms p99 %sms ttft p50 %sms, cpu %sµs/req, peak %s MiB, cold start %sms",
-				r.Str(results.ColConcurrency), r.Str(results.ColLatency.P50), r.Str(results.ColLatency.P99), r.Str(results.ColTTFT.P50), r.Str(results.ColGatewayCPUUsPerReq), r.Str(results.ColMemPeakMiB), r.Str(results.ColColdStartMS))
+			t.Logf("nginx c=%s: p50 %sms p99 %sms ttft p50 %sms, cpu %sµs/req, peak %s MiB (rss %s MiB), cold start %sms",
+				r.Str(results.ColConcurrency), r.Str(results.ColLatency.P50), r.Str(results.ColLatency.P99), r.Str(results.ColTTFT.P50), r.Str(results.ColGatewayCPUUsPerReq), r.Str(results.ColMemPeakMiB), r.Str(results.ColRSSPeakMiB), r.Str(results.ColColdStartMS))
 		case "nginx-buffering":
 			if !strings.Contains(r.Str(results.ColVerdict), "buffering") || r.Str(results.ColBurstyStreams) == "0" {
 				t.Errorf("the buffering nginx was not flagged: verdict %q, bursty %s of %s, %s events per read",

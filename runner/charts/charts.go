@@ -193,7 +193,8 @@ func overheadFigure(d *data) (*figure, string) {
 			}},
 			{"p99", func(a summary.Arm) value { return some(a.AddedP99) }},
 		}},
-		panelSpec{"Peak memory", "MiB, gateway container", []seriesSpec{{"peak", col(results.ColMemPeakMiB)}}})
+		panelSpec{"Peak memory", "MiB, gateway container: resident set (as ps counts it) and cgroup working set", []seriesSpec{
+			{"RSS", col(results.ColRSSPeakMiB)}, {"working set", col(results.ColMemPeakMiB)}}})
 	f.Note = fmt.Sprintf("Scenario %s, %s: non-streamed chat completions, each arm against the same mock on the same CPUs.", t.Point.Scenario, t.Point)
 	f.Foot = footnote(methodAdded, t.Arms)
 	return f, ""
@@ -498,10 +499,10 @@ func memoryFigure(d *data) (*figure, string) {
 		return nil, "no memory rows in the results"
 	}
 	t := ts[0]
-	f := barsOf(t, true, panelSpec{"Gateway memory", "MiB (cgroup memory of the container)", []seriesSpec{
-		{"idle", col(results.ColMemIdleMiB)}, {"peak", col(results.ColMemPeakMiB)}, {"recovered", col(results.ColMemRecoveredMiB)},
+	f := barsOf(t, true, panelSpec{"Gateway memory", "MiB, resident set: the sum of the container's processes' VmRSS, as ps counts it", []seriesSpec{
+		{"idle", col(results.ColRSSIdleMiB)}, {"peak", col(results.ColRSSPeakMiB)}, {"recovered", col(results.ColRSSRecoveredMiB)},
 	}})
-	f.Note = fmt.Sprintf("Scenario %s, %s: idle before load, peak during it, and what was still held after the load stopped (recovered).", t.Point.Scenario, t.Point)
+	f.Note = fmt.Sprintf("Scenario %s, %s: idle before load, peak during it, and what was still held after the load stopped (recovered); page cache is in none of them (the cgroup working set is in the CSVs beside them).", t.Point.Scenario, t.Point)
 	f.Foot = footnote("Median over trials.", t.Arms)
 	return f, ""
 }

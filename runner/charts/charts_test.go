@@ -39,6 +39,7 @@ func synthetic() []results.Record {
 		r.Set(results.ColLatency.P50, v(arm, trial, 0.1))
 		r.Set(results.ColLatency.P99, v(arm, trial, 0.3))
 		r.Set(results.ColMemPeakMiB, v(arm, trial, 10))
+		r.Set(results.ColRSSPeakMiB, v(arm, trial, 8))
 	})
 	for _, c := range []int{1, 16} {
 		add("streaming_turn", "streaming_turn", c, 100, func(arm string, trial int, r results.Record) {
@@ -87,9 +88,10 @@ func synthetic() []results.Record {
 		})
 	}
 	add("memory", "memory", 64, 100, func(arm string, trial int, r results.Record) {
-		r.Set(results.ColMemIdleMiB, v(arm, trial, 5))
+		r.Set(results.ColRSSIdleMiB, v(arm, trial, 4))
+		r.Set(results.ColRSSPeakMiB, v(arm, trial, 8))
+		r.Set(results.ColRSSRecoveredMiB, v(arm, trial, 5))
 		r.Set(results.ColMemPeakMiB, v(arm, trial, 9))
-		r.Set(results.ColMemRecoveredMiB, v(arm, trial, 6))
 	})
 	add("cold_start", "cold_start", 1, 100, func(arm string, trial int, r results.Record) {
 		r.Set(results.ColColdStartMS, v(arm, trial, 300))

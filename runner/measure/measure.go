@@ -172,7 +172,10 @@ func fillGateway(row *results.Row, w usage.Window, res *load.Result, c config.Co
 	row.GatewayThrottledMS = results.Some(results.Round3(float64(w.Throttled.Microseconds()) / 1000))
 	row.GatewayMemPeakMiB = results.Some(results.Round3(MiB(w.Peak)))
 	row.GatewayMemPeakMeasure, row.GatewayMemSamples = memMeasure, results.Some(float64(w.Samples))
-	row.GatewayMemRSSMiB = results.Some(results.Round3(MiB(w.PeakRSS)))
+	row.GatewayMemAnonMiB = results.Some(results.Round3(MiB(w.PeakRSS)))
+	if w.HasProcRSS {
+		row.GatewayRSSPeakMiB = results.Some(results.Round3(MiB(w.PeakProcRSS)))
+	}
 	row.GatewayMemGrowthMiBPerMin = results.Some(results.Round3(w.GrowthPerSec * 60 / (1 << 20)))
 	// Cost (docs/method.md), from the same window: the gateway's cores and peak working set.
 	if usd, perHour, ok := cost.PerMillion(c, cores, float64(w.Peak)/(1<<30), res.RPS); ok {

@@ -128,7 +128,7 @@ func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, char
 		fmt.Fprintln(w, "distribution-free interval; CPU per request and peak memory are the gateway container's in the same")
 		fmt.Fprintln(w, "window; cost prices them (docs/method.md, \"Cost\").")
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "| arm | class | trials | p50 ms | +p50 ms | interval | +p99 ms | CPU µs/req | peak MiB | USD per 1M |")
+		fmt.Fprintln(w, "| arm | class | trials | p50 ms | +p50 ms | interval | +p99 ms | CPU µs/req | RSS peak MiB | USD per 1M |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 		for _, a := range t.Arms {
 			if a.Trials == 0 {
@@ -136,7 +136,7 @@ func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, char
 			}
 			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", a.Name, orDash(string(a.Class)), a.Trials,
 				summary.Fixed(a.P50, 3), summary.Added(a.AddedP50, a.AddedP50CI, a.HasCI), summary.CI(a), summary.Added(a.AddedP99, a.AddedP99CI, a.HasP99CI),
-				summary.Fixed(a.CPUUsPerReq, 1), summary.Fixed(a.MemPeakMiB, 1), summary.Fixed(a.CostPer1M, 6))
+				summary.Fixed(a.CPUUsPerReq, 1), summary.Fixed(a.RSSPeakMiB, 1), summary.Fixed(a.CostPer1M, 6))
 		}
 		fmt.Fprintln(w)
 	}

@@ -59,11 +59,13 @@ type Row struct {
 	EventsPerRead, SameReadShare   Optional
 	TTFTMinusTTFBP50               Optional
 	// resources (gateway container; empty for the direct arm)
-	GatewayCPUCores, GatewayCPUUsPerReq                    Optional
-	GatewayThrottledPeriods, GatewayThrottledMS            Optional
-	GatewayMemIdleMiB, GatewayMemPeakMiB, GatewayMemRSSMiB Optional
-	GatewayMemGrowthMiBPerMin, GatewayMemRecoveredMiB      Optional
-	GatewayMemPeakMeasure                                  string
+	GatewayCPUCores, GatewayCPUUsPerReq                     Optional
+	GatewayThrottledPeriods, GatewayThrottledMS             Optional
+	GatewayMemIdleMiB, GatewayMemPeakMiB, GatewayMemAnonMiB Optional
+	// the resident set as ps reports it (docs/method.md, "Memory")
+	GatewayRSSIdleMiB, GatewayRSSPeakMiB, GatewayRSSRecoveredMiB Optional
+	GatewayMemGrowthMiBPerMin, GatewayMemRecoveredMiB            Optional
+	GatewayMemPeakMeasure                                        string
 	// per replica, in replica order (the gateway_* columns hold their sums)
 	ReplicaCPUCores, ReplicaMemPeakMiB []Optional
 	// a declared balancer in front of the replicas (also in the sums)

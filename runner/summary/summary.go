@@ -62,7 +62,8 @@ type Arm struct {
 	FloorP50, FloorP99                  results.Optional // over the floor arm
 	TopologyMS                          results.Optional // what the layout charges this arm (median)
 	NetP50                              results.Optional // AddedP50 less TopologyMS
-	CPUUsPerReq, MemPeakMiB             results.Optional // median
+	CPUUsPerReq, MemPeakMiB             results.Optional // median; MemPeakMiB is the cgroup working set
+	RSSPeakMiB                          results.Optional // median peak resident set (the processes' VmRSS)
 	CostPer1M, ColdStartMS              results.Optional // median
 	Goodput                             results.Optional // median share of requests within the SLO
 	// Streams (median over trials, ms): TTFT p50 and what it adds over
@@ -194,6 +195,7 @@ func arm(name string, rows []results.Record) Arm {
 	a.ITLP99 = median(rows, col(results.ColITL.P99))
 	a.EventsPerRead = median(rows, col(results.ColEventsPerRead))
 	a.MemPeakMiB = median(rows, col(results.ColMemPeakMiB))
+	a.RSSPeakMiB = median(rows, col(results.ColRSSPeakMiB))
 	a.CostPer1M = median(rows, col(results.ColCostUSDPer1M))
 	a.ColdStartMS = median(rows, col(results.ColColdStartMS))
 	a.Goodput = median(rows, col(results.ColGoodput))
@@ -291,7 +293,7 @@ func Write(w io.Writer, tables []Table) {
 		if streams {
 			head += "ttft p50\t+ttft\titl p99\tevents/read\t"
 		}
-		fmt.Fprintln(tw, head+"cpu µs/req\tpeak MiB\t")
+		fmt.Fprintln(tw, head+"cpu µs/req\trss MiB\t")
 		for _, a := range arms {
 			cells := []string{a.Name, string(a.Status), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"}
 			if a.Status == results.OK {
@@ -301,7 +303,7 @@ func Write(w io.Writer, tables []Table) {
 			if streams {
 				cells = append(cells, num(a.TTFTP50), Added(a.AddedTTFT, a.AddedTTFTCI, a.HasTTFTCI), num(a.ITLP99), num2(a.EventsPerRead))
 			}
-			cells = append(cells, num1(a.CPUUsPerReq), num1(a.MemPeakMiB))
+			cells = append(cells, num1(a.CPUUsPerReq), num1(a.RSSPeakMiB))
 			fmt.Fprintf(tw, "    %s\t\n", strings.Join(cells, "\t"))
 		}
 		tw.Flush()

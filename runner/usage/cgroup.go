@@ -1,8 +1,10 @@
 // Package usage reads containers' cgroup counters (v1 and v2) around a
-// measured window: CPU time deltas and throttling, and memory as the working
-// set (usage minus inactive page cache, as `docker stats` and Kubernetes
-// count it) with RSS beside it, for all processes of the container. Never
-// `docker stats` strings. Definitions: docs/method.md, "CPU" and "Memory".
+// measured window: CPU time deltas and throttling, and memory three ways:
+// the working set (usage minus inactive page cache, as `docker stats` and
+// Kubernetes count it), the cgroup's anonymous memory, and the resident set
+// as ps and the field report it (the sum of VmRSS over the container's
+// processes, read through /proc). Never `docker stats` strings.
+// Definitions: docs/method.md, "CPU" and "Memory".
 package usage
 
 import (
@@ -23,6 +25,12 @@ type Counters struct {
 	Usage            uint64 // cgroup memory usage (v1 usage_in_bytes, v2 memory.current): includes page cache
 	InactiveFile     uint64 // page cache the kernel may reclaim first (v1 total_inactive_file, v2 inactive_file)
 	RSS              uint64 // anonymous memory (v1 total_rss, v2 anon)
+	// ProcRSS is the sum of VmRSS over the cgroup's processes: what ps,
+	// top and published benchmarks call a process's memory. Page cache is
+	// not in it; a page two processes share counts in both. HasProcRSS is
+	// false where the processes cannot be read (an engine elsewhere).
+	ProcRSS    uint64
+	HasProcRSS bool
 }
 
 // WorkingSet is the memory the container holds that the kernel cannot
@@ -44,6 +52,7 @@ type Source interface {
 type Cgroup struct {
 	v2                bool
 	cpuacct, cpu, mem string // v1 controller directories; v2 uses mem for all
+	proc              string // the proc filesystem the cgroup's pids are in
 }
 
 // Find locates the cgroup of a Docker container under root (/sys/fs/cgroup),
@@ -51,10 +60,10 @@ type Cgroup struct {
 func Find(root, id string) (*Cgroup, error) {
 	for _, parent := range []string{"docker/" + id, "system.slice/docker-" + id + ".scope"} {
 		if dir := filepath.Join(root, "cpuacct", parent); exists(filepath.Join(dir, "cpuacct.usage")) {
-			return &Cgroup{cpuacct: dir, cpu: filepath.Join(root, "cpu", parent), mem: filepath.Join(root, "memory", parent)}, nil
+			return &Cgroup{cpuacct: dir, cpu: filepath.Join(root, "cpu", parent), mem: filepath.Join(root, "memory", parent), proc: "/proc"}, nil
 		}
 		if dir := filepath.Join(root, parent); exists(filepath.Join(dir, "cpu.stat")) && exists(filepath.Join(dir, "memory.current")) {
-			return &Cgroup{v2: true, cpu: dir, mem: dir}, nil
+			return &Cgroup{v2: true, cpu: dir, mem: dir, proc: "/proc"}, nil
 		}
 	}
 	return nil, fmt.Errorf("no cgroup for container %.12s under %s", id, root)
@@ -77,6 +86,7 @@ func (c *Cgroup) Read() (Counters, error) {
 		}
 		ms, _ := readKV(filepath.Join(c.mem, "memory.stat"))
 		k.RSS, k.InactiveFile = ms["anon"], ms["inactive_file"]
+		k.ProcRSS, k.HasProcRSS = c.procRSS()
 		return k, nil
 	}
 	ns, err := readUint(filepath.Join(c.cpuacct, "cpuacct.usage"))
@@ -93,7 +103,35 @@ func (c *Cgroup) Read() (Counters, error) {
 	}
 	ms, _ := readKV(filepath.Join(c.mem, "memory.stat"))
 	k.RSS, k.InactiveFile = ms["total_rss"], ms["total_inactive_file"]
+	k.ProcRSS, k.HasProcRSS = c.procRSS()
 	return k, nil
+}
+
+// procRSS sums VmRSS over the pids in the cgroup's cgroup.procs; a process
+// that exits between the list and its status is left out.
+func (c *Cgroup) procRSS() (uint64, bool) {
+	b, err := os.ReadFile(filepath.Join(c.mem, "cgroup.procs"))
+	if err != nil {
+		return 0, false
+	}
+	var sum uint64
+	for _, pid := range bytes.Fields(b) {
+		f, err := os.Open(filepath.Join(c.proc, string(pid), "status"))
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if v, ok := bytes.CutPrefix(sc.Bytes(), []byte("VmRSS:")); ok {
+				if kb, err := strconv.ParseUint(string(bytes.TrimSuffix(bytes.TrimSpace(v), []byte(" kB"))), 10, 64); err == nil {
+					sum += kb << 10
+				}
+				break
+			}
+		}
+		f.Close()
+	}
+	return sum, true
 }
 
 func readUint(path string) (uint64, error) {
@@ -131,6 +169,7 @@ type Sum []Source
 
 func (s Sum) Read() (Counters, error) {
 	var k Counters
+	all := true
 	for _, src := range s {
 		c, err := src.Read()
 		if err != nil {
@@ -142,6 +181,9 @@ func (s Sum) Read() (Counters, error) {
 		k.Usage += c.Usage
 		k.InactiveFile += c.InactiveFile
 		k.RSS += c.RSS
+		k.ProcRSS += c.ProcRSS
+		all = all && c.HasProcRSS
 	}
+	k.HasProcRSS = all && len(s) > 0
 	return k, nil
 }

@@ -11,8 +11,10 @@ type Window struct {
 	CPU              time.Duration
 	ThrottledPeriods uint64
 	Throttled        time.Duration
-	Peak             uint64  // bytes: the largest working set sampled in the window
-	PeakRSS          uint64  // bytes: the largest RSS sampled in the window
+	Peak             uint64 // bytes: the largest working set sampled in the window
+	PeakRSS          uint64 // bytes: the largest anonymous memory sampled in the window
+	PeakProcRSS      uint64 // bytes: the largest sum of the processes' VmRSS sampled (when HasProcRSS)
+	HasProcRSS       bool
 	GrowthPerSec     float64 // working set, bytes per second (least squares over the samples)
 	Samples          int     // memory readings in the window (the start, every interval, the end)
 }
@@ -29,16 +31,19 @@ func (w Window) Cores() float64 {
 // periodically for its peak and growth. The cgroup's own peak counter is not
 // used: it counts page cache, which the working set leaves out.
 type Sampler struct {
-	src    Source
-	t0     time.Time
-	c0     Counters
-	stop   chan struct{}
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	ts     []float64
-	mem    []float64
-	max    uint64
-	maxRSS uint64
+	src     Source
+	t0      time.Time
+	c0      Counters
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	ts      []float64
+	mem     []float64
+	max     uint64
+	maxRSS  uint64
+	maxProc uint64
+	procOK  bool // every reading had the processes' RSS
+	reads   int
 }
 
 // Begin starts a window now.
@@ -76,6 +81,9 @@ func (s *Sampler) add(t float64, c Counters) {
 	s.mem = append(s.mem, float64(ws))
 	s.max = max(s.max, ws)
 	s.maxRSS = max(s.maxRSS, c.RSS)
+	s.maxProc = max(s.maxProc, c.ProcRSS)
+	s.procOK = c.HasProcRSS && (s.procOK || s.reads == 0)
+	s.reads++
 	s.mu.Unlock()
 }
 
@@ -92,7 +100,7 @@ func (s *Sampler) End() (Window, error) {
 	return Window{
 		Wall: wall, CPU: c1.CPU - s.c0.CPU,
 		ThrottledPeriods: c1.ThrottledPeriods - s.c0.ThrottledPeriods, Throttled: c1.Throttled - s.c0.Throttled,
-		Peak: s.max, PeakRSS: s.maxRSS, GrowthPerSec: slope(s.ts, s.mem), Samples: len(s.mem),
+		Peak: s.max, PeakRSS: s.maxRSS, PeakProcRSS: s.maxProc, HasProcRSS: s.procOK, GrowthPerSec: slope(s.ts, s.mem), Samples: len(s.mem),
 	}, nil
 }
 

@@ -110,3 +110,34 @@ func TestSumAddsReplicas(t *testing.T) {
 		t.Errorf("sum %+v, want %+v", got, want)
 	}
 }
+
+// TestProcRSS: the resident set is the sum of VmRSS over the cgroup's
+// processes, as ps reports it (the field's "memory"); page cache charged to
+// the cgroup is not in it, and a process gone before its status is read is
+// left out.
+func TestProcRSS(t *testing.T) {
+	const id = "abc123"
+	root, proc := t.TempDir(), t.TempDir()
+	dir := root + "/system.slice/docker-" + id + ".scope"
+	write(t, dir+"/cpu.stat", "usage_usec 1\n")
+	write(t, dir+"/memory.current", "104857600\n")
+	write(t, dir+"/memory.stat", "anon 1048576\ninactive_file 0\n")
+	write(t, dir+"/cgroup.procs", "10\n11\n12\n")
+	write(t, proc+"/10/status", "Name:\tnginx\nVmPeak:\t  9999 kB\nVmRSS:\t  4096 kB\nRssAnon:\t 1024 kB\n")
+	write(t, proc+"/11/status", "Name:\tnginx\nVmRSS:\t  2048 kB\n")
+	c, err := Find(root, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.proc = proc
+	got, err := c.Read()
+	if err != nil || !got.HasProcRSS || got.ProcRSS != 6<<20 {
+		t.Errorf("ProcRSS %d (%v), %v; want 6 MiB", got.ProcRSS, got.HasProcRSS, err)
+	}
+	if s, _ := (Sum{c, c}).Read(); s.ProcRSS != 12<<20 || !s.HasProcRSS {
+		t.Errorf("two replicas: %d %v", s.ProcRSS, s.HasProcRSS)
+	}
+	if s, _ := (Sum{c, &fakeSource{}}).Read(); s.HasProcRSS {
+		t.Error("a sum with a source of no RSS claims one")
+	}
+}
