@@ -84,6 +84,7 @@ type arm struct {
 	idleRead    bool // idleMem was read (a failed reading is no reading, not 0)
 	idleRSS     uint64
 	idleRSSRead bool
+	soaked      results.Optional // requests served in its soak
 }
 
 type runner struct {
@@ -261,6 +262,9 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	l := r.o.Plan.Layout
 	r.topo = rig.Measure(l.Driver.CPUs.CPUs, l.Mock.CPUs.CPUs, l.Gateway.CPUs.CPUs)
 	r.o.Progress.Logf("%s", r.topo)
+	if err := r.soak(loadCtx, hardCtx, s); err != nil {
+		return err
+	}
 	if err := r.idleMemory(hardCtx, s); err != nil {
 		return err
 	}
@@ -438,6 +442,7 @@ func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun) error 
 		if err := r.unchanged(hardCtx, s, a); err != nil && row.Status != results.Unavailable {
 			row.Status, row.Reason = results.Failed, err.Error()
 		}
+		r.countLogs(hardCtx, a, m, &row)
 		s.rows = append(s.rows, row)
 		if err := r.save(s); err != nil {
 			return err
@@ -449,6 +454,70 @@ func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun) error 
 		}
 	}
 	return nil
+}
+
+// soak drives each arm that declares a soak with the scenario's own
+// request (its first run's, at that run's clients; 8 for an open-loop
+// point) for the declared time, before idle memory and the first measured
+// round: one-api on a fresh SQLite database measured a third of what it
+// adds after minutes of traffic.
+func (r *runner) soak(loadCtx, hardCtx context.Context, s *scenarioRun) error {
+	sc := s.sc
+	for i := range sc.Arms {
+		pa := &sc.Arms[i]
+		a := s.arms[pa.Name]
+		if pa.Soak <= 0 || a == nil {
+			continue
+		}
+		k := slices.IndexFunc(sc.Runs, func(run plan.Run) bool { return run.Arm == pa.Name })
+		if k < 0 {
+			continue
+		}
+		run := sc.Runs[k]
+		conns := run.Point.Concurrency
+		if run.Point.Mode == results.Open {
+			conns = 8
+		}
+		m := r.meter(sc, &run, a, s.mock)
+		r.o.Progress.Start(fmt.Sprintf("%s: soak, the scenario's request at c=%d for %s", pa.Name, conns, pa.Soak), pa.Soak.D())
+		res, err := m.Run(loadCtx, load.Config{URL: run.Request.URL, URLs: run.Request.URLs, Shape: measure.Shape(run.Request), Conns: conns,
+			Duration: pa.Soak.D(), Timeout: run.Timeout.D(), Knobs: sc.Knobs, MaxErrorRate: 1, Abort: hardCtx})
+		if err != nil {
+			if hardCtx.Err() != nil {
+				return hardCtx.Err()
+			}
+			r.o.Progress.Done(fmt.Sprintf("%s: soak: %v", pa.Name, err))
+			continue
+		}
+		a.soaked = results.Some(float64(res.OK + res.Errored()))
+		r.o.Progress.Done(fmt.Sprintf("%s: soaked with %d requests in %s (%d failed)", pa.Name, res.OK+res.Errored(), pa.Soak, res.Errored()))
+	}
+	return nil
+}
+
+// countLogs counts the arm's log patterns over the run's measured window,
+// over all its containers, into row.
+func (r *runner) countLogs(ctx context.Context, a *arm, m *measure.Meter, row *results.Row) {
+	pats := a.plan.LogPatterns
+	if len(pats) == 0 || len(a.containers) == 0 || m.WindowEnd.IsZero() {
+		return
+	}
+	texts := make([]string, len(pats))
+	for i, p := range pats {
+		texts[i], row.LogPatterns = p.Text, append(row.LogPatterns, p.Name)
+	}
+	sum := make([]results.Optional, len(pats))
+	for _, c := range a.containers {
+		n, err := r.mgr(r.o.Plan.Layout.Gateway.Engine).CountLogs(ctx, c, m.WindowStart, m.WindowEnd, texts)
+		if err != nil {
+			r.o.Progress.Logf("%s: log patterns not counted: %v", a.plan.Name, err)
+			return
+		}
+		for i, v := range n {
+			sum[i] = results.Some(sum[i].V + float64(v))
+		}
+	}
+	row.LogMatches = sum
 }
 
 // unchanged says whether the run's containers (the mocks, the arm's
@@ -600,6 +669,7 @@ func (r *runner) meter(sc *plan.Scenario, run *plan.Run, a *arm, mockSrc usage.S
 		if a.idleRSSRead {
 			m.Base.GatewayRSSIdleMiB = results.Some(results.Round3(measure.MiB(a.idleRSS)))
 		}
+		m.Base.SoakRequests = a.soaked
 	}
 	return m
 }

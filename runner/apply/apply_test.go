@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -875,5 +876,43 @@ func TestNarrowedRunKeepsOtherArms(t *testing.T) {
 	want := map[string]int{"20261130t portkey": 2, "20261130t direct": 2, newRun + " direct": 2, newRun + " proxy": 2, newRun + " broken": 1}
 	if !maps.Equal(count, want) {
 		t.Errorf("rows by run and arm %v, want %v (the old run's proxy rows replaced, its portkey and direct kept)", count, want)
+	}
+}
+
+// TestSoakAndLogPatterns: an arm that declares a soak serves the scenario's
+// request before its first measured round, and its rows say how many; its
+// log patterns are counted over each run's window, summed over its
+// containers (one-api's "database is locked" lines, which no row counted).
+func TestSoakAndLogPatterns(t *testing.T) {
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 200*time.Millisecond)
+	sc := &p.Scenarios[0]
+	pa := sc.Arm("proxy")
+	pa.Soak = plan.Duration(300 * time.Millisecond)
+	pa.LogPatterns = []config.LogPattern{{Name: "db_locked", Text: "database is locked"}}
+	e := inProcess(t, ps, p)
+	e.LogFunc = func(spec stack.ContainerSpec) string {
+		if spec.Labels[stack.LabelStack] == "proxy" {
+			return "database is locked\nserved\ndatabase is locked\n"
+		}
+		return ""
+	}
+	o.Engine = e
+	out, err := Run(context.Background(), context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range readCSV(t, out.Files[0]) {
+		switch r.Str(results.ColGateway) {
+		case "proxy":
+			if r.Num(results.ColSoakRequests).V < 1 || !slices.Equal(r.List(results.ColLogPatterns), []string{"db_locked"}) ||
+				!slices.Equal(r.List(results.ColLogMatches), []string{"2"}) {
+				t.Errorf("proxy row: soak %q, patterns %q, matches %q", r.Str(results.ColSoakRequests), r.Str(results.ColLogPatterns), r.Str(results.ColLogMatches))
+			}
+		case "direct":
+			if r.Str(results.ColSoakRequests) != "" || r.Str(results.ColLogMatches) != "" {
+				t.Errorf("direct row: soak %q, matches %q", r.Str(results.ColSoakRequests), r.Str(results.ColLogMatches))
+			}
+		}
 	}
 }

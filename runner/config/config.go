@@ -119,6 +119,11 @@ type Gateway struct {
 	APIModels     map[script.API]string // API -> model name sent over Model for that API
 	APIKey        string
 	Prepare       []string // host-side command that assembles the image's build context
+	// Soak is how long the scenario's own request is driven at the gateway
+	// before its first measured round (0: measured fresh).
+	Soak time.Duration
+	// LogPatterns are counted in its log over every measured window.
+	LogPatterns []LogPattern
 	// Replicas of the gateway run side by side, replica i on Port + i with
 	// ReplicaCPUs[i]; the driver spreads its connections over them.
 	Replicas         int
@@ -211,4 +216,11 @@ type Scenario struct {
 	Session   string // session: the profile, as written (relative to the HCL file's directory)
 	Knobs     script.Knobs
 	DeclRange hcl.Range
+}
+
+// LogPattern is text counted in a gateway's log: each line holding Text
+// counts once, under Name.
+type LogPattern struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
 }

@@ -403,3 +403,30 @@ func TestResultsInsideTree(t *testing.T) {
 		}
 	}
 }
+
+// TestSoakAndLogPatterns: a gateway's soak is a duration up to 10 minutes;
+// its log patterns are named for the rows and hold text.
+func TestSoakAndLogPatterns(t *testing.T) {
+	gw := func(lines string) string {
+		return "gateway \"g\" {\n  compose = \"c.yaml\"\n  service = \"s\"\n  port = 19001\n  api = [\"openai\"]\n  " + lines +
+			"\n}\nscenario \"s\" {\n  kind = \"overhead\"\n  concurrency = [1]\n}\n"
+	}
+	cfg, diags := Parse("b.hcl", []byte(gw("soak = \"15s\"\n  log_patterns = { db_locked = \"database is locked\", busy = \"SQLITE_BUSY\" }")))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if g := cfg.Gateways[0]; g.Soak != 15*time.Second || len(g.LogPatterns) != 2 || g.LogPatterns[0] != (LogPattern{"busy", "SQLITE_BUSY"}) {
+		t.Errorf("soak %s, patterns %v", g.Soak, g.LogPatterns)
+	}
+	for _, c := range []struct{ lines, want string }{
+		{`soak = "1h"`, "Value out of range"},
+		{`soak = "soon"`, "Invalid duration"},
+		{`log_patterns = { "Bad Name" = "x" }`, "Invalid log pattern name"},
+		{`log_patterns = { empty = "" }`, "Invalid log pattern"},
+	} {
+		_, diags := Parse("b.hcl", []byte(gw(c.lines)))
+		if !diags.HasErrors() || diags[0].Summary != c.want || diags[0].Subject.Start.Line != 6 {
+			t.Errorf("%s: %v, want %q at line 6", c.lines, diags, c.want)
+		}
+	}
+}

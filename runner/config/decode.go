@@ -217,6 +217,7 @@ var intRanges = map[string][2]int{
 var durationMax = map[string]time.Duration{
 	"warmup": time.Hour, "duration": 24 * time.Hour, "settle": time.Hour, "request_timeout": time.Hour,
 	"slo_latency": time.Hour, "slo_ttft": time.Hour, "slo_itl": time.Hour, "p99_bounds": time.Hour,
+	"soak": 10 * time.Minute,
 }
 
 // maxRate bounds open-loop rates (requests per second).

@@ -41,6 +41,13 @@ type rawGateway struct {
 	APIModels map[string]string `hcl:"api_models,optional"`
 	APIKey    *string           `hcl:"api_key,optional"`
 	Prepare   []string          `hcl:"prepare,optional"`
+	// Soak: the scenario's own request, driven this long before the first
+	// measured round, so the gateway is measured as it is after serving
+	// traffic for a while (a database no longer empty, caches filled).
+	Soak *string `hcl:"soak,optional"`
+	// LogPatterns are counted in the container's log over each measured
+	// window: name -> the text a line holds.
+	LogPatterns map[string]string `hcl:"log_patterns,optional"`
 	// Replicas run side by side, replica i on port + i, each on its own
 	// cpuset (ReplicaCPUs, default cpus.gateway).
 	Replicas    *int     `hcl:"replicas,optional"`
@@ -103,6 +110,8 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 			g.Fallback = *r.Fallback
 		}
 		setIf(&g.Version, r.Version)
+		c.duration(b, "soak", r.Soak, &g.Soak)
+		c.logPatterns(b, r.LogPatterns, &g)
 		setIf(&g.Model, r.Model)
 		setIf(&g.APIKey, r.APIKey)
 		// A prepare command runs on the host; a script it names must be one
@@ -299,4 +308,27 @@ func (c *checker) claimPort(ports map[int]string, rng hcl.Range, port int, who, 
 	}
 	ports[port] = who
 	return true
+}
+
+// maxLogPatterns bounds the log patterns of one gateway.
+const maxLogPatterns = 8
+
+var patternNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+
+// logPatterns checks and keeps a gateway's log patterns, in name order.
+func (c *checker) logPatterns(body hcl.Body, m map[string]string, g *Gateway) {
+	if len(m) > maxLogPatterns {
+		c.errorf(attrRange(body, "log_patterns"), sumOutOfRange, "log_patterns has %d patterns; at most %d.", len(m), maxLogPatterns)
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		switch {
+		case !patternNameRE.MatchString(name):
+			c.errorf(attrRange(body, "log_patterns"), "Invalid log pattern name", "%q names a count in the rows: lower-case letters, digits and '_', from a letter, at most 32.", name)
+		case m[name] == "" || len(m[name]) > 256:
+			c.errorf(attrRange(body, "log_patterns"), "Invalid log pattern", "log_patterns[%q] must be 1 to 256 characters of text a log line holds.", name)
+		default:
+			g.LogPatterns = append(g.LogPatterns, LogPattern{Name: name, Text: m[name]})
+		}
+	}
 }

@@ -83,6 +83,9 @@ func Columns(s *plan.Scenario) results.Group {
 	if slices.ContainsFunc(s.Arms, func(a plan.Arm) bool { return len(a.Replicas) > 1 || a.Balancer != nil }) {
 		g |= results.Replicas
 	}
+	if slices.ContainsFunc(s.Arms, func(a plan.Arm) bool { return len(a.LogPatterns) > 0 }) {
+		g |= results.Logs
+	}
 	for _, run := range s.Runs {
 		if run.Request.Stream {
 			g |= results.Stream

@@ -45,6 +45,9 @@ type Meter struct {
 	Abort context.Context
 	// Base is the row with identity and provenance filled by the executor.
 	Base results.Row
+	// WindowStart and WindowEnd are when the last measured window began
+	// and ended (the executor counts log lines between them).
+	WindowStart, WindowEnd time.Time
 }
 
 // Run drives cfg as the executor says: in this process unless Drive is set.
@@ -80,6 +83,11 @@ func Drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 	window := func(begin bool) {
 		mu.Lock()
 		defer mu.Unlock()
+		if begin {
+			m.WindowStart = time.Now()
+		} else {
+			m.WindowEnd = time.Now()
+		}
 		if begin {
 			if m.Gateway != nil {
 				gwS, gwErr = usage.Begin(m.Gateway, sampleEvery)

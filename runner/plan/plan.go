@@ -84,6 +84,10 @@ type Arm struct {
 	Service  string   `json:"service,omitempty"`
 	Image    string   `json:"image,omitempty"`
 	Prepare  []string `json:"prepare,omitempty"` // run in Plan.Dir before the image is built
+	// Soak: the scenario's own request driven this long at the arm before
+	// its first measured round; LogPatterns are counted in its log per window.
+	Soak        Duration            `json:"soak,omitempty"`
+	LogPatterns []config.LogPattern `json:"log_patterns,omitempty"`
 	// Mounts are the host files the container sees: bind mounts
 	// ("source:target[:ro]") and compose configs ("file -> target").
 	Mounts    []string          `json:"mounts,omitempty"`
@@ -267,6 +271,7 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 			a.Hosted, a.URL = true, g.URL
 		} else {
 			a.Compose, a.Service, a.Prepare, a.Env = g.Compose, g.Service, g.Prepare, config.ComposeEnv(cfg, g, 0)
+			a.Soak, a.LogPatterns = Duration(g.Soak), g.LogPatterns
 			a.Placement = &p.Layout.Gateway
 			for i, cpus := range g.ReplicaCPUs {
 				rep := Replica{Port: g.Port + i, CPUs: cpus, Project: config.ReplicaKey(g.Name, i)}
@@ -469,6 +474,11 @@ func (p *Plan) Estimate() Duration {
 		for _, r := range s.Runs {
 			d += r.Warmup + r.Duration + r.Settle
 		}
+		if len(s.Runs) > 0 {
+			for _, a := range s.Arms {
+				d += a.Soak // load too, before the first round
+			}
+		}
 	}
 	return d
 }
@@ -484,6 +494,9 @@ func (p *Plan) Quick() {
 	for i := range p.Scenarios {
 		s := &p.Scenarios[i]
 		s.Trials, s.Settle = 1, 0
+		for j := range s.Arms {
+			s.Arms[j].Soak = 0 // a first look measures gateways fresh
+		}
 		answer := s.Knobs.TTFT + time.Duration(max(s.Knobs.OutputTokens-1, 0))*s.Knobs.ITL
 		window := Duration(max(time.Second, 12*answer))
 		runs := s.Runs[:0]

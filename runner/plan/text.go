@@ -73,7 +73,7 @@ func (p *Plan) WriteText(w io.Writer) {
 		if len(a.Replicas) > 0 && a.Replicas[0].Container != nil {
 			build = a.Replicas[0].Container.Build
 		}
-		if len(a.Prepare) == 0 && len(a.Mounts) == 0 && build == nil {
+		if len(a.Prepare) == 0 && len(a.Mounts) == 0 && build == nil && a.Soak == 0 && len(a.LogPatterns) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s:\n", a.Name)
@@ -83,6 +83,12 @@ func (p *Plan) WriteText(w io.Writer) {
 		if build != nil {
 			fmt.Fprintf(w, "  build context: %s, dockerfile %s (at most %d MiB of files; links sent as links)\n",
 				build.Context, build.Dockerfile, stack.MaxContextBytes>>20)
+		}
+		if a.Soak > 0 {
+			fmt.Fprintf(w, "  soak: the scenario's own request for %s before the first measured round\n", a.Soak)
+		}
+		for _, lp := range a.LogPatterns {
+			fmt.Fprintf(w, "  count in its log per window: %s = lines holding %q\n", lp.Name, lp.Text)
 		}
 		for _, m := range a.Mounts {
 			fmt.Fprintf(w, "  mount: %s\n", m)

@@ -38,6 +38,7 @@ const (
 	KeyFlood                       // key_flood
 	Failover                       // failover
 	Cancellation                   // cancellation
+	Logs                           // scenarios with an arm whose log patterns are counted
 	manifest                       // not in rows: the run manifest holds it
 )
 
@@ -47,7 +48,7 @@ var groupText = []struct {
 }{
 	{Common, "always"}, {Stream, "streamed requests"}, {OpenLoop, "open-loop points"}, {Frontier, "p99 bounds set"},
 	{Variants, "head_of_line, session, cancellation"}, {Replicas, "replicas or a balancer"}, {SLO, "an SLO"},
-	{KeyFlood, "key_flood"}, {Failover, "failover"}, {Cancellation, "cancellation"},
+	{KeyFlood, "key_flood"}, {Failover, "failover"}, {Cancellation, "cancellation"}, {Logs, "log patterns declared"},
 	{manifest, "manifest"},
 }
 
@@ -211,6 +212,7 @@ var (
 	ColDriverCPUCores     = col("driver_cpu_cores", "cores", Common, "the driver's CPU over the window", opt(func(r *Row) Optional { return r.DriverCPUCores }))
 	ColDriverCPUUsPerReq  = col("driver_cpu_us_per_req", "µs", Common, "the driver's CPU time per request", opt(func(r *Row) Optional { return r.DriverCPUUsPerReq }))
 	ColColdStartMS        = col("cold_start_ms", "ms", Common, "container start to the first good answer", opt(func(r *Row) Optional { return r.ColdStartMS }))
+	ColSoakRequests       = col("gateway_soak_requests", "requests", Common, "requests the gateway served in its soak before the scenario's first measured round (empty: measured fresh)", opt(func(r *Row) Optional { return r.SoakRequests }))
 	ColCostUSDPer1M       = col("cost_usd_per_1m", "USD", Common, "(cores x vCPU price + peak GiB x GiB price) / (rps x 3600) x 1e6", opt(func(r *Row) Optional { return r.CostUSDPer1M }))
 	ColRPSPerUSDHour      = col("rps_per_usd_hour", "req/s per USD/h", Common, "throughput per hourly cost", opt(func(r *Row) Optional { return r.RPSPerUSDHour }))
 	ColVerdict            = col("verdict", "", Common, "ok, or what to know about the point (README, Verdicts); empty for an arm that never came up", verdictText)
@@ -249,6 +251,9 @@ var (
 	ColUpstreamErrors = col("upstream_errors", "requests", Failover, "the primary's failed answers", opt(func(r *Row) Optional { return r.UpstreamErrors }))
 	ColFallbackHits   = col("fallback_hits", "requests", Failover, "requests the fallback mock served", opt(func(r *Row) Optional { return r.FallbackHits }))
 	ColRetries        = col("retries", "requests", Failover, "upstream requests beyond one per client request", opt(func(r *Row) Optional { return r.Retries }))
+
+	ColLogPatterns = listCol("log_patterns", "", Logs, "the arm's log patterns, by name", func(r *Row) []string { return r.LogPatterns })
+	ColLogMatches  = listCol("log_matches", "lines", Logs, "lines of the gateway's log in the measured window holding each pattern, in log_patterns' order", func(r *Row) []string { return optTexts(r.LogMatches) })
 
 	ColStreamsCompleted = col("upstream_streams_completed", "streams", Cancellation, "the mock's streams that ran to their end", opt(func(r *Row) Optional { return r.UpstreamStreamsCompleted }))
 	ColStreamsAborted   = col("upstream_streams_aborted", "streams", Cancellation, "the mock's streams ended early", opt(func(r *Row) Optional { return r.UpstreamStreamsAborted }))

@@ -73,7 +73,11 @@ type Row struct {
 	GatewayMemSamples                               Optional // readings behind peak and growth
 	MockCPUCores, DriverCPUCores, DriverCPUUsPerReq Optional
 	ColdStartMS                                     Optional
-	CostUSDPer1M, RPSPerUSDHour                     Optional
+	SoakRequests                                    Optional // requests served in the soak, before the first round
+	// the arm's log patterns and their counts over the window (group Logs)
+	LogPatterns                 []string
+	LogMatches                  []Optional
+	CostUSDPer1M, RPSPerUSDHour Optional
 	// goodput: the share of measured requests that succeeded within the
 	// SLO the row states (empty: no SLO)
 	Goodput, SLOLatencyMS, SLOTTFTMS, SLOITLMS Optional

@@ -100,6 +100,9 @@ type Engine interface {
 	Start(ctx context.Context, id string) error
 	Inspect(ctx context.Context, id string) (ContainerState, error)
 	Stats(ctx context.Context, id string) (Stats, error)
+	// LogsBetween streams the container's log lines (stdout and stderr
+	// together) stamped from since to until.
+	LogsBetween(ctx context.Context, id string, since, until time.Time) (io.ReadCloser, error)
 	Logs(ctx context.Context, id string, tail int) (string, error)
 	// Containers lists the ids of containers carrying label key=value (any
 	// value when value is empty), running or not.

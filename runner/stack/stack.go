@@ -1,10 +1,12 @@
 package stack
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -206,6 +208,46 @@ func (m *Manager) Check(ctx context.Context, c *Container) error {
 			c.engineStarted.Format(time.RFC3339Nano), st.StartedAt.Format(time.RFC3339Nano))
 	}
 	return nil
+}
+
+// maxLogBytes bounds what CountLogs reads of one window's log.
+const maxLogBytes = 256 << 20
+
+// CountLogs counts the lines of c's log stamped from since to until that
+// hold each text (a line counts once per text it holds); a line longer
+// than the scanner's buffer is counted by its first MiB.
+func (m *Manager) CountLogs(ctx context.Context, c *Container, since, until time.Time, texts []string) ([]int64, error) {
+	r, err := m.Engine.LogsBetween(ctx, c.ID, since, until)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	counts := make([]int64, len(texts))
+	br := bufio.NewReaderSize(io.LimitReader(r, maxLogBytes), 64<<10)
+	var line []byte
+	for {
+		chunk, isPrefix, err := br.ReadLine()
+		if len(line) < 1<<20 {
+			line = append(line, chunk...)
+		}
+		if err == nil && isPrefix {
+			continue
+		}
+		if len(line) > 0 {
+			for i, t := range texts {
+				if bytes.Contains(line, []byte(t)) {
+					counts[i]++
+				}
+			}
+		}
+		line = line[:0]
+		if err == io.EOF {
+			return counts, nil
+		}
+		if err != nil {
+			return counts, err
+		}
+	}
 }
 
 // ErrDefinitive marks a probe's error that waiting will not change (a

@@ -237,3 +237,17 @@ func TestSweepKeepsOtherHostsRuns(t *testing.T) {
 		t.Errorf("a container not of this project went: %v", all)
 	}
 }
+
+// TestCountLogs: lines holding each text are counted once per text, a line
+// longer than the read buffer is one line, and a container's log is read
+// only over the window asked.
+func TestCountLogs(t *testing.T) {
+	e := &fake.Engine{LogFunc: func(stack.ContainerSpec) string {
+		return "database is locked\nok\n" + strings.Repeat("x", 200<<10) + " database is locked\nSQLITE_BUSY: database is locked (busy)\nno newline at the end database is locked"
+	}}
+	m, c := started(t, e)
+	got, err := m.CountLogs(context.Background(), c, time.Now(), time.Now(), []string{"database is locked", "SQLITE_BUSY", "absent"})
+	if err != nil || !slices.Equal(got, []int64{4, 1, 0}) {
+		t.Errorf("counts %v, %v; want [4 1 0]", got, err)
+	}
+}

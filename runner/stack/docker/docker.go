@@ -204,6 +204,22 @@ func (e *Engine) Logs(ctx context.Context, id string, tail int) (string, error) 
 	return out.String(), nil
 }
 
+func (e *Engine) LogsBetween(ctx context.Context, id string, since, until time.Time) (io.ReadCloser, error) {
+	stamp := func(t time.Time) string { return fmt.Sprintf("%d.%09d", t.Unix(), t.Nanosecond()) }
+	r, err := e.cli.ContainerLogs(ctx, id, container.LogsOptions{ShowStdout: true, ShowStderr: true, Since: stamp(since), Until: stamp(until)})
+	if err != nil {
+		return nil, err
+	}
+	// The stream is multiplexed (no TTY): demultiplexed into one pipe.
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := stdcopy.StdCopy(pw, pw, r)
+		r.Close()
+		pw.CloseWithError(err)
+	}()
+	return pr, nil
+}
+
 func (e *Engine) CopyTo(ctx context.Context, id, dir string, archive io.Reader) error {
 	return e.cli.CopyToContainer(ctx, id, dir, archive, container.CopyToContainerOptions{})
 }

@@ -12,12 +12,15 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 )
 
 // Engine records calls; set a field to change one behaviour.
 type Engine struct {
+	// LogFunc gives a container's log text for LogsBetween.
+	LogFunc    func(stack.ContainerSpec) string
 	mu         sync.Mutex
 	Calls      []string
 	Created    []stack.ContainerSpec
@@ -285,6 +288,19 @@ func (e *Engine) Stats(_ context.Context, id string) (stack.Stats, error) {
 
 func (e *Engine) Logs(_ context.Context, id string, _ int) (string, error) {
 	return "fake log line", nil
+}
+
+// LogsBetween gives LogFunc's text for the container (none without it).
+func (e *Engine) LogsBetween(_ context.Context, id string, _, _ time.Time) (io.ReadCloser, error) {
+	spec, ok := e.spec(id)
+	if !ok {
+		return nil, fmt.Errorf("no container %s", id)
+	}
+	text := ""
+	if e.LogFunc != nil {
+		text = e.LogFunc(spec)
+	}
+	return io.NopCloser(strings.NewReader(text)), nil
 }
 
 func (e *Engine) Remove(_ context.Context, id string) error {
