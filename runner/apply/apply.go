@@ -480,8 +480,9 @@ func (r *runner) soak(loadCtx, hardCtx context.Context, s *scenarioRun) error {
 		}
 		m := r.meter(sc, &run, a, s.mock)
 		r.o.Progress.Start(fmt.Sprintf("%s: soak, the scenario's request at c=%d for %s", pa.Name, conns, pa.Soak), pa.Soak.D())
-		res, err := m.Run(loadCtx, load.Config{URL: run.Request.URL, URLs: run.Request.URLs, Shape: measure.Shape(run.Request), Conns: conns,
-			Duration: pa.Soak.D(), Timeout: run.Timeout.D(), Knobs: sc.Knobs, MaxErrorRate: 1, Abort: hardCtx})
+		cfg := measure.RequestConfig(&run, sc.Knobs)
+		cfg.Conns, cfg.Duration, cfg.MaxErrorRate, cfg.Abort = conns, pa.Soak.D(), 1, hardCtx
+		res, err := m.Run(loadCtx, cfg)
 		if err != nil {
 			if hardCtx.Err() != nil {
 				return hardCtx.Err()

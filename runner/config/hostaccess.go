@@ -63,10 +63,10 @@ func readInside(path string, roots []string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", path, errOutside)
 	}
 	for _, r := range roots {
-		rel, err := filepath.Rel(r, real)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		if !insideTree(real, []string{r}) {
 			continue
 		}
+		rel, _ := filepath.Rel(r, real) // inside r: cannot fail
 		root, err := os.OpenRoot(r)
 		if err != nil {
 			return nil, err

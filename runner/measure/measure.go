@@ -16,6 +16,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/cost"
 	"github.com/gatewaybench/gatewaybench/runner/load"
@@ -110,12 +111,10 @@ func Drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 			mockW, mockErr = mockS.End()
 		}
 	}
-	cfg := load.Config{
-		URL: run.Request.URL, URLs: run.Request.URLs, Shape: Shape(run.Request), Conns: run.Point.Concurrency,
-		Duration: run.Duration.D(), Warmup: run.Warmup.D(), Timeout: run.Timeout.D(),
-		Knobs: m.Scenario.Knobs, Fidelity: true, Window: window, MaxErrorRate: run.MaxErrorRate, Abort: m.Abort,
-		SLO: load.SLO{Latency: run.SLO.Latency.D(), TTFT: run.SLO.TTFT.D(), ITL: run.SLO.ITL.D()},
-	}
+	cfg := RequestConfig(run, m.Scenario.Knobs)
+	cfg.Conns, cfg.Duration, cfg.Warmup = run.Point.Concurrency, run.Duration.D(), run.Warmup.D()
+	cfg.Fidelity, cfg.Window, cfg.MaxErrorRate, cfg.Abort = true, window, run.MaxErrorRate, m.Abort
+	cfg.SLO = load.SLO{Latency: run.SLO.Latency.D(), TTFT: run.SLO.TTFT.D(), ITL: run.SLO.ITL.D()}
 	if m.Arm.Hosted {
 		// A real API's answers are not the mock's script, and its key lives
 		// in memory only, for the requests.
@@ -204,6 +203,13 @@ func fillReplicas(row *results.Row, samplers []*usage.Sampler, ws []usage.Window
 			row.ReplicaCPUCores[i], row.ReplicaMemPeakMiB[i] = results.Some(results.Round3(w.Cores())), results.Some(results.Round3(MiB(w.Peak)))
 		}
 	}
+}
+
+// RequestConfig is the driver's configuration for run's request against
+// the mock scripted by knobs: where it goes, what it is, its timeout; the
+// caller sets the load (clients, window) and the checks.
+func RequestConfig(run *plan.Run, knobs script.Knobs) load.Config {
+	return load.Config{URL: run.Request.URL, URLs: run.Request.URLs, Shape: Shape(run.Request), Timeout: run.Timeout.D(), Knobs: knobs}
 }
 
 // Shape is the driver's load shape of a planned request.

@@ -222,7 +222,10 @@ func (m *Manager) CountLogs(ctx context.Context, c *Container, since, until time
 		return nil, err
 	}
 	defer r.Close()
-	counts := make([]int64, len(texts))
+	counts, needles := make([]int64, len(texts)), make([][]byte, len(texts))
+	for i, t := range texts {
+		needles[i] = []byte(t)
+	}
 	br := bufio.NewReaderSize(io.LimitReader(r, maxLogBytes), 64<<10)
 	var line []byte
 	for {
@@ -234,8 +237,8 @@ func (m *Manager) CountLogs(ctx context.Context, c *Container, since, until time
 			continue
 		}
 		if len(line) > 0 {
-			for i, t := range texts {
-				if bytes.Contains(line, []byte(t)) {
+			for i, t := range needles {
+				if bytes.Contains(line, t) {
 					counts[i]++
 				}
 			}
