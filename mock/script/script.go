@@ -219,3 +219,9 @@ func splitmix(x uint64) uint64 {
 func unit(seed, purpose uint64) float64 {
 	return float64(splitmix(seed^splitmix(purpose))>>11) / (1 << 53)
 }
+
+// Fails says whether the mock answers this request with anything but its
+// script in full: an error status, a hang, a reset or a midstream error.
+func (s *Script) Fails() bool {
+	return s.Fail != 0 || s.Hang || s.Reset || s.MidstreamAt > 0
+}

@@ -253,13 +253,21 @@ func TestApplyDocker(t *testing.T) {
 			r.Str(results.ColUpstreamErrors), r.Str(results.ColFallbackHits), r.Str(results.ColRetries), r.Str(results.ColReason), r.Str(results.ColVerdict))
 		switch r.Str(results.ColGateway) {
 		case "direct":
-			if r.Str(results.ColStatus) != "ok" || r.Str(results.ColErrHTTP) == "0" || r.Str(results.ColFallbackHits) != "0" {
-				t.Errorf("direct: status %s, http errors %s, fallback %s", r.Str(results.ColStatus), r.Str(results.ColErrHTTP), r.Str(results.ColFallbackHits))
+			if r.Str(results.ColStatus) != "ok" || r.Str(results.ColErrHTTP) == "0" || r.Str(results.ColFallbackHits) != "0" ||
+				r.Str(results.ColAbsorbed) != "0" || r.Str(results.ColErrorPath.N) != "0" || !strings.Contains(r.Str(results.ColVerdict), string(results.VBaseline)) {
+				t.Errorf("direct: status %s, http errors %s, fallback %s, absorbed %s, error path n %s, verdict %q", r.Str(results.ColStatus), r.Str(results.ColErrHTTP),
+					r.Str(results.ColFallbackHits), r.Str(results.ColAbsorbed), r.Str(results.ColErrorPath.N), r.Str(results.ColVerdict))
 			}
 		case "nginx":
-			if r.Str(results.ColStatus) != "ok" || r.Str(results.ColErrHTTP) != "0" || r.Str(results.ColFallbackHits) == "0" || r.Str(results.ColUpstreamErrors) == "0" {
-				t.Errorf("the nginx with a fallback: status %s, http errors %s, fallback %s, primary failed %s",
-					r.Str(results.ColStatus), r.Str(results.ColErrHTTP), r.Str(results.ColFallbackHits), r.Str(results.ColUpstreamErrors))
+			// Every failure absorbed, each rescued request timed on the
+			// error path, the others on the clean path.
+			t.Logf("nginx: error path p50 %sms (n %s), clean path p50 %sms (n %s)", r.Str(results.ColErrorPath.P50), r.Str(results.ColErrorPath.N),
+				r.Str(results.ColCleanPath.P50), r.Str(results.ColCleanPath.N))
+			if r.Str(results.ColStatus) != "ok" || r.Str(results.ColErrHTTP) != "0" || r.Str(results.ColFallbackHits) == "0" || r.Str(results.ColUpstreamErrors) == "0" ||
+				r.Str(results.ColAbsorbed) != r.Str(results.ColUpstreamErrors) || r.Str(results.ColErrorPath.N) == "0" || r.Str(results.ColErrorPath.P50) == "" || r.Str(results.ColCleanPath.P50) == "" {
+				t.Errorf("the nginx with a fallback: status %s, http errors %s, fallback %s, primary failed %s, absorbed %s, error path n %s p50 %s, clean path p50 %s",
+					r.Str(results.ColStatus), r.Str(results.ColErrHTTP), r.Str(results.ColFallbackHits), r.Str(results.ColUpstreamErrors), r.Str(results.ColAbsorbed),
+					r.Str(results.ColErrorPath.N), r.Str(results.ColErrorPath.P50), r.Str(results.ColCleanPath.P50))
 			}
 		case "nginx-hide-errors":
 			if r.Str(results.ColStatus) != "failed" || !strings.Contains(r.Str(results.ColReason), "hides upstream errors") {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/gatewaybench/gatewaybench/mock/counters"
+	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
@@ -19,11 +20,15 @@ import (
 // knobs) while a second mock, the fallback, answers the same requests with
 // the same bytes and never fails. Both mocks count what reached them over
 // the measured window, so a row says how many requests the primary failed,
-// how many the fallback served and how many retries the gateway made. A
-// gateway whose configuration declares a fallback should turn the
-// primary's failures into good answers; one that does not passes them on
-// (counted as errors, the honest outcome). A 200 that is not the model's
-// answer hides an upstream error: the row fails.
+// how many the fallback served, how many retries the gateway made and how
+// many failures it absorbed. The direct arm is the no-fallback baseline:
+// every failure reaches its client. A gateway row is judged on the errors
+// that still reach the client after its fallback (max_error_rate, as any
+// run): one that declares no fallback passes the failures on and fails the
+// run, saying so. The driver knows which requests the primary fails (the
+// mock's script is a function of the request), so the latency of the
+// rescued requests (the error path) is measured apart from the others. A
+// 200 that is not the model's answer hides an upstream error: the row fails.
 type failover struct{}
 
 func (failover) requires(f facts) string {
@@ -38,10 +43,11 @@ func (failover) Plan(p *plan.Plan, s *plan.Scenario) {
 	clean := k
 	clean.ErrorRate, clean.MidstreamAt, clean.ResetRate, clean.HangRate, clean.RetryAfter = 0, 0, 0, 0, 0
 	s.FallbackCmd = append([]string{"-addr=" + net.JoinHostPort(p.Mock.Address, strconv.Itoa(p.Mock.FallbackPort))}, clean.Args()...)
-	// Errors are what is measured here: a run is never failed for their
-	// share, only for hiding them (Measure).
+	// The baseline's errors are what the primary does, never its failure.
 	for i := range s.Runs {
-		s.Runs[i].MaxErrorRate = 1
+		if s.Runs[i].Arm == config.DirectArm {
+			s.Runs[i].MaxErrorRate = 1
+		}
 	}
 }
 
@@ -56,6 +62,7 @@ func (failover) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) (r
 	// closes, so they hold what the window's requests caused (requests in
 	// flight across either edge aside).
 	row, res, err := measure.Drive(ctx, m, run, func(c *load.Config) {
+		c.ErrorPath = true
 		inner := c.Window
 		c.Window = func(begin bool) {
 			mu.Lock()
@@ -92,16 +99,21 @@ func (failover) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) (r
 	row.UpstreamHits, row.UpstreamErrors = results.Some(float64(hits)), results.Some(float64(failed))
 	row.FallbackHits = results.Some(float64(served))
 	row.Retries = results.Some(float64(max(int64(hits+served)-sent, 0)))
+	row.FailuresAbsorbed = results.Some(float64(max(int64(failed)-res.Errored(), 0)))
+	if row.Status != results.Failed {
+		row.ErrorPath, row.CleanPath = measure.Percentiles(res.FirstFailed), measure.Percentiles(res.FirstOK)
+	}
 	if m.Arm.Direct {
+		row.Verdict.Add(results.Reason{Kind: results.VBaseline, Detail: fmt.Sprintf("the primary's %d failures reach the client (%d of %d requests failed)", failed, res.Errored(), sent)})
 		return row, nil
 	}
 	hidden := res.Errors[results.ErrFidelity] + res.Errors[results.ErrMalformed]
 	switch {
-	case hidden > 0 && row.Status != results.Failed:
+	case hidden > 0:
 		row.Status = results.Failed
 		row.Reason = fmt.Sprintf("hides upstream errors: %d answers came back 200 without the model's answer (the primary failed %d requests)", hidden, failed)
 	case !m.Arm.Fallback:
-		row.Verdict.Add(results.Reason{Kind: results.VNoFallback, Detail: "the primary's failures pass to the client"})
+		row.Verdict.Add(results.Reason{Kind: results.VNoFallback, Detail: fmt.Sprintf("the primary's failures pass to the client (%d of %d requests failed)", res.Errored(), sent)})
 	case failed > 0 && served == 0:
 		row.Verdict.Add(results.Reason{Kind: results.VFallbackUnused, Detail: fmt.Sprintf("declares a fallback, yet the fallback mock saw none of the %d failed requests", failed)})
 	}

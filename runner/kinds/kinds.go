@@ -50,7 +50,7 @@ var registry = []struct {
 	{results.KindLargeContext, steady{}, results.SLO, "prompt sizes up to 100k tokens"},
 	{results.KindConcurrentAgents, steady{}, results.SLO, "many streams at once, the controlled-baseline rule dropping points"},
 	{results.KindThroughput, steady{}, results.SLO, "closed-loop ceiling and open-loop rates"},
-	{results.KindMemory, steady{}, results.SLO, "a long window for peak, growth and recovered memory"},
+	{results.KindMemory, steady{}, results.SLO | results.Growth, "a long window for peak, growth and recovered memory"},
 	{results.KindColdStart, steady{}, results.SLO, "container start to first good answer"},
 	{results.KindKeyFlood, keyFlood{}, results.KeyFlood, "rotating invalid keys: refusal latency and rate; none may reach the upstream"},
 	{results.KindFailover, failover{}, results.Failover | results.SLO, "a primary upstream that fails, a fallback that does not: errors hidden, passed on or recovered"},

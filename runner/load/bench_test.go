@@ -45,7 +45,7 @@ func benchDo(b *testing.B, shape Shape, path string) {
 	addr := startMock(b, k)
 	u, _ := url.Parse("http://" + addr + path)
 	cfg := &Config{Shape: shape, Knobs: k, Fidelity: true, Timeout: 10 * time.Second}
-	w := newWorker(0, cfg, time.Now(), addr, nil, newBuilder(u, shape), newHists())
+	w := newWorker(0, cfg, time.Now(), addr, nil, newBuilder(u, shape), newHists(false))
 	w.do(0) // warm the buffers
 	b.ReportAllocs()
 	for b.Loop() {
@@ -89,7 +89,7 @@ func BenchmarkRecordPath(b *testing.B) {
 	u, _ := url.Parse("http://" + addr + "/v1/chat/completions")
 	shape := Shape{API: script.Chat, Stream: true, Tools: true, PromptTokens: 100, Model: "m"}
 	cfg := &Config{Shape: shape, Knobs: k, Fidelity: true}
-	w := newWorker(0, cfg, time.Now(), addr, nil, newBuilder(u, shape), newHists())
+	w := newWorker(0, cfg, time.Now(), addr, nil, newBuilder(u, shape), newHists(false))
 	w.prepare()
 	var c captureSink
 	if _, err := w.conn.RoundTrip(w.req, time.Now().Add(5*time.Second), &c); err != nil || c.status != 200 {

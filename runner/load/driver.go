@@ -44,6 +44,10 @@ type Config struct {
 	// Knobs are the mock's, for the expected frames; Fidelity turns the check on.
 	Knobs    script.Knobs
 	Fidelity bool
+	// ErrorPath splits the latency of successful requests by whether the
+	// mock under Knobs fails their first attempt (Result.FirstFailed and
+	// FirstOK): what a gateway's fallback adds to the requests it rescues.
+	ErrorPath bool
 	// MaxErrorRate is the share of measured requests that may fail (any
 	// error class) before the run is a failure and its percentiles, drawn
 	// from the survivors only, are withheld.
@@ -141,10 +145,15 @@ type hists struct {
 	mu                                      sync.Mutex
 	latency, service, ttfb, ttft, itl, lead *hdrhistogram.Histogram
 	send                                    *hdrhistogram.Histogram // open loop: due to write
+	firstFailed, firstOK                    *hdrhistogram.Histogram // Config.ErrorPath only
 }
 
-func newHists() *hists {
-	return &hists{latency: newHist(), service: newHist(), ttfb: newHist(), ttft: newHist(), itl: newHist(), lead: newHist(), send: newHist()}
+func newHists(errorPath bool) *hists {
+	h := &hists{latency: newHist(), service: newHist(), ttfb: newHist(), ttft: newHist(), itl: newHist(), lead: newHist(), send: newHist()}
+	if errorPath {
+		h.firstFailed, h.firstOK = newHist(), newHist()
+	}
+	return h
 }
 
 // record adds d, clamped to the histogram's range: a value past it counts
@@ -331,9 +340,11 @@ func (w *worker) prepare() {
 	w.seq++
 	var user []byte
 	w.req, user = w.b.build(w.req[:0], w.id, w.seq)
-	if w.cfg.Fidelity {
+	if w.cfg.Fidelity || w.cfg.ErrorPath {
 		w.b.scriptRequest(&w.sreq, user)
 		w.sc.Build(&w.sreq, &w.cfg.Knobs)
+	}
+	if w.cfg.Fidelity {
 		w.fc.reset(&w.sc)
 	}
 	w.fresh()
@@ -452,6 +463,13 @@ func (w *worker) account(due, start, end time.Duration, status int, err error) {
 	h := w.h
 	h.mu.Lock()
 	record(h.latency, end-due)
+	if w.cfg.ErrorPath {
+		if w.sc.Fails() {
+			record(h.firstFailed, end-due)
+		} else {
+			record(h.firstOK, end-due)
+		}
+	}
 	if w.cfg.Rate > 0 {
 		record(h.send, start-due)
 	}
@@ -699,7 +717,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	stopWindow := context.AfterFunc(ctx, endWindow) // an interrupt ends the window at once
 	shards := make([]*hists, min(cfg.Conns, runtime.GOMAXPROCS(0)))
 	for i := range shards {
-		shards[i] = newHists()
+		shards[i] = newHists(cfg.ErrorPath)
 	}
 	workers := make([]*worker, cfg.Conns)
 	for i := range workers {

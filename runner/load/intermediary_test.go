@@ -356,3 +356,77 @@ func TestNoBufferingVerdictWithoutSpacing(t *testing.T) {
 		t.Errorf("verdict %q with itl = 0 (bursty streams %d)", r.Verdict, r.Delivery.Bursty)
 	}
 }
+
+// fallbackProxy sends each request to primary and, when that answers
+// anything but 200, again to fallback: a gateway's fallback in a few lines.
+type fallbackProxy struct {
+	primary, fallback string
+	rescued           atomic.Int64
+}
+
+func (p *fallbackProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	send := func(upstream string) (*http.Response, error) {
+		req, _ := http.NewRequest("POST", "http://"+upstream+r.URL.Path, bytes.NewReader(body))
+		req.Header = r.Header.Clone()
+		return http.DefaultClient.Do(req)
+	}
+	resp, err := send(p.primary)
+	if err == nil && resp.StatusCode != 200 {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		p.rescued.Add(1)
+		resp, err = send(p.fallback)
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
+}
+
+// TestErrorPath: with ErrorPath on, the requests whose first attempt the
+// primary fails are told apart by the driver alone, from the mock's
+// script: their count is the count the fallback rescued, and the others
+// are every other success. Against the primary itself they are errors,
+// and the error path holds nothing.
+func TestErrorPath(t *testing.T) {
+	k := script.DefaultKnobs()
+	k.TTFT, k.OutputTokens, k.ErrorRate, k.ErrorStatus = time.Millisecond, 4, 0.3, 503
+	clean := k
+	clean.ErrorRate = 0
+	p := &fallbackProxy{primary: startMock(t, k), fallback: startMock(t, clean)}
+	for _, tc := range []struct {
+		name string
+		url  string
+	}{{"through a fallback", serve(t, p)}, {"direct", "http://" + p.primary}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p.rescued.Store(0)
+			res, err := Run(context.Background(), Config{
+				URL:   tc.url + "/v1/chat/completions",
+				Shape: Shape{API: script.Chat, PromptTokens: 50, Model: "m"},
+				Conns: 2, Requests: 60, Knobs: k, Fidelity: true, ErrorPath: true, Timeout: 5 * time.Second, MaxErrorRate: 1,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			failed, ok := res.FirstFailed.TotalCount(), res.FirstOK.TotalCount()
+			t.Logf("ok %d, errors %d, first attempt failed %d, not %d, rescued %d", res.OK, res.Errored(), failed, ok, p.rescued.Load())
+			if failed+ok != res.OK {
+				t.Errorf("error path %d + clean path %d != %d successes", failed, ok, res.OK)
+			}
+			if tc.name == "direct" {
+				if failed != 0 || res.Errors[results.ErrHTTP] == 0 {
+					t.Errorf("direct: error path %d (want 0), http errors %d (want some)", failed, res.Errors[results.ErrHTTP])
+				}
+				return
+			}
+			if res.Errored() != 0 || failed == 0 || failed != p.rescued.Load() {
+				t.Errorf("through the fallback: errors %d, error path %d, rescued %d", res.Errored(), failed, p.rescued.Load())
+			}
+		})
+	}
+}

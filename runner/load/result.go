@@ -38,22 +38,25 @@ type Result struct {
 	FirstError firstErrors // per class, what the first failed request met
 	Statuses   map[int]int64
 	// Histograms travel apart from the rest (Result.Encode).
-	Latency    *hdrhistogram.Histogram `json:"-"` // µs, from due (open loop) or write (closed loop) to last byte
-	Service    *hdrhistogram.Histogram `json:"-"` // µs, from the actual write
-	TTFB       *hdrhistogram.Histogram `json:"-"` // µs, to the end of the response headers
-	TTFT       *hdrhistogram.Histogram `json:"-"` // µs, to the first content event
-	ITL        *hdrhistogram.Histogram `json:"-"` // µs, between content events, pooled
-	Lead       *hdrhistogram.Histogram `json:"-"` // µs, TTFT minus TTFB: near zero when a buffer held the headers too
-	PacerLag   *hdrhistogram.Histogram `json:"-"` // µs, open loop: how late the pacer released arrivals
-	SendLag    *hdrhistogram.Histogram `json:"-"` // µs, open loop: from each measured request's due time to its write
-	Arrivals   int64                   // open loop: arrivals due in the window
-	Late       int64                   // of those, sent over 1ms late with a worker free: the rig fell behind
-	CapDelayed int64                   // of those, sent over 1ms late because every worker was busy
-	Fidelity   Fidelity
-	Delivery   Delivery
-	DriverCPU  CPU
-	Connects   int
-	Partial    bool
+	Latency  *hdrhistogram.Histogram `json:"-"` // µs, from due (open loop) or write (closed loop) to last byte
+	Service  *hdrhistogram.Histogram `json:"-"` // µs, from the actual write
+	TTFB     *hdrhistogram.Histogram `json:"-"` // µs, to the end of the response headers
+	TTFT     *hdrhistogram.Histogram `json:"-"` // µs, to the first content event
+	ITL      *hdrhistogram.Histogram `json:"-"` // µs, between content events, pooled
+	Lead     *hdrhistogram.Histogram `json:"-"` // µs, TTFT minus TTFB: near zero when a buffer held the headers too
+	PacerLag *hdrhistogram.Histogram `json:"-"` // µs, open loop: how late the pacer released arrivals
+	SendLag  *hdrhistogram.Histogram `json:"-"` // µs, open loop: from each measured request's due time to its write
+	// Config.ErrorPath: the latency of successful requests whose first
+	// attempt the mock fails, and of the others (empty without it).
+	FirstFailed, FirstOK *hdrhistogram.Histogram `json:"-"`
+	Arrivals             int64                   // open loop: arrivals due in the window
+	Late                 int64                   // of those, sent over 1ms late with a worker free: the rig fell behind
+	CapDelayed           int64                   // of those, sent over 1ms late because every worker was busy
+	Fidelity             Fidelity
+	Delivery             Delivery
+	DriverCPU            CPU
+	Connects             int
+	Partial              bool
 	// Drivers is how many drivers' results this is (Merge), 1 for a Run.
 	Drivers int
 	// StartLate: how long after the shared start (Config.Start) the
@@ -70,7 +73,7 @@ func merge(ws []*worker, shards []*hists, s *schedule, cfg Config) *Result {
 	r := &Result{
 		Statuses: map[int]int64{},
 		Latency:  newHist(), Service: newHist(), TTFB: newHist(), TTFT: newHist(), ITL: newHist(), Lead: newHist(), SendLag: newHist(),
-		PacerLag: newHist(), Open: cfg.Rate > 0,
+		PacerLag: newHist(), FirstFailed: newHist(), FirstOK: newHist(), Open: cfg.Rate > 0,
 	}
 	if s != nil {
 		r.PacerLag, r.Arrivals, r.Late, r.CapDelayed = s.stats.lag, s.stats.arrivals, s.stats.late, s.stats.capDelayed
@@ -99,6 +102,10 @@ func merge(ws []*worker, shards []*hists, s *schedule, cfg Config) *Result {
 		r.ITL.Merge(h.itl)
 		r.Lead.Merge(h.lead)
 		r.SendLag.Merge(h.send)
+		if cfg.ErrorPath {
+			r.FirstFailed.Merge(h.firstFailed)
+			r.FirstOK.Merge(h.firstOK)
+		}
 	}
 	return r
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/stats"
 	"github.com/gatewaybench/gatewaybench/runner/usage"
 )
 
@@ -184,12 +186,60 @@ func fillGateway(row *results.Row, w usage.Window, res *load.Result, c config.Co
 		row.GatewayRSSPeakMiB = results.Some(results.Round3(MiB(w.PeakProcRSS)))
 	}
 	row.GatewayMemGrowthMiBPerMin = results.Some(results.Round3(w.GrowthPerSec * 60 / (1 << 20)))
+	fillTrend(row, w.Times, w.RSSSeries)
 	// Cost (docs/method.md), from the same window: the gateway's cores and peak working set.
 	if usd, perHour, ok := cost.PerMillion(c, cores, float64(w.Peak)/(1<<30), res.RPS); ok {
 		row.CostUSDPer1M = results.Some(results.Round6(usd))
 		row.RPSPerUSDHour = results.Some(results.Round3(perHour))
 	}
 }
+
+// fillTrend calls the resident set's shape over the window from its
+// one-second medians (readings 100 ms apart are not independent; their
+// medians a second apart are closer to it): a range within the noise
+// floor is flat; else a Mann-Kendall trend at p < 0.05 whose Theil-Sen
+// interval leaves out 0 is climbing or falling; else it is unsteady.
+func fillTrend(row *results.Row, times, rss []float64) {
+	if len(rss) != len(times) {
+		return // the resident set was not read at every reading
+	}
+	var x, y []float64
+	for i := 0; i < len(times); {
+		j, sec := i, math.Floor(times[i])
+		var sumT float64
+		for j < len(times) && math.Floor(times[j]) == sec {
+			sumT += times[j]
+			j++
+		}
+		block := slices.Sorted(slices.Values(rss[i:j]))
+		x = append(x, sumT/float64(j-i))
+		y = append(y, block[len(block)/2]/(1<<20))
+		i = j
+	}
+	t, ok := stats.TrendOf(x, y)
+	if !ok {
+		return
+	}
+	perMin := func(v float64) results.Optional { return results.Some(results.Round3(v * 60)) }
+	row.RSSTrend, row.RSSTrendLo, row.RSSTrendHi = perMin(t.Slope), perMin(t.Lo), perMin(t.Hi)
+	row.RSSTrendP = results.Some(results.Round(t.P, 4))
+	lo, hi := slices.Min(y), slices.Max(y)
+	row.RSSRangeMiB = results.Some(results.Round3(hi - lo))
+	switch {
+	case hi-lo <= max(flatMiB, flatShare*slices.Sorted(slices.Values(y))[len(y)/2]):
+		row.MemShape = results.ShapeFlat
+	case t.Enough && t.P < 0.05 && t.Lo > 0:
+		row.MemShape = results.ShapeClimbing
+	case t.Enough && t.P < 0.05 && t.Hi < 0:
+		row.MemShape = results.ShapeFalling
+	default:
+		row.MemShape = results.ShapeUnsteady
+	}
+}
+
+// flatMiB and flatShare are the noise floor of the shape call: a resident
+// set whose one-second medians stay within the larger is flat.
+const flatMiB, flatShare = 1.0, 0.02
 
 // fillReplicas gives each replica's cores and peak working set, in replica
 // order; a replica whose cgroup could not be read leaves its place empty.
@@ -344,8 +394,8 @@ func joinAnd(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// pcts are h's percentiles in ms, each only where enough samples support it.
-func pcts(h *hdrhistogram.Histogram) results.Percentiles {
+// Percentiles are h's percentiles in ms, each only where enough samples support it.
+func Percentiles(h *hdrhistogram.Histogram) results.Percentiles {
 	q := func(p float64) results.Optional {
 		if v, ok := load.Percentile(h, p); ok {
 			return results.Some(float64(v) / 1000)
@@ -387,10 +437,10 @@ func Fill(row *results.Row, res *load.Result) {
 		row.Status, row.Reason = results.Failed, res.Failed
 		return
 	}
-	row.Latency, row.Service, row.TTFB = pcts(res.Latency), pcts(res.Service), pcts(res.TTFB)
-	row.TTFT, row.ITL = pcts(res.TTFT), pcts(res.ITL)
+	row.Latency, row.Service, row.TTFB = Percentiles(res.Latency), Percentiles(res.Service), Percentiles(res.TTFB)
+	row.TTFT, row.ITL = Percentiles(res.TTFT), Percentiles(res.ITL)
 	if res.Open {
-		row.SendLag = pcts(res.SendLag)
+		row.SendLag = Percentiles(res.SendLag)
 	}
 	if v, ok := load.Percentile(res.Lead, 50); ok {
 		row.TTFTMinusTTFBP50 = results.Some(float64(v) / 1000)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
 func TestSaturation(t *testing.T) {
@@ -55,5 +56,54 @@ func TestSaturation(t *testing.T) {
 		if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestFillTrend: ten seconds of readings 100 ms apart, the shape called
+// from their one-second medians: a steady set with noise is flat, a leak
+// of 6 MiB a minute climbs with an interval around it, a set freed
+// second by second falls, one that jumps up and back is unsteady, and a
+// series without readings leaves every cell empty.
+func TestFillTrend(t *testing.T) {
+	series := func(f func(sec float64, i int) float64) (times, rss []float64) {
+		for i := 0; i <= 100; i++ {
+			sec := float64(i) / 10
+			times = append(times, sec)
+			rss = append(rss, f(sec, i)*(1<<20))
+		}
+		return times, rss
+	}
+	noise := func(i int) float64 { return float64(i%7) * 0.05 }
+	for _, tc := range []struct {
+		name  string
+		f     func(sec float64, i int) float64
+		shape results.Shape
+	}{
+		{"steady", func(_ float64, i int) float64 { return 50 + noise(i) }, results.ShapeFlat},
+		{"leak", func(sec float64, i int) float64 { return 50 + 0.1*sec*10 + noise(i) }, results.ShapeClimbing},
+		{"freed", func(sec float64, i int) float64 { return 80 - 0.5*sec + noise(i) }, results.ShapeFalling},
+		{"jump", func(sec float64, i int) float64 {
+			if sec >= 3 && sec < 6 {
+				return 70 + noise(i)
+			}
+			return 50 + noise(i)
+		}, results.ShapeUnsteady},
+	} {
+		var row results.Row
+		times, rss := series(tc.f)
+		fillTrend(&row, times, rss)
+		t.Logf("%s: slope %s [%s, %s] MiB/min, p %s, range %s MiB: %s", tc.name, row.RSSTrend, row.RSSTrendLo, row.RSSTrendHi, row.RSSTrendP, row.RSSRangeMiB, row.MemShape)
+		if row.MemShape != tc.shape {
+			t.Errorf("%s: shape %q, want %q", tc.name, row.MemShape, tc.shape)
+		}
+		if tc.name == "leak" && !(row.RSSTrendLo.V <= 60 && 60 <= row.RSSTrendHi.V) {
+			t.Errorf("leak of 60 MiB/min: interval [%v, %v]", row.RSSTrendLo.V, row.RSSTrendHi.V)
+		}
+	}
+	var row results.Row
+	fillTrend(&row, nil, nil)
+	fillTrend(&row, []float64{0, 0.1, 0.2, 1.1, 2.1}, nil) // times without resident sets
+	if row.MemShape != "" || row.RSSTrend.Set {
+		t.Errorf("no readings: %+v", row)
 	}
 }

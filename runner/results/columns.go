@@ -39,6 +39,7 @@ const (
 	Failover                       // failover
 	Cancellation                   // cancellation
 	Logs                           // scenarios with an arm whose log patterns are counted
+	Growth                         // memory: the resident set's trend and shape
 	manifest                       // not in rows: the run manifest holds it
 )
 
@@ -49,6 +50,7 @@ var groupText = []struct {
 	{Common, "always"}, {Stream, "streamed requests"}, {OpenLoop, "open-loop points"}, {Frontier, "p99 bounds set"},
 	{Variants, "head_of_line, session, cancellation"}, {Replicas, "replicas or a balancer"}, {SLO, "an SLO"},
 	{KeyFlood, "key_flood"}, {Failover, "failover"}, {Cancellation, "cancellation"}, {Logs, "log patterns declared"},
+	{Growth, "memory"},
 	{manifest, "manifest"},
 }
 
@@ -251,6 +253,16 @@ var (
 	ColUpstreamErrors = col("upstream_errors", "requests", Failover, "the primary's failed answers", opt(func(r *Row) Optional { return r.UpstreamErrors }))
 	ColFallbackHits   = col("fallback_hits", "requests", Failover, "requests the fallback mock served", opt(func(r *Row) Optional { return r.FallbackHits }))
 	ColRetries        = col("retries", "requests", Failover, "upstream requests beyond one per client request", opt(func(r *Row) Optional { return r.Retries }))
+	ColAbsorbed       = col("failures_absorbed", "requests", Failover, "the primary's failed answers that did not reach the client as errors", opt(func(r *Row) Optional { return r.FailuresAbsorbed }))
+	ColErrorPath      = pctCols("error_path", Failover, "latency of the successful requests whose first attempt the primary failed", func(r *Row) *Percentiles { return &r.ErrorPath })
+	ColCleanPath      = pctCols("clean_path", Failover, "latency of the successful requests the primary did not fail", func(r *Row) *Percentiles { return &r.CleanPath })
+
+	ColRSSTrend   = col("gateway_rss_trend_mib_per_min", "MiB/min", Growth, "the resident set's Theil-Sen slope over the window's one-second medians", opt(func(r *Row) Optional { return r.RSSTrend }))
+	ColRSSTrendLo = col("gateway_rss_trend_lo", "MiB/min", Growth, "the low end of that slope's 95% interval (Sen's)", opt(func(r *Row) Optional { return r.RSSTrendLo }))
+	ColRSSTrendHi = col("gateway_rss_trend_hi", "MiB/min", Growth, "its high end", opt(func(r *Row) Optional { return r.RSSTrendHi }))
+	ColRSSTrendP  = col("gateway_rss_trend_p", "p", Growth, "the Mann-Kendall test's p for no monotone trend", opt(func(r *Row) Optional { return r.RSSTrendP }))
+	ColRSSRange   = col("gateway_rss_range_mib", "MiB", Growth, "the range of the one-second medians", opt(func(r *Row) Optional { return r.RSSRangeMiB }))
+	ColMemShape   = col("gateway_mem_shape", "", Growth, "flat (range within 1 MiB or 2%), climbing or falling (a trend at p < 0.05 with its interval off 0), else unsteady", func(r *Row) string { return string(r.MemShape) })
 
 	ColLogPatterns = listCol("log_patterns", "", Logs, "the arm's log patterns, by name", func(r *Row) []string { return r.LogPatterns })
 	ColLogMatches  = listCol("log_matches", "lines", Logs, "lines of the gateway's log in the measured window holding each pattern, in log_patterns' order", func(r *Row) []string { return optTexts(r.LogMatches) })

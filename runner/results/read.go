@@ -163,3 +163,12 @@ func (r Record) Cols() []Col {
 	}
 	return out
 }
+
+// Errored is the row's failed requests, every class (ErrorCounts.Total).
+func (r Record) Errored() int64 {
+	var n int64
+	for _, c := range errorCols {
+		n += int64(r.Num(c).V)
+	}
+	return n
+}

@@ -66,6 +66,9 @@ type Row struct {
 	GatewayRSSIdleMiB, GatewayRSSPeakMiB, GatewayRSSRecoveredMiB Optional
 	GatewayMemGrowthMiBPerMin, GatewayMemRecoveredMiB            Optional
 	GatewayMemPeakMeasure                                        string
+	// memory: the resident set's trend over the window (docs/method.md, "Memory")
+	RSSTrend, RSSTrendLo, RSSTrendHi, RSSTrendP, RSSRangeMiB Optional
+	MemShape                                                 Shape
 	// per replica, in replica order (the gateway_* columns hold their sums)
 	ReplicaCPUCores, ReplicaMemPeakMiB []Optional
 	// a declared balancer in front of the replicas (also in the sums)
@@ -87,6 +90,11 @@ type Row struct {
 	// failover: the primary's failed answers, the requests the fallback
 	// mock served, and upstream requests beyond one per client request
 	UpstreamErrors, FallbackHits, Retries Optional
+	// failover: the primary's failures that did not reach the client, and
+	// the latency of the successful requests whose first attempt the
+	// primary failed (the error path) and of the others (the clean path)
+	FailuresAbsorbed     Optional
+	ErrorPath, CleanPath Percentiles
 	// cancellation: how the mock's streams ended, and the content events it
 	// wrote per stream after the client had left
 	UpstreamStreamsCompleted, UpstreamStreamsAborted, UpstreamEventsAfterLeave Optional

@@ -20,7 +20,8 @@ const (
 	VUncontrolled   VerdictKind = "uncontrolled"     // the direct p99 grew past baseline_k times its one-client value
 	VNoUsage        VerdictKind = "no gateway usage" // the gateway's cgroup could not be read
 	VNoFallback     VerdictKind = "no fallback declared"
-	VFallbackUnused VerdictKind = "fallback unused" // declared, yet the fallback mock saw none of the failed requests
+	VBaseline       VerdictKind = "no-fallback baseline" // direct in failover: every failure reaches the client
+	VFallbackUnused VerdictKind = "fallback unused"      // declared, yet the fallback mock saw none of the failed requests
 	VUpstreamRunsOn VerdictKind = "does not stop the upstream"
 )
 

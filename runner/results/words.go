@@ -32,6 +32,16 @@ const (
 	LabelHosted  Label = "hosted"  // a hosted API
 )
 
+// Shape is how a gateway's memory moved over a window.
+type Shape string
+
+const (
+	ShapeFlat     Shape = "flat"     // its range is within the noise floor
+	ShapeClimbing Shape = "climbing" // a significant upward trend
+	ShapeFalling  Shape = "falling"  // a significant downward trend
+	ShapeUnsteady Shape = "unsteady" // it moved, but not one way
+)
+
 // Kind is a scenario kind's name: runner/kinds registers what each does,
 // readers (the charts) pick scenarios by it.
 type Kind string

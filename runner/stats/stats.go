@@ -140,3 +140,87 @@ func SignFlipP(d []float64) (p float64, ok bool) {
 	}
 	return float64(hits) / float64(total), true
 }
+
+// Trend is a series' slope and whether it has one: the Theil-Sen slope (the
+// median of the slopes between every pair of points) with Sen's
+// distribution-free interval at Level, and the Mann-Kendall test's
+// two-sided p for "no monotone trend" (normal approximation, ties
+// corrected). Enough is false when the series is too short for an
+// interval at Level (fewer than 5 points), and then Lo and Hi are the
+// extreme pairwise slopes.
+type Trend struct {
+	Slope, Lo, Hi, P float64
+	N                int
+	Enough           bool
+}
+
+// TrendOf is y's trend over x (x increasing); ok is false for fewer than 3
+// points or x all equal.
+func TrendOf(x, y []float64) (t Trend, ok bool) {
+	n := len(x)
+	if n < 3 || n != len(y) {
+		return Trend{}, false
+	}
+	var slopes []float64
+	s := 0.0
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if x[j] != x[i] {
+				slopes = append(slopes, (y[j]-y[i])/(x[j]-x[i]))
+			}
+			switch {
+			case y[j] > y[i]:
+				s++
+			case y[j] < y[i]:
+				s--
+			}
+		}
+	}
+	if len(slopes) == 0 {
+		return Trend{}, false
+	}
+	slices.Sort(slopes)
+	t.N, t.Slope = n, median(slopes)
+	// Var(S) under no trend, less what ties in y take away.
+	v := float64(n*(n-1)*(2*n+5)) / 18
+	ys := slices.Sorted(slices.Values(y))
+	for i := 0; i < n; {
+		j := i
+		for j < n && ys[j] == ys[i] {
+			j++
+		}
+		if k := float64(j - i); k > 1 {
+			v -= k * (k - 1) * (2*k + 5) / 18
+		}
+		i = j
+	}
+	t.P = 1
+	if v > 0 {
+		z := 0.0
+		switch {
+		case s > 0:
+			z = (s - 1) / math.Sqrt(v)
+		case s < 0:
+			z = (s + 1) / math.Sqrt(v)
+		}
+		t.P = 2 * (1 - stats.StdNormal.CDF(math.Abs(z)))
+	}
+	// Sen's interval: the slopes ranked (N - C)/2 and (N + C)/2 + 1, C the
+	// normal quantile times S's deviation.
+	c := stats.StdNormal.InvCDF(1-(1-Level)/2) * math.Sqrt(max(v, 0))
+	m1, m2 := (float64(len(slopes))-c)/2, (float64(len(slopes))+c)/2
+	t.Lo, t.Hi = slopes[0], slopes[len(slopes)-1]
+	if lo, hi := int(math.Round(m1))-1, int(math.Round(m2)); lo >= 0 && hi < len(slopes) && n >= 5 {
+		t.Lo, t.Hi, t.Enough = slopes[lo], slopes[hi], true
+	}
+	return t, true
+}
+
+// median of sorted xs.
+func median(xs []float64) float64 {
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}

@@ -307,6 +307,9 @@ func Write(w io.Writer, tables []Table) {
 			fmt.Fprintf(tw, "    %s\t\n", strings.Join(cells, "\t"))
 		}
 		tw.Flush()
+		if fo := Failovers(t); len(fo) > 0 {
+			writeFailover(w, fo, false)
+		}
 		if slices.ContainsFunc(arms, func(a Arm) bool { return a.HasCI && a.AddedP50CI.Enough && !a.AddedP50CI.Distinguishable() }) {
 			fmt.Fprintln(w, "    "+NotDistinguishableNote)
 		}

@@ -177,3 +177,59 @@ func TestNotDistinguishable(t *testing.T) {
 		t.Errorf("no note under the table:\n%s", buf.String())
 	}
 }
+
+// TestFailovers: direct is the baseline; a gateway whose fallback absorbed
+// every failure is ok, with the error path's added p50 the median over
+// trials of error path minus clean path; one that passed them on is
+// failed, saying it declares no fallback.
+func TestFailovers(t *testing.T) {
+	row := func(gw string, trial int, st results.Status, errs, failed, absorbed int64, errP50, cleanP50 float64, v results.Verdict) results.Row {
+		r := results.Row{RunID: "r1", Scenario: "failover", Kind: results.KindFailover, Gateway: gw, Trial: trial, Mode: results.Closed, Concurrency: 16,
+			Status: st, OK: 100 - errs, UpstreamErrors: results.Some(float64(failed)), FailuresAbsorbed: results.Some(float64(absorbed)), Verdict: v}
+		r.Errors[results.ErrHTTP] = errs
+		if errP50 > 0 {
+			r.ErrorPath = results.Percentiles{P50: results.Some(errP50), N: 20}
+			r.CleanPath = results.Percentiles{P50: results.Some(cleanP50), N: 80}
+		}
+		return r
+	}
+	noFallback := results.Verdict{{Kind: results.VNoFallback, Detail: "the primary's failures pass to the client"}}
+	rows := []results.Row{
+		row("direct", 1, results.OK, 20, 20, 0, 0, 0, results.Verdict{{Kind: results.VBaseline}}),
+		row("direct", 2, results.OK, 20, 20, 0, 0, 0, results.Verdict{{Kind: results.VBaseline}}),
+		row("nginx", 1, results.OK, 0, 20, 20, 146, 145, nil),
+		row("nginx", 2, results.OK, 0, 20, 20, 147, 145, nil),
+		row("haproxy", 1, results.Failed, 20, 20, 0, 0, 0, noFallback),
+		row("haproxy", 2, results.Failed, 20, 20, 0, 0, 0, noFallback),
+	}
+	path := t.TempDir() + "/failover.csv"
+	if err := results.Write(path, results.Failover, rows); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := Build(recs)
+	if len(tables) != 1 {
+		t.Fatalf("%d tables", len(tables))
+	}
+	got := map[string]FailoverArm{}
+	for _, f := range Failovers(tables[0]) {
+		got[f.Name] = f
+	}
+	if d := got["direct"]; d.Verdict != string(results.VBaseline) || d.Errors != 40 || d.Requests != 200 {
+		t.Errorf("direct: %+v", d)
+	}
+	if n := got["nginx"]; n.Verdict != "ok" || n.Absorbed != 40 || n.Errors != 0 || !near(n.ErrorPathAdded, 1.5) || !near(n.ErrorPathP50, 146.5) {
+		t.Errorf("nginx: %+v", n)
+	}
+	if h := got["haproxy"]; h.Verdict != "failed: "+string(results.VNoFallback) || h.Absorbed != 0 || h.Errors != 40 {
+		t.Errorf("haproxy: %+v", h)
+	}
+	var md bytes.Buffer
+	WriteMarkdown(&md, tables)
+	if !strings.Contains(md.String(), "| nginx | ok | 0.0% | 40 | 40 |") {
+		t.Errorf("markdown failover table:\n%s", md.String())
+	}
+}

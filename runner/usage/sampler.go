@@ -17,6 +17,9 @@ type Window struct {
 	HasProcRSS       bool
 	GrowthPerSec     float64 // working set, bytes per second (least squares over the samples)
 	Samples          int     // memory readings in the window (the start, every interval, the end)
+	// The readings as a series: seconds from the window's start, and the
+	// processes' resident set at each (bytes; nil unless HasProcRSS).
+	Times, RSSSeries []float64
 }
 
 // Cores is the CPU used per wall second: CPU time delta / window.
@@ -39,6 +42,7 @@ type Sampler struct {
 	mu      sync.Mutex
 	ts      []float64
 	mem     []float64
+	proc    []float64
 	max     uint64
 	maxRSS  uint64
 	maxProc uint64
@@ -79,6 +83,7 @@ func (s *Sampler) add(t float64, c Counters) {
 	s.mu.Lock()
 	s.ts = append(s.ts, t)
 	s.mem = append(s.mem, float64(ws))
+	s.proc = append(s.proc, float64(c.ProcRSS))
 	s.max = max(s.max, ws)
 	s.maxRSS = max(s.maxRSS, c.RSS)
 	s.maxProc = max(s.maxProc, c.ProcRSS)
@@ -97,10 +102,15 @@ func (s *Sampler) End() (Window, error) {
 		return Window{}, err
 	}
 	s.add(wall.Seconds(), c1)
+	var rss []float64
+	if s.procOK {
+		rss = s.proc
+	}
 	return Window{
 		Wall: wall, CPU: c1.CPU - s.c0.CPU,
 		ThrottledPeriods: c1.ThrottledPeriods - s.c0.ThrottledPeriods, Throttled: c1.Throttled - s.c0.Throttled,
 		Peak: s.max, PeakRSS: s.maxRSS, PeakProcRSS: s.maxProc, HasProcRSS: s.procOK, GrowthPerSec: slope(s.ts, s.mem), Samples: len(s.mem),
+		Times: s.ts, RSSSeries: rss,
 	}, nil
 }
 

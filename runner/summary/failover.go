@@ -1,0 +1,110 @@
+package summary
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/gatewaybench/gatewaybench/runner/results"
+)
+
+// FailoverArm is one arm of a failover point over its measured trials: how
+// many of the primary's failures reached its clients, how many it absorbed
+// and what the error path added to latency (docs/method.md, "Failover").
+type FailoverArm struct {
+	Name, Verdict              string // the arm's judgement: baseline, ok, or why not
+	Requests, Errors           int64  // client requests and the errors they met, summed over trials
+	PrimaryFailed, Absorbed    int64
+	FallbackHits, Retries      int64
+	ErrorPathP50, CleanPathP50 results.Optional // ms, median over trials
+	ErrorPathAdded             results.Optional // ms, median over trials of error path p50 minus clean path p50
+	ErrorPathN                 int64
+}
+
+// Failovers are the failover arms of each failover table, in table order.
+func Failovers(t Table) []FailoverArm {
+	var out []FailoverArm
+	for _, a := range t.Arms {
+		if a.Status == results.Unavailable || len(a.Rows) == 0 || a.Rows[0].Kind() != results.KindFailover {
+			continue
+		}
+		f := FailoverArm{Name: a.Name}
+		var added []float64
+		for _, r := range a.Rows {
+			if r.Int(results.ColTrial) == 0 {
+				continue // never came up
+			}
+			f.Errors += r.Errored()
+			f.Requests += int64(r.Num(results.ColRequestsOK).V) + r.Errored()
+			f.PrimaryFailed += int64(r.Num(results.ColUpstreamErrors).V)
+			f.Absorbed += int64(r.Num(results.ColAbsorbed).V)
+			f.FallbackHits += int64(r.Num(results.ColFallbackHits).V)
+			f.Retries += int64(r.Num(results.ColRetries).V)
+			f.ErrorPathN += int64(r.Num(results.ColErrorPath.N).V)
+			if e, c := r.Num(results.ColErrorPath.P50), r.Num(results.ColCleanPath.P50); e.Set && c.Set {
+				added = append(added, e.V-c.V)
+			}
+		}
+		f.ErrorPathP50, f.CleanPathP50 = a.Median(results.ColErrorPath.P50), a.Median(results.ColCleanPath.P50)
+		f.ErrorPathAdded = med(added)
+		switch {
+		case a.Name == "direct":
+			f.Verdict = string(results.VBaseline)
+		case a.Status != results.OK && a.Trials == 0:
+			f.Verdict = string(a.Status)
+			for _, g := range groupVerdicts(a.Verdicts) {
+				if g.kind == results.VNoFallback {
+					f.Verdict += ": " + string(results.VNoFallback)
+				}
+			}
+		default:
+			f.Verdict = "ok"
+			for _, g := range groupVerdicts(a.Verdicts) {
+				if g.kind == results.VFallbackUnused {
+					f.Verdict = string(g.kind)
+				}
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// errorShare prints errors of requests as a percentage.
+func errorShare(errs, n int64) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(errs)/float64(n))
+}
+
+// writeFailover adds a failover point's own table: what reached the
+// clients, what the gateway absorbed, and the error path's latency.
+func writeFailover(w io.Writer, arms []FailoverArm, markdown bool) {
+	head := []string{"arm", "verdict", "errors at client", "primary failed", "absorbed", "fallback served", "retries", "error path p50 ms (n)", "clean path p50 ms", "error path adds ms"}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	defer tw.Flush()
+	row := func(cells []string) {
+		if markdown {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+			return
+		}
+		fmt.Fprintf(tw, "    %s\t\n", strings.Join(cells, "\t"))
+	}
+	if markdown {
+		fmt.Fprintln(w, "\nFailover: the primary mock fails its share of requests; errors at client are those that still reached the driver.")
+		fmt.Fprintln(w, "The error path is the requests whose first attempt the primary failed (the driver knows them from the mock's script).")
+		fmt.Fprintln(w, "A p50 needs 10 samples: `-` where fewer came.")
+		fmt.Fprintln(w)
+		row(head)
+		row(strings.Split(strings.Repeat("---,", len(head)-1)+"---", ","))
+	} else {
+		fmt.Fprintln(w, "    failover (the error path: requests whose first attempt the primary failed; a p50 needs 10 samples)")
+		row(head)
+	}
+	for _, f := range arms {
+		row([]string{f.Name, f.Verdict, errorShare(f.Errors, f.Requests), fmt.Sprint(f.PrimaryFailed), fmt.Sprint(f.Absorbed), fmt.Sprint(f.FallbackHits),
+			fmt.Sprint(f.Retries), fmt.Sprintf("%s (%d)", num(f.ErrorPathP50), f.ErrorPathN), num(f.CleanPathP50), Signed(f.ErrorPathAdded)})
+	}
+}
