@@ -262,6 +262,8 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	l := r.o.Plan.Layout
 	r.topo = rig.Measure(l.Driver.CPUs.CPUs, l.Mock.CPUs.CPUs, l.Gateway.CPUs.CPUs)
 	r.o.Progress.Logf("%s", r.topo)
+	r.qualify(loadCtx, s)
+	r.flagNearCeiling(sc)
 	if err := r.soak(loadCtx, hardCtx, s); err != nil {
 		return err
 	}
@@ -443,6 +445,9 @@ func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun) error 
 			row.Status, row.Reason = results.Failed, err.Error()
 		}
 		r.countLogs(hardCtx, a, m, &row)
+		if why := nearCeiling(r.manifest.Rig, run.Point); why != "" {
+			row.Verdict.Add(results.Reason{Kind: results.VNearCeiling, Detail: why})
+		}
 		s.rows = append(s.rows, row)
 		if err := r.save(s); err != nil {
 			return err

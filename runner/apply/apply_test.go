@@ -386,6 +386,11 @@ func TestApplyWithFakeEngine(t *testing.T) {
 	if !m.Complete || m.WallS <= 0 || m.SchemaVersion != results.SchemaVersion || m.Arms["proxy"].Image == "" || m.Arms["direct"].Image == "" || m.Host.Kernel == "" {
 		t.Errorf("manifest: %+v", m)
 	}
+	// The rig qualified itself before the first measured run (the fake
+	// engine's mock has no cgroup: the driver's ceiling only).
+	if m.Rig == nil || m.Rig.DriverCeilingRPS <= 0 || m.Rig.Concurrency != qualifyConns || m.Rig.DriverCPUs != "0" {
+		t.Errorf("manifest rig: %+v", m.Rig)
+	}
 	for _, r := range rows {
 		if r.Str(results.ColImage) != m.Arms[r.Str(results.ColGateway)].Image || r.Str(results.ColKernel) != m.Host.Kernel {
 			t.Errorf("%s row: image %q kernel %q, not the manifest's", r.Str(results.ColGateway), r.Str(results.ColImage), r.Str(results.ColKernel))
@@ -913,6 +918,29 @@ func TestSoakAndLogPatterns(t *testing.T) {
 			if r.Str(results.ColSoakRequests) != "" || r.Str(results.ColLogMatches) != "" {
 				t.Errorf("direct row: soak %q, matches %q", r.Str(results.ColSoakRequests), r.Str(results.ColLogMatches))
 			}
+		}
+	}
+}
+
+// TestNearCeiling: an open-loop rate past the share of the lower ceiling
+// is flagged, naming which; closed-loop points and an unqualified rig
+// are not.
+func TestNearCeiling(t *testing.T) {
+	q := &results.Rig{DriverCeilingRPS: 40000, MockCeilingRPS: 20000, Share: 0.5}
+	for _, tc := range []struct {
+		q    *results.Rig
+		p    plan.LoadPoint
+		want string
+	}{
+		{q, plan.LoadPoint{Mode: results.Open, Rate: 9000}, ""},
+		{q, plan.LoadPoint{Mode: results.Open, Rate: 16000}, "80% of the mock's ceiling"},
+		{&results.Rig{DriverCeilingRPS: 40000, Share: 0.5}, plan.LoadPoint{Mode: results.Open, Rate: 30000}, "75% of the driver's ceiling"},
+		{q, plan.LoadPoint{Mode: results.Closed, Concurrency: 256}, ""},
+		{nil, plan.LoadPoint{Mode: results.Open, Rate: 1e9}, ""},
+	} {
+		got := nearCeiling(tc.q, tc.p)
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%+v at %+v: %q, want %q", tc.q, tc.p, got, tc.want)
 		}
 	}
 }

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"math"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/summary"
 )
 
 // synthetic builds rows for every kind a figure reads: direct, a proxy,
@@ -264,5 +266,34 @@ func TestFrontierFigure(t *testing.T) {
 		if !slices.Equal(got[arm], w) {
 			t.Errorf("%s: %v, want %v", arm, got[arm], w)
 		}
+	}
+}
+
+// TestFootnoteNamesRunAndCode: a figure's footnote names its run and code
+// version, and warns when its bars come from more than one.
+func TestFootnoteNamesRunAndCode(t *testing.T) {
+	dir := t.TempDir()
+	for i, run := range []string{"run1", "run2"} {
+		rows := []results.Row{{RunID: run, Scenario: run, Kind: results.KindOverhead, Gateway: "direct", Trial: 1, Mode: results.Closed, Concurrency: 1, Status: results.OK, OK: 10}}
+		if err := results.Write(filepath.Join(dir, run+".csv"), 0, rows); err != nil {
+			t.Fatal(err)
+		}
+		m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: run, Code: results.Code{Commit: fmt.Sprintf("%d%d%d%d%d%d%d", i, i, i, i, i, i, i), Clean: true}}
+		if err := results.WriteManifest(results.ManifestPath(dir, run), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, err := results.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arm := func(recs []results.Record) []summary.Arm { return []summary.Arm{{Name: "direct", Rows: recs}} }
+	one := strings.Join(footnote("", arm(recs[:1])), "\n")
+	if !strings.Contains(one, "code 0000000 (clean)") || strings.Contains(one, "WARNING") {
+		t.Errorf("one run's footnote:\n%s", one)
+	}
+	both := strings.Join(footnote("", arm(recs)), "\n")
+	if !strings.Contains(both, "WARNING: drawn from 2 runs and 2 code versions") {
+		t.Errorf("two runs' footnote:\n%s", both)
 	}
 }

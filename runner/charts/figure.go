@@ -73,7 +73,7 @@ func some(o results.Optional) value { return value{V: o.V, Set: o.Set} }
 func footnote(method string, arms []summary.Arm) []string {
 	var n int64
 	trials := 0
-	var runs, layouts, hosts []string
+	var runs, codes, layouts, hosts []string
 	add := func(list *[]string, v string) {
 		if v != "" && !slices.Contains(*list, v) {
 			*list = append(*list, v)
@@ -84,6 +84,7 @@ func footnote(method string, arms []summary.Arm) []string {
 		trials = max(trials, a.Trials)
 		for _, r := range a.Rows {
 			add(&runs, runDate(r.Str(results.ColRunID)))
+			add(&codes, r.Manifest().CodeText())
 			if r.Str(results.ColCPUsDriver) != "" {
 				add(&layouts, fmt.Sprintf("driver on CPU %s, mock on %s, gateway on %s", r.Str(results.ColCPUsDriver), r.Str(results.ColCPUsMock), r.Str(results.ColCPUsGateway)))
 			}
@@ -92,11 +93,15 @@ func footnote(method string, arms []summary.Arm) []string {
 			}
 		}
 	}
-	return []string{
+	foot := []string{
 		fmt.Sprintf("n = %s requests measured, up to %s per arm. %s", thousands(n), plural(trials, "trial"), method),
-		fmt.Sprintf("%s. Host: %s. Run %s. Source: results/*.csv; method: docs/method.md.",
-			cap1(strings.Join(layouts, "; ")), strings.Join(hosts, "; "), strings.Join(runs, ", ")),
+		fmt.Sprintf("%s. Host: %s. Run %s, code %s. Source: results/*.csv; method: docs/method.md.",
+			cap1(strings.Join(layouts, "; ")), strings.Join(hosts, "; "), strings.Join(runs, ", "), strings.Join(codes, ", ")),
 	}
+	if len(runs) > 1 || len(codes) > 1 {
+		foot = append(foot, fmt.Sprintf("WARNING: drawn from %d runs and %d code versions: bars from different runs were not measured side by side.", len(runs), len(codes)))
+	}
+	return foot
 }
 
 // runDate turns a run id (20261130t184143-8433b9) into "20261130t184143-8433b9 (2026-11-30)".

@@ -43,6 +43,9 @@ func Block(recs []results.Record, chartsDir string) string {
 		b.WriteString(End + "\n")
 		return b.String()
 	}
+	if warn := results.ProvenanceOf(recs).Warning(); warn != "" {
+		fmt.Fprintf(&b, "**%s**\n\n", warn)
+	}
 	fmt.Fprintf(&b, "<img src=\"%s/overhead.png\" width=\"760\" alt=\"Added latency and peak memory per gateway\">\n\n", chartsDir)
 	byClass := map[results.Class][]string{}
 	var absent []string
@@ -56,7 +59,7 @@ func Block(recs []results.Record, chartsDir string) string {
 		}
 	}
 	fmt.Fprintf(&b, "Added p50 latency per request over the client talking to the mock directly, at one client, in ms "+
-		"(run `%s`, %s, median over trials):", t.Point.RunID, host(t))
+		"(run `%s`, code %s, %s, median over trials):", t.Point.RunID, codeText(t), host(t))
 	for _, c := range []struct {
 		key  results.Class
 		name string
@@ -70,6 +73,16 @@ func Block(recs []results.Record, chartsDir string) string {
 	}
 	b.WriteString(" p99, memory, CPU and cost: [RESULTS.md](RESULTS.md).\n\n" + End + "\n")
 	return b.String()
+}
+
+// codeText is the code version of the table's run.
+func codeText(t summary.Table) string {
+	for _, a := range t.Arms {
+		for _, r := range a.Rows {
+			return r.Manifest().CodeText()
+		}
+	}
+	return "unknown"
 }
 
 func host(t summary.Table) string {
@@ -121,6 +134,11 @@ func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, char
 	fmt.Fprintln(w, "read from those rows. Definitions: [docs/method.md](docs/method.md). Every scenario and load point, with")
 	fmt.Fprintln(w, "intervals and p-values: [results/SUMMARY.md](results/SUMMARY.md).")
 	fmt.Fprintln(w)
+	prov := results.ProvenanceOf(recs)
+	fmt.Fprintf(w, "Every figure and table here: %s.\n\n", prov)
+	if warn := prov.Warning(); warn != "" {
+		fmt.Fprintf(w, "**%s**\n\n", warn)
+	}
 	writeRuns(w, recs)
 	if t, ok := hero(tables); ok {
 		fmt.Fprintf(w, "## Headline: %s, %s\n\n", t.Point.Scenario, t.Point)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,6 +41,26 @@ type Manifest struct {
 	Layout  Layout `json:"cpus"`
 	// Arms: each arm's image and version, by gateway name (direct: the mock's).
 	Arms map[string]ArmImage `json:"arms"`
+	// Rig is the rig measured at the run's start (absent: not measured).
+	Rig *Rig `json:"rig,omitempty"`
+}
+
+// Rig is the rig's qualification: the direct arm driven hard with the
+// mock's delays off, what the driver and the mock spent per request and
+// the req/s their cpusets allow at that cost (CPUs / CPU per request).
+type Rig struct {
+	Concurrency      int     `json:"concurrency"`
+	WindowS          float64 `json:"window_s"`
+	RPS              float64 `json:"rps"`
+	DriverCPUs       string  `json:"driver_cpus"`
+	DriverUsPerReq   float64 `json:"driver_us_per_req"`
+	DriverCeilingRPS float64 `json:"driver_ceiling_rps"`
+	MockCPUs         string  `json:"mock_cpus"`
+	MockUsPerReq     float64 `json:"mock_us_per_req"`
+	MockCeilingRPS   float64 `json:"mock_ceiling_rps"`
+	// Share: an open-loop point asking more than this share of the lower
+	// ceiling was flagged (verdict "near the rig's ceiling").
+	Share float64 `json:"flag_share"`
 }
 
 // Code is the version of this project that made the run.
@@ -172,4 +193,55 @@ func PruneManifests(dir string) error {
 		}
 	}
 	return nil
+}
+
+// Provenance is what made a set of rows: the runs they name and the code
+// versions those runs' manifests name, each once, in the rows' order.
+type Provenance struct {
+	Runs, Codes []string
+}
+
+// ProvenanceOf reads it from records (a row without a manifest, from a
+// CSV older than schema 2, has code "unknown").
+func ProvenanceOf(recs []Record) Provenance {
+	var p Provenance
+	for _, r := range recs {
+		if id := r.Str(ColRunID); id != "" && !slices.Contains(p.Runs, id) {
+			p.Runs = append(p.Runs, id)
+		}
+		if c := r.Manifest().CodeText(); !slices.Contains(p.Codes, c) {
+			p.Codes = append(p.Codes, c)
+		}
+	}
+	return p
+}
+
+// CodeText is the run's code version as reports print it: a short commit
+// and whether the tree was clean; "unknown" without a manifest or commit.
+func (m *Manifest) CodeText() string {
+	if m == nil || m.Code.Commit == "" {
+		return "unknown"
+	}
+	c := m.Code.Commit[:min(7, len(m.Code.Commit))]
+	if !m.Code.Clean {
+		return c + " (modified)"
+	}
+	return c + " (clean)"
+}
+
+// Mixed says the rows come from more than one run or code version.
+func (p Provenance) Mixed() bool { return len(p.Runs) > 1 || len(p.Codes) > 1 }
+
+func (p Provenance) String() string {
+	return fmt.Sprintf("run %s, code %s", strings.Join(p.Runs, ", "), strings.Join(p.Codes, ", "))
+}
+
+// Warning is what a report says loudly when the rows mix runs or code
+// versions, or "".
+func (p Provenance) Warning() string {
+	if !p.Mixed() {
+		return ""
+	}
+	return fmt.Sprintf("WARNING: these results mix %d runs (%s) and %d code versions (%s); figures from different runs were not measured side by side and do not compare",
+		len(p.Runs), strings.Join(p.Runs, ", "), len(p.Codes), strings.Join(p.Codes, ", "))
 }

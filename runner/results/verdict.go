@@ -10,15 +10,16 @@ const VerdictOK = "ok"
 type VerdictKind string
 
 const (
-	VFailed         VerdictKind = "failed"           // more requests failed than the run allows
-	VBuffering      VerdictKind = "buffering"        // streams arrived in bursts
-	VFallingBehind  VerdictKind = "falling behind"   // the open-loop rig sent arrivals late
-	VLateStart      VerdictKind = "late start"       // a driver began past the warmup
-	VPartial        VerdictKind = "partial"          // interrupted
-	VRigSaturated   VerdictKind = "rig saturated"    // the driver or the mock out of CPU
-	VContended      VerdictKind = "contended"        // the gateway and the mock filled their shared CPUs
-	VUncontrolled   VerdictKind = "uncontrolled"     // the direct p99 grew past baseline_k times its one-client value
-	VNoUsage        VerdictKind = "no gateway usage" // the gateway's cgroup could not be read
+	VFailed         VerdictKind = "failed"                 // more requests failed than the run allows
+	VBuffering      VerdictKind = "buffering"              // streams arrived in bursts
+	VFallingBehind  VerdictKind = "falling behind"         // the open-loop rig sent arrivals late
+	VLateStart      VerdictKind = "late start"             // a driver began past the warmup
+	VPartial        VerdictKind = "partial"                // interrupted
+	VRigSaturated   VerdictKind = "rig saturated"          // the driver or the mock out of CPU
+	VNearCeiling    VerdictKind = "near the rig's ceiling" // an open-loop rate past a share of what the rig measured it could offer
+	VContended      VerdictKind = "contended"              // the gateway and the mock filled their shared CPUs
+	VUncontrolled   VerdictKind = "uncontrolled"           // the direct p99 grew past baseline_k times its one-client value
+	VNoUsage        VerdictKind = "no gateway usage"       // the gateway's cgroup could not be read
 	VNoFallback     VerdictKind = "no fallback declared"
 	VBaseline       VerdictKind = "no-fallback baseline" // direct in failover: every failure reaches the client
 	VFallbackUnused VerdictKind = "fallback unused"      // declared, yet the fallback mock saw none of the failed requests

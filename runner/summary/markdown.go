@@ -28,11 +28,16 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 	fmt.Fprintln(w, "range with the confidence it has. p is the exact sign-flip test of those differences. Goodput is the")
 	fmt.Fprintln(w, "share of requests that succeeded within the SLO the rows state (slo_*_ms columns); errors count")
 	fmt.Fprintln(w, "against it. `-`: absent (a p99 needs 500 samples, a p50 10; an interval 2 rounds). Method: docs/method.md.")
+	prov := Provenance(tables)
+	fmt.Fprintf(w, "\nEvery table below: %s.\n", prov)
+	if warn := prov.Warning(); warn != "" {
+		fmt.Fprintf(w, "\n**%s**\n", warn)
+	}
 	last := ""
 	for _, t := range tables {
 		if t.Point.Scenario != last {
 			last = t.Point.Scenario
-			fmt.Fprintf(w, "\n## %s\n\nRun `%s`.\n", t.Point.Scenario, t.Point.RunID)
+			fmt.Fprintf(w, "\n## %s\n\nRun `%s`, code %s.\n", t.Point.Scenario, t.Point.RunID, codeOf(t))
 			var missing []string
 			for _, a := range t.Arms {
 				if a.Status == results.Unavailable {

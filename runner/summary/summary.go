@@ -154,6 +154,16 @@ func Build(recs []results.Record) []Table {
 	return out
 }
 
+// codeOf is the code version of the table's run.
+func codeOf(t Table) string {
+	for _, a := range t.Arms {
+		for _, r := range a.Rows {
+			return r.Manifest().CodeText()
+		}
+	}
+	return "unknown"
+}
+
 func armOrder(order []string, floor string) []string {
 	out := []string{"direct"}
 	if floor != "" {
@@ -266,13 +276,29 @@ func firstLine(s string) string {
 	return line
 }
 
+// Provenance is the runs and code versions behind the tables' rows.
+func Provenance(tables []Table) results.Provenance {
+	var recs []results.Record
+	for _, t := range tables {
+		for _, a := range t.Arms {
+			recs = append(recs, a.Rows...)
+		}
+	}
+	return results.ProvenanceOf(recs)
+}
+
 // Write prints the tables for people.
 func Write(w io.Writer, tables []Table) {
 	slices.SortStableFunc(tables, func(a, b Table) int { return cmp.Compare(a.Point.Scenario, b.Point.Scenario) })
+	prov := Provenance(tables)
+	fmt.Fprintf(w, "results from %s\n", prov)
+	if warn := prov.Warning(); warn != "" {
+		fmt.Fprintf(w, "\n%s\n", warn)
+	}
 	last := ""
 	for _, t := range tables {
 		if t.Point.Scenario != last {
-			fmt.Fprintf(w, "\n%s (run %s)\n", t.Point.Scenario, t.Point.RunID)
+			fmt.Fprintf(w, "\n%s (run %s, code %s)\n", t.Point.Scenario, t.Point.RunID, codeOf(t))
 			last = t.Point.Scenario
 			// Arms that never came up are said once per scenario, not at every point.
 			for _, a := range t.Arms {

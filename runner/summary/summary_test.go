@@ -233,3 +233,40 @@ func TestFailovers(t *testing.T) {
 		t.Errorf("markdown failover table:\n%s", md.String())
 	}
 }
+
+// TestMixedRunsWarn: rows of two runs, made by two code versions, are said
+// loudly at the top of both reports; one run's rows are not.
+func TestMixedRunsWarn(t *testing.T) {
+	dir := t.TempDir()
+	write := func(file, run, commit string, clean bool) {
+		t.Helper()
+		rows := []results.Row{{RunID: run, Scenario: file, Kind: results.KindOverhead, Gateway: "direct", Trial: 1, Mode: results.Closed, Concurrency: 1, Status: results.OK, OK: 10}}
+		if err := results.Write(dir+"/"+file+".csv", 0, rows); err != nil {
+			t.Fatal(err)
+		}
+		m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: run, Code: results.Code{Commit: commit, Clean: clean}}
+		if err := results.WriteManifest(results.ManifestPath(dir, run), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a", "run1", "1111111aaaa", true)
+	recs, err := results.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := results.ProvenanceOf(recs); p.Mixed() || p.String() != "run run1, code 1111111 (clean)" {
+		t.Errorf("one run: %v, mixed %v", p, p.Mixed())
+	}
+	write("b", "run2", "2222222bbbb", false)
+	if recs, err = results.ReadDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	var text, md bytes.Buffer
+	tables := Build(recs)
+	Write(&text, tables)
+	WriteMarkdown(&md, tables)
+	want := "WARNING: these results mix 2 runs (run1, run2) and 2 code versions (1111111 (clean), 2222222 (modified))"
+	if !strings.Contains(text.String(), want) || !strings.Contains(md.String(), "**"+want) {
+		t.Errorf("no warning:\n%s\n%s", text.String(), md.String())
+	}
+}
