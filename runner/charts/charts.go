@@ -352,6 +352,9 @@ func atClients(column results.Col) func(summary.Arm) value {
 		v := some(a.Median(column))
 		if v.Set && len(a.Rows) > 0 {
 			v.Label = fmt.Sprintf("%s (c=%s)", fmtValue(v.V), a.Rows[0].Str(results.ColConcurrency))
+			if flags := a.RigFlags(); flags != "" {
+				v.Label += ", " + flags // the rig's limit, not the gateway's
+			}
 		}
 		return v
 	}
@@ -359,7 +362,7 @@ func atClients(column results.Col) func(summary.Arm) value {
 
 func throughputFigure(d *data) (*figure, string) {
 	return ceilingFigure(d, false,
-		"The highest median rate each arm sustained among the scenario's closed-loop points. A rig-saturated point (driver or mock out of CPU) limits the direct arm and the fastest proxies alike: see SUMMARY.md's notes.",
+		"The highest median rate each arm sustained among the scenario's closed-loop points. A point labelled rig saturated or contended (driver, mock or shared CPUs out of CPU) is the rig's limit, not the gateway's capacity: CPU µs per request is the figure that carries over (RESULTS.md, Capacity).",
 		"RPS = requests completed / measured window, median over trials.",
 		panelSpec{"Requests per second", "rps, median over trials, at the best closed-loop point (c=clients)",
 			[]seriesSpec{{"rps", atClients(results.ColRPS)}}})

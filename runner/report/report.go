@@ -7,8 +7,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gatewaybench/gatewaybench/runner/charts"
@@ -73,6 +75,55 @@ func Block(recs []results.Record, chartsDir string) string {
 	}
 	b.WriteString(" p99, memory, CPU and cost: [RESULTS.md](RESULTS.md).\n\n" + End + "\n")
 	return b.String()
+}
+
+// writeCapacity states each arm's CPU per request at the throughput
+// scenario's closed-loop points, and the req/s per core it implies: the
+// capacity figure that carries over between machines, where the req/s
+// this rig sustained may be the rig's own limit.
+func writeCapacity(w io.Writer, tables []summary.Table) {
+	var ts []summary.Table
+	for _, t := range tables {
+		if t.Point.Mode == results.Closed && len(t.Arms) > 0 && len(t.Arms[0].Rows) > 0 && t.Arms[0].Rows[0].Kind() == results.KindThroughput {
+			ts = append(ts, t)
+		}
+	}
+	if len(ts) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "## Capacity")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "The gateway's CPU time per request at a fixed concurrency, and the requests per second per core it")
+	fmt.Fprintln(w, "implies (1e6 / µs), is the capacity figure that carries over between machines. The req/s column is what")
+	fmt.Fprintln(w, "this rig sustained; where it says rig saturated or contended, the driver, the mock or the CPU they share")
+	fmt.Fprintln(w, "with the gateway ran out first, and it is not the gateway's ceiling. Medians over trials.")
+	for _, t := range ts {
+		fmt.Fprintf(w, "\n%s, %s (run `%s`, code %s):\n\n", t.Point.Scenario, t.Point, t.Point.RunID, codeText(t))
+		fmt.Fprintln(w, "| arm | req/s here | gateway CPU µs/req | req/s per gateway core | gateway cores used | the rig |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|")
+		for _, a := range t.Arms {
+			if a.Trials == 0 {
+				continue
+			}
+			perCore := "-"
+			if a.CPUUsPerReq.Set && a.CPUUsPerReq.V > 0 {
+				perCore = thousands(1e6 / a.CPUUsPerReq.V)
+			}
+			rps := a.Median(results.ColRPS)
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", a.Name, thousands(rps.V), summary.Fixed(a.CPUUsPerReq, 1), perCore,
+				summary.Fixed(a.Median(results.ColGatewayCPUCores), 2), orDash(a.RigFlags()))
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// thousands prints v rounded, with thousands separators.
+func thousands(v float64) string {
+	s := strconv.FormatInt(int64(math.Round(v)), 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // codeText is the code version of the table's run.
@@ -158,6 +209,7 @@ func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, char
 		}
 		fmt.Fprintln(w)
 	}
+	writeCapacity(w, tables)
 	fmt.Fprintln(w, "## Figures")
 	fmt.Fprintln(w)
 	for _, c := range drawn {

@@ -212,6 +212,23 @@ func arm(name string, rows []results.Record) Arm {
 	return a
 }
 
+// rigKinds are the verdicts that say the rig, not the gateway, may have
+// set a point's figures.
+var rigKinds = []results.VerdictKind{results.VRigSaturated, results.VContended, results.VUncontrolled, results.VNearCeiling}
+
+// RigFlags says which of those came in the arm's trials and in how many
+// ("rig saturated 3/3"), or "" when none did: such a point is not a
+// measure of the gateway's capacity.
+func (a Arm) RigFlags() string {
+	var out []string
+	for _, g := range groupVerdicts(a.Verdicts) {
+		if slices.Contains(rigKinds, g.kind) {
+			out = append(out, fmt.Sprintf("%s %d/%d", g.kind, g.trials, len(a.Rows)))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // Median is the median over the arm's ok rows of any column.
 func (a Arm) Median(column results.Col) results.Optional { return median(a.Rows, col(column)) }
 

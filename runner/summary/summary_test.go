@@ -270,3 +270,19 @@ func TestMixedRunsWarn(t *testing.T) {
 		t.Errorf("no warning:\n%s\n%s", text.String(), md.String())
 	}
 }
+
+// TestRigFlags: the verdicts that make a point the rig's limit are said
+// with how many trials had them; others are not.
+func TestRigFlags(t *testing.T) {
+	a := Arm{Rows: make([]results.Record, 3), Verdicts: []results.Verdict{
+		{{Kind: results.VContended}, {Kind: results.VBuffering}},
+		{{Kind: results.VContended}},
+		{{Kind: results.VRigSaturated}},
+	}}
+	if got := a.RigFlags(); got != "contended 2/3, rig saturated 1/3" {
+		t.Errorf("RigFlags = %q", got)
+	}
+	if got := (Arm{Verdicts: []results.Verdict{{{Kind: results.VBuffering}}}}).RigFlags(); got != "" {
+		t.Errorf("buffering is not the rig's: %q", got)
+	}
+}
