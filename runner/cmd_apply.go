@@ -46,6 +46,11 @@ func cmdApply(args []string) int {
 		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 		return exitUsage
 	}
+	if *quick && *resultsDir == "" {
+		quickResults(cfg)
+		fmt.Printf("quick look: one trial, short windows, not for comparison; its results go to %s, never over the full run's\n",
+			filepath.Join(cfg.Defaults.ResultsDir))
+	}
 	if *resultsDir != "" {
 		abs, err := filepath.Abs(*resultsDir)
 		if err != nil {
@@ -211,7 +216,7 @@ func moduleDir(dir string) string {
 }
 
 func cmdDown(args []string) int {
-	if len(args) > 1 {
+	if len(args) > 1 || len(args) == 1 && isHelp(args[0]) {
 		fmt.Fprintln(os.Stderr, "usage: runner down [FILE]  (with FILE, also on every engine it declares)")
 		return exitUsage
 	}

@@ -16,12 +16,24 @@ func cmdCharts(args []string) int {
 	fs := flag.NewFlagSet("charts", flag.ContinueOnError)
 	dir := fs.String("results", "results", "directory of the results CSVs")
 	out := fs.String("out", "charts", "directory the PNGs are written to")
-	reportPath := fs.String("report", "RESULTS.md", "the report written beside the charts (\"\" for none)")
-	readme := fs.String("readme", "README.md", "the README whose results block is rewritten (\"\" for none)")
+	reportPath := fs.String("report", "RESULTS.md", "the report written beside the charts (\"\" for none; with --results or --out elsewhere, none unless given)")
+	readme := fs.String("readme", "README.md", "the README whose results block is rewritten (\"\" for none; with --results or --out elsewhere, none unless given)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) > 0 {
 		fmt.Fprintln(os.Stderr, "usage: runner charts [--results DIR] [--out DIR] [--report FILE] [--readme FILE]")
 		return exitUsage
+	}
+	// Charts drawn from or to elsewhere touch the repository's RESULTS.md
+	// and README only when asked to.
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["results"] || set["out"] {
+		if !set["report"] {
+			*reportPath = ""
+		}
+		if !set["readme"] {
+			*readme = ""
+		}
 	}
 	recs, err := results.ReadDir(*dir)
 	if err != nil {
@@ -65,9 +77,14 @@ func cmdCharts(args []string) int {
 
 // relative is the charts directory as a link from the file beside it.
 func relative(file, charts string) string {
-	rel, err := filepath.Rel(filepath.Dir(file), charts)
+	absFile, err1 := filepath.Abs(file)
+	absCharts, err2 := filepath.Abs(charts)
+	if err1 != nil || err2 != nil {
+		return filepath.ToSlash(charts)
+	}
+	rel, err := filepath.Rel(filepath.Dir(absFile), absCharts)
 	if err != nil {
-		return charts
+		return filepath.ToSlash(absCharts)
 	}
 	return filepath.ToSlash(rel)
 }

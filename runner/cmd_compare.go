@@ -38,6 +38,10 @@ func cmdCompare(args []string) int {
 			fmt.Fprintf(os.Stderr, "compare: no results CSV in %s\n", dir)
 			return exitFailure
 		}
+		if why := noInterval(recs); why != "" {
+			fmt.Fprintf(os.Stderr, "compare: %s %s: nothing in it can be compared; compare two full runs (scripts/bench.sh)\n", dir, why)
+			return exitUsage
+		}
 		tables[i] = summary.Build(recs)
 	}
 	changes := summary.Compare(tables[0], tables[1], pct/100)
@@ -53,4 +57,24 @@ func cmdCompare(args []string) int {
 		return exitFailure
 	}
 	return 0
+}
+
+// noInterval says why a result set has no interval to compare, or "": a
+// quick look's rows, or no arm measured in two trials or more.
+func noInterval(recs []results.Record) string {
+	if results.ProvenanceOf(recs).Quick {
+		return "is a quick look (one trial, short windows)"
+	}
+	trials := map[string]int{}
+	for _, r := range recs {
+		if r.OK() {
+			trials[r.Str(results.ColScenario)+"/"+r.Str(results.ColGateway)+"/"+r.Str(results.ColConcurrency)+"/"+r.Str(results.ColPromptTokens)]++
+		}
+	}
+	for _, n := range trials {
+		if n >= 2 {
+			return ""
+		}
+	}
+	return "has no point measured in two trials or more (no interval)"
 }

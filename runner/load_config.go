@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 
 	"github.com/compose-spec/compose-go/v2/types"
@@ -72,6 +73,9 @@ func cmdPlan(args []string) int {
 		fmt.Fprintf(os.Stderr, "plan: %v\n", err)
 		return exitUsage
 	}
+	if *quick {
+		quickResults(cfg)
+	}
 	p := plan.Build(cfg, projects, kinds.Planner)
 	if *quick {
 		p.Quick()
@@ -85,6 +89,16 @@ func cmdPlan(args []string) int {
 	}
 	p.WriteText(os.Stdout)
 	return 0
+}
+
+// QuickDir is where a quick look writes, under the results directory,
+// unless told otherwise (--results): never over the results it is no
+// substitute for.
+const QuickDir = "quick"
+
+// quickResults sends a quick look's rows to results_dir/quick.
+func quickResults(cfg *config.Config) {
+	cfg.Defaults.ResultsDir = filepath.Join(cfg.Defaults.ResultsDir, QuickDir)
 }
 
 // parseInterspersed parses flags wherever they stand among the arguments,

@@ -5,27 +5,38 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 )
 
 const usage = `runner: measure what an AI gateway adds on top of the model behind it.
 
-usage:
+usage (flags go before or after FILE; runner CMD --help prints one command's flags):
   runner validate FILE    check benchmarks.hcl and its compose files; exit 2 on errors
   runner plan [--json] [--quick] [--gateway a,b] [--scenario x,y] FILE
-                          print every run that apply would make
-  runner apply [--gateway a,b] [--scenario x,y] [--results DIR] FILE
+                          print every run that apply would make, and the load it takes
+  runner apply [--quick] [--gateway a,b] [--scenario x,y] [--results DIR] FILE
                           bring the stacks up, measure, write results/*.csv and results/SUMMARY.md
+                          (--quick: one trial, short windows, into results/quick/ unless --results)
   runner summary [--markdown] [DIR]
                           overhead per scenario and load point from the CSVs in DIR (default results)
-  runner charts [--results DIR] [--out DIR]
-                          PNG figures from the CSVs alone (default results -> charts)
+  runner charts [--results DIR] [--out DIR] [--report FILE] [--readme FILE]
+                          PNG figures from the CSVs alone (default results -> charts, with RESULTS.md
+                          and README.md's results block; with --results or --out elsewhere, only the PNGs)
   runner compare [--max-regression 10%] OLD_DIR NEW_DIR
-                          exit 1 when a gateway's overhead regressed beyond the threshold
+                          exit 1 when a gateway's overhead regressed beyond the threshold; exit 2 when
+                          either side has no interval (a quick look, one trial)
   runner down [FILE]      remove every container carrying the project's labels (with FILE, on its engines too)
-  runner drive [flags] URL  an ad-hoc load test (open or closed loop) with a summary table or --json
-  runner selfbench mock   the mock's req/s and CPU/request against nginx, same cores, same wrk
-  runner selfbench driver runner drive's req/s and p50 against wrk's, same cores, same nginx
-  runner selfbench topology  nginx's added p50 at one client in three CPU layouts, net of the
+  runner drive [-c N] [-d DUR] [-n N] [--rate R] [--poisson] [--api openai|anthropic|responses]
+        [--stream] [--tools] [--prompt-tokens N] [--model M] [-H 'Name: value'] [--key K]
+        [--body-file F] [--warmup DUR] [--timeout DUR] [--slo-latency DUR] [--slo-ttft DUR]
+        [--slo-itl DUR] [--raw FILE] [--json] [--max-error-rate F] [--no-fidelity]
+        [--mock-tokens N] [--mock-delta-chars N] [--mock-itl DUR] [--mock-seed N] [--seed N] URL
+                          an ad-hoc load test (open or closed loop) with a summary table or --json
+  runner selfbench mock|driver|topology [--server-cpus S] [--load-cpus S] [-c N] [-d DUR]
+        [--rounds N] [--tolerance DUR]
+                          mock: the mock's req/s and CPU/request against nginx, same cores, same wrk;
+                          driver: runner drive's req/s and p50 against wrk's, same cores, same nginx;
+                          topology: nginx's added p50 at one client in three CPU layouts, net of the
                           rig's measured cross-core round trips, against the one-core figure
 `
 
@@ -44,6 +55,13 @@ func run(args []string) int {
 		fmt.Fprint(os.Stderr, usage)
 		return exitUsage
 	}
+	if len(args) > 1 && slices.ContainsFunc(args[1:], isHelp) {
+		return help(args[0], args[1:])
+	}
+	return dispatch(args)
+}
+
+func dispatch(args []string) int {
 	switch args[0] {
 	case "validate":
 		return cmdValidate(args[1:])
@@ -69,4 +87,25 @@ func run(args []string) int {
 	}
 	fmt.Fprintf(os.Stderr, "runner: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage
+}
+
+func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
+
+// help prints a command's flags (the flag package's listing, from the
+// command itself) and exits 0: asking for help is not a usage error.
+func help(cmd string, rest []string) int {
+	switch cmd {
+	case "validate", "plan", "apply", "down", "summary", "charts", "compare", "drive":
+		dispatch([]string{cmd, "-h"})
+	case "selfbench":
+		sub := "mock"
+		if len(rest) > 0 && !isHelp(rest[0]) {
+			sub = rest[0]
+		}
+		dispatch([]string{cmd, sub, "-h"})
+	default:
+		fmt.Fprintf(os.Stderr, "runner: unknown command %q\n\n%s", cmd, usage)
+		return exitUsage
+	}
+	return 0
 }

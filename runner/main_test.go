@@ -3,10 +3,12 @@ package main
 import (
 	"errors"
 	"flag"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/internal/hostile"
 	"github.com/gatewaybench/gatewaybench/internal/runlock"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -200,5 +203,97 @@ func TestDriveAgainstHostileServers(t *testing.T) {
 				t.Logf("%s, peak resident %d MiB", took.Round(time.Millisecond), ru.Maxrss>>10)
 			}
 		})
+	}
+}
+
+// TestHelp: `runner CMD --help` prints that command's flags and exits 0,
+// and the top-level usage names every flag of every command.
+func TestHelp(t *testing.T) {
+	for _, cmd := range [][]string{{"validate"}, {"plan"}, {"apply"}, {"down"}, {"summary"}, {"charts"}, {"compare"}, {"drive"},
+		{"selfbench", "mock"}, {"selfbench", "driver"}, {"selfbench", "topology"}} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stderr := os.Stderr
+		os.Stderr = w
+		code := run(append(slices.Clone(cmd), "--help"))
+		os.Stderr = stderr
+		w.Close()
+		out, _ := io.ReadAll(r)
+		if code != 0 {
+			t.Errorf("%q --help: exit %d, want 0", cmd, code)
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			f := strings.Fields(line)
+			if len(f) == 0 || !strings.HasPrefix(line, "  -") {
+				continue
+			}
+			name := f[0]
+			if len(name) > 2 {
+				name = "-" + name // long flags are written --name in the usage
+			}
+			if !strings.Contains(usage, name+" ") && !strings.Contains(usage, name+"]") {
+				t.Errorf("runner --help does not name %s of %q", name, cmd)
+			}
+		}
+	}
+}
+
+// TestCompareRefusesNoInterval: a quick look's results, or one trial's,
+// have no interval: compare says so and exits 2.
+func TestCompareRefusesNoInterval(t *testing.T) {
+	mk := func(quick bool, trials int) string {
+		dir := t.TempDir()
+		var rows []results.Row
+		for tr := 1; tr <= trials; tr++ {
+			for _, gw := range []string{"direct", "nginx"} {
+				rows = append(rows, results.Row{RunID: "r", Scenario: "overhead", Kind: results.KindOverhead, Gateway: gw, Trial: tr, Mode: results.Closed,
+					Concurrency: 1, Status: results.OK, OK: 100, Latency: results.Percentiles{P50: results.Some(1), N: 100}})
+			}
+		}
+		if err := results.Write(filepath.Join(dir, "overhead.csv"), 0, rows); err != nil {
+			t.Fatal(err)
+		}
+		m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: "r", Quick: quick}
+		if err := results.WriteManifest(results.ManifestPath(dir, "r"), m); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	full, quick, single := mk(false, 3), mk(true, 3), mk(false, 1)
+	for _, c := range []struct {
+		old, new string
+		want     int
+	}{{full, full, 0}, {full, quick, exitUsage}, {quick, full, exitUsage}, {single, full, exitUsage}} {
+		if got := run([]string{"compare", c.old, c.new}); got != c.want {
+			t.Errorf("compare %s %s: exit %d, want %d", c.old, c.new, got, c.want)
+		}
+	}
+}
+
+// TestChartsElsewhereTouchNothingElse: charts drawn to another directory
+// write no RESULTS.md and no README block unless asked.
+func TestChartsElsewhereTouchNothingElse(t *testing.T) {
+	wd, _ := os.Getwd()
+	dir := t.TempDir()
+	t.Chdir(dir)
+	out := filepath.Join(dir, "pngs")
+	if got := run([]string{"charts", "--results", filepath.Join(wd, "..", "results"), "--out", out}); got != 0 {
+		t.Fatalf("charts: exit %d", got)
+	}
+	for _, f := range []string{"RESULTS.md", "README.md"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("charts --out elsewhere wrote %s", f)
+		}
+	}
+	if pngs, _ := filepath.Glob(filepath.Join(out, "*.png")); len(pngs) == 0 {
+		t.Error("no chart drawn")
+	}
+	if got := run([]string{"charts", "--results", filepath.Join(wd, "..", "results"), "--out", out, "--report", "R.md"}); got != 0 {
+		t.Fatalf("charts --report: exit %d", got)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "R.md")); err != nil || !strings.Contains(string(b), "](pngs/") {
+		t.Errorf("R.md asked for, with links relative to it: %v\n%.300s", err, b)
 	}
 }

@@ -5,7 +5,9 @@
 # gateway's image is built by its HCL `prepare` step the first time, from
 # Debian's packages, the npm registry and the Go module proxy, and cached.
 # Then the charts, RESULTS.md and the README's results block are drawn
-# again from the new CSVs (unless --results sent them elsewhere).
+# again from the new CSVs (unless --results sent them elsewhere). A quick
+# look (--quick) writes to results/quick/ and draws its charts there: the
+# committed results, charts, RESULTS.md and README are left as they are.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/docker-up.sh
@@ -15,5 +17,8 @@ fi
 go run ./runner apply "$@"
 case " $* " in
   *" --results"*) ;;
+  *" --quick "*)
+    go run ./runner charts --results results/quick --out results/quick/charts
+    echo "quick look: results/quick/ (CSVs, SUMMARY.md) and results/quick/charts/; not for comparison" ;;
   *) go run ./runner charts ;;
 esac

@@ -30,6 +30,7 @@ func (r *runner) stamp() {
 	l := r.o.Plan.Layout
 	m.Engines = r.enginesText()
 	m.Layout = results.Layout{Driver: l.Driver.CPUs.Text, Mock: l.Mock.CPUs.Text, Gateway: l.Gateway.CPUs.Text}
+	m.Quick = r.o.Plan.QuickLook
 	m.SetArm("direct", results.ArmImage{Image: r.mock.Ref, ImageID: r.mock.ID, ImageSizeMiB: measure.MiB(uint64(r.mock.Size))})
 }
 

@@ -74,6 +74,7 @@ func footnote(method string, arms []summary.Arm) []string {
 	var n int64
 	trials := 0
 	var runs, codes, layouts, hosts []string
+	quick := false
 	add := func(list *[]string, v string) {
 		if v != "" && !slices.Contains(*list, v) {
 			*list = append(*list, v)
@@ -85,6 +86,9 @@ func footnote(method string, arms []summary.Arm) []string {
 		for _, r := range a.Rows {
 			add(&runs, runDate(r.Str(results.ColRunID)))
 			add(&codes, r.Manifest().CodeText())
+			if m := r.Manifest(); m != nil && m.Quick {
+				quick = true
+			}
 			if r.Str(results.ColCPUsDriver) != "" {
 				add(&layouts, fmt.Sprintf("driver on CPU %s, mock on %s, gateway on %s", r.Str(results.ColCPUsDriver), r.Str(results.ColCPUsMock), r.Str(results.ColCPUsGateway)))
 			}
@@ -97,6 +101,9 @@ func footnote(method string, arms []summary.Arm) []string {
 		fmt.Sprintf("n = %s requests measured, up to %s per arm. %s", thousands(n), plural(trials, "trial"), method),
 		fmt.Sprintf("%s. Host: %s. Run %s, code %s. Source: results/*.csv; method: docs/method.md.",
 			cap1(strings.Join(layouts, "; ")), strings.Join(hosts, "; "), strings.Join(runs, ", "), strings.Join(codes, ", ")),
+	}
+	if quick {
+		foot = append(foot, results.QuickNote+".")
 	}
 	if len(runs) > 1 || len(codes) > 1 {
 		foot = append(foot, fmt.Sprintf("WARNING: drawn from %d runs and %d code versions: bars from different runs were not measured side by side.", len(runs), len(codes)))

@@ -36,8 +36,10 @@ type Plan struct {
 	Mock      Mock            `json:"mock"`
 	Floor     string          `json:"floor,omitempty"` // the floor arm's name (docs/method.md, "Topology")
 	BaselineK float64         `json:"baseline_k"`      // the controlled-baseline factor (docs/method.md)
-	Arms      []Arm           `json:"arms"`
-	Scenarios []Scenario      `json:"scenarios"`
+	// QuickLook: a first look (Quick): one trial, short windows; its rows say so.
+	QuickLook bool       `json:"quick,omitempty"`
+	Arms      []Arm      `json:"arms"`
+	Scenarios []Scenario `json:"scenarios"`
 }
 
 // Placement is where a role runs: its engine, its CPUs there and its
@@ -490,6 +492,7 @@ func (p *Plan) Estimate() Duration {
 // repetition (no interval can be drawn), and the rows say so by their
 // trial count.
 func (p *Plan) Quick() {
+	p.QuickLook = true
 	n := 0
 	for i := range p.Scenarios {
 		s := &p.Scenarios[i]

@@ -41,6 +41,9 @@ type Manifest struct {
 	Layout  Layout `json:"cpus"`
 	// Arms: each arm's image and version, by gateway name (direct: the mock's).
 	Arms map[string]ArmImage `json:"arms"`
+	// Quick: a quick look (apply --quick): one trial, short windows, no
+	// interval; every report drawn from its rows says so.
+	Quick bool `json:"quick,omitempty"`
 	// Rig is the rig measured at the run's start (absent: not measured).
 	Rig *Rig `json:"rig,omitempty"`
 }
@@ -199,6 +202,7 @@ func PruneManifests(dir string) error {
 // versions those runs' manifests name, each once, in the rows' order.
 type Provenance struct {
 	Runs, Codes []string
+	Quick       bool // some rows are a quick look's
 }
 
 // ProvenanceOf reads it from records (a row without a manifest, from a
@@ -211,6 +215,9 @@ func ProvenanceOf(recs []Record) Provenance {
 		}
 		if c := r.Manifest().CodeText(); !slices.Contains(p.Codes, c) {
 			p.Codes = append(p.Codes, c)
+		}
+		if m := r.Manifest(); m != nil && m.Quick {
+			p.Quick = true
 		}
 	}
 	return p
@@ -236,12 +243,19 @@ func (p Provenance) String() string {
 	return fmt.Sprintf("run %s, code %s", strings.Join(p.Runs, ", "), strings.Join(p.Codes, ", "))
 }
 
-// Warning is what a report says loudly when the rows mix runs or code
-// versions, or "".
+// QuickNote is what everything drawn from a quick look's rows says.
+const QuickNote = "QUICK LOOK: one trial, short windows, no interval; not for comparison"
+
+// Warning is what a report says loudly when the rows are a quick look's,
+// or mix runs or code versions, or "".
 func (p Provenance) Warning() string {
-	if !p.Mixed() {
-		return ""
+	var out []string
+	if p.Quick {
+		out = append(out, QuickNote)
 	}
-	return fmt.Sprintf("WARNING: these results mix %d runs (%s) and %d code versions (%s); figures from different runs were not measured side by side and do not compare",
-		len(p.Runs), strings.Join(p.Runs, ", "), len(p.Codes), strings.Join(p.Codes, ", "))
+	if p.Mixed() {
+		out = append(out, fmt.Sprintf("WARNING: these results mix %d runs (%s) and %d code versions (%s); figures from different runs were not measured side by side and do not compare",
+			len(p.Runs), strings.Join(p.Runs, ", "), len(p.Codes), strings.Join(p.Codes, ", ")))
+	}
+	return strings.Join(out, ". ")
 }
