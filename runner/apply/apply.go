@@ -345,7 +345,11 @@ func (r *runner) startArms(hardCtx context.Context, s *scenarioRun) error {
 				prov.Image, prov.ImageID, prov.ImageSizeMiB = img.Ref, img.ID, measure.MiB(uint64(img.Size))
 			}
 			r.manifest.SetArm(pa.Name, prov)
-			p.Logf("%s %s: %s", pa.Name, row.Status, err)
+			if prev, said := r.out.Unavailable[pa.Name]; said && prev == err.Error() {
+				p.Logf("%s %s, as above", pa.Name, row.Status) // said in full once per run
+			} else {
+				p.Logf("%s %s: %s", pa.Name, row.Status, err)
+			}
 			r.out.Unavailable[pa.Name] = err.Error()
 			s.rows = append(s.rows, row)
 			if err := r.save(s); err != nil {

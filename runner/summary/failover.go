@@ -100,8 +100,9 @@ func writeFailover(w io.Writer, arms []FailoverArm, markdown bool) {
 		row(head)
 		row(strings.Split(strings.Repeat("---,", len(head)-1)+"---", ","))
 	} else {
-		fmt.Fprintln(w, "    failover (the error path: requests whose first attempt the primary failed; a p50 needs 10 samples)")
-		row(head)
+		fmt.Fprintln(w, "    failover: errors at the client; the primary's failures, absorbed, served by the fallback; retries;")
+		fmt.Fprintln(w, "    p50 ms of the error path (requests whose first attempt failed; n) and of the clean path; what it adds")
+		row([]string{"arm", "verdict", "errors", "failed", "absorbed", "fallback", "retries", "error (n)", "clean", "adds"})
 	}
 	for _, f := range arms {
 		row([]string{f.Name, f.Verdict, errorShare(f.Errors, f.Requests), fmt.Sprint(f.PrimaryFailed), fmt.Sprint(f.Absorbed), fmt.Sprint(f.FallbackHits),

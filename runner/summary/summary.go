@@ -288,6 +288,18 @@ func diffs(rows, ref []results.Record, column results.Col) []float64 {
 	return d
 }
 
+// shortReason is an unavailable arm's reason without its image name and
+// the engine's full message: "not present locally" of "image x unavailable:
+// not present locally; no build section; pull x: ...".
+func shortReason(s string) string {
+	s = firstLine(s)
+	if _, after, ok := strings.Cut(s, "unavailable: "); ok {
+		s = after
+	}
+	s, _, _ = strings.Cut(s, ";")
+	return s
+}
+
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
@@ -317,11 +329,21 @@ func Write(w io.Writer, tables []Table) {
 		if t.Point.Scenario != last {
 			fmt.Fprintf(w, "\n%s (run %s, code %s)\n", t.Point.Scenario, t.Point.RunID, codeOf(t))
 			last = t.Point.Scenario
-			// Arms that never came up are said once per scenario, not at every point.
+			// Arms that never came up are said once per scenario, on one
+			// line per short reason (RESULTS.md and SUMMARY.md have it whole).
+			var why []string
+			names := map[string][]string{}
 			for _, a := range t.Arms {
 				if a.Status == results.Unavailable {
-					fmt.Fprintf(w, "  not measured: %s: %s\n", a.Name, a.Reason)
+					r := shortReason(a.Reason)
+					if _, ok := names[r]; !ok {
+						why = append(why, r)
+					}
+					names[r] = append(names[r], a.Name)
 				}
+			}
+			for _, r := range why {
+				fmt.Fprintf(w, "  not measured: %s (%s)\n", strings.Join(names[r], ", "), r)
 			}
 		}
 		arms := slices.DeleteFunc(slices.Clone(t.Arms), func(a Arm) bool { return a.Status == results.Unavailable })
@@ -332,29 +354,34 @@ func Write(w io.Writer, tables []Table) {
 		fmt.Fprintln(w)
 		streams := slices.ContainsFunc(arms, func(a Arm) bool { return a.TTFTP50.Set })
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		head := "    arm\ttrials\tp50 ms\tp99 ms\t+p50 vs direct\t95% CI\tp\t+p99 vs direct\ttopology\t+p50 net\t+p50 vs floor\t+p99 vs floor\t"
+		// 120 columns on a terminal: what SUMMARY.md adds (over the floor,
+		// topology, TTFT, events per read, working set, cost) stays there.
+		head := "arm\trounds\tp50 ms\tp99 ms\t+p50\t95% CI\tp\t+p99\t"
 		if streams {
-			head += "ttft p50\t+ttft\titl p99\tevents/read\t"
+			head += "+ttft\titl p99\t"
 		}
-		fmt.Fprintln(tw, head+"cpu µs/req\trss MiB\t")
+		fmt.Fprintln(tw, head+"cpu µs\trss MiB\t")
 		for _, a := range arms {
-			cells := []string{a.Name, string(a.Status), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"}
+			cells := []string{a.Name, string(a.Status), "-", "-", "-", "-", "-", "-"}
 			if a.Status == results.OK {
-				cells = []string{a.Name, fmt.Sprint(a.Trials), num(a.P50), num(a.P99), Added(a.AddedP50, a.AddedP50CI, a.HasCI), CI(a), P(a.AddedP50CI, a.HasCI),
-					Added(a.AddedP99, a.AddedP99CI, a.HasP99CI), Signed(a.TopologyMS), Signed(a.NetP50), Signed(a.FloorP50), Signed(a.FloorP99)}
+				cells = []string{a.Name, fmt.Sprint(a.Trials), num(a.P50), num(a.P99), short(Added(a.AddedP50, a.AddedP50CI, a.HasCI)), CI(a), P(a.AddedP50CI, a.HasCI),
+					short(Added(a.AddedP99, a.AddedP99CI, a.HasP99CI))}
 			}
 			if streams {
-				cells = append(cells, num(a.TTFTP50), Added(a.AddedTTFT, a.AddedTTFTCI, a.HasTTFTCI), num(a.ITLP99), num2(a.EventsPerRead))
+				cells = append(cells, short(Added(a.AddedTTFT, a.AddedTTFTCI, a.HasTTFTCI)), num(a.ITLP99))
 			}
 			cells = append(cells, num1(a.CPUUsPerReq), num1(a.RSSPeakMiB))
-			fmt.Fprintf(tw, "    %s\t\n", strings.Join(cells, "\t"))
+			fmt.Fprintf(tw, "%s\t\n", strings.Join(cells, "\t"))
 		}
 		tw.Flush()
 		if fo := Failovers(t); len(fo) > 0 {
 			writeFailover(w, fo, false)
 		}
-		if slices.ContainsFunc(arms, func(a Arm) bool { return a.HasCI && a.AddedP50CI.Enough && !a.AddedP50CI.Distinguishable() }) {
-			fmt.Fprintln(w, "    "+NotDistinguishableNote)
+		if slices.ContainsFunc(arms, func(a Arm) bool {
+			return a.HasCI && a.AddedP50CI.Enough && !a.AddedP50CI.Distinguishable() || a.HasP99CI && a.AddedP99CI.Enough && !a.AddedP99CI.Distinguishable() ||
+				a.HasTTFTCI && a.AddedTTFTCI.Enough && !a.AddedTTFTCI.Distinguishable()
+		}) {
+			fmt.Fprintln(w, "    "+shortND+" = "+NotDistinguishableNote)
 		}
 		for _, a := range arms {
 			if a.Status != results.OK {
@@ -388,6 +415,19 @@ func Interval(d stats.Delta, has bool) string {
 	return s
 }
 
+// shortND is "not distinguishable" in a terminal's table, which must fit
+// 120 columns; the note under the table spells it out.
+const shortND = "n.d."
+
+func short(cell string) string {
+	if cell == notDistinguishable {
+		return shortND
+	}
+	return cell
+}
+
+const notDistinguishable = "not distinguishable"
+
 // NotDistinguishableNote explains the cells that say so.
 const NotDistinguishableNote = "not distinguishable: the 95% interval of the per-round differences from direct holds 0; no signed figure is claimed"
 
@@ -399,7 +439,7 @@ func Added(v results.Optional, d stats.Delta, has bool) string {
 	case !v.Set:
 		return "-"
 	case has && d.Enough && !d.Distinguishable():
-		return "not distinguishable"
+		return notDistinguishable
 	case has:
 		return fmt.Sprintf("%+.*f", decimals(d.Estimate), v.V)
 	}
