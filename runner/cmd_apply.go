@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/affinity"
 	"github.com/gatewaybench/gatewaybench/internal/interrupt"
@@ -31,10 +34,11 @@ func cmdApply(args []string) int {
 	gateways := fs.String("gateway", "", "only these gateways (comma-separated); the direct arm always runs")
 	scenarios := fs.String("scenario", "", "only these scenarios (comma-separated)")
 	resultsDir := fs.String("results", "", "write CSVs here instead of defaults.results_dir")
-	quick := fs.Bool("quick", false, "a first look: one trial, 1 s windows, no settle")
+	quick := fs.Bool("quick", false, "a first look: one trial, 1 s windows, no settle, into results/quick/")
+	wait := fs.Bool("wait", false, "wait for a run in progress on this host instead of failing")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: runner apply [--quick] [--gateway a,b] [--scenario x,y] [--results DIR] FILE (flags before or after FILE)")
+		fmt.Fprintln(os.Stderr, "usage: runner apply [--quick] [--wait] [--gateway a,b] [--scenario x,y] [--results DIR] FILE (flags before or after FILE)")
 		return exitUsage
 	}
 	path := pos[0]
@@ -66,7 +70,16 @@ func cmdApply(args []string) int {
 
 	// One run at a time owns this host's containers and ports; the lock also
 	// makes the sweep of leftovers safe (nothing labelled belongs to a live run).
-	lock, err := runlock.Acquire(runlock.Path(), "runner apply "+path)
+	var lock *runlock.Lock
+	if *wait {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		lock, err = runlock.Wait(ctx, runlock.Path(), "runner apply "+path, time.Second, func(holder string) {
+			fmt.Printf("waiting for the run that holds this host (%s) to finish\n", holder)
+		})
+		stop()
+	} else {
+		lock, err = runlock.Acquire(runlock.Path(), "runner apply "+path)
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 		return exitFailure

@@ -8,11 +8,13 @@
 package runlock
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,8 +49,7 @@ func Acquire(path, what string) (*Lock, error) {
 		holder, _ := os.ReadFile(path)
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, fmt.Errorf("another gatewaybench run holds this host (%s); its containers and ports are its own: wait for it, or stop it first",
-				strings.TrimSpace(string(holder)))
+			return nil, &HeldError{Holder: strings.TrimSpace(string(holder))}
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
@@ -58,6 +59,36 @@ func Acquire(path, what string) (*Lock, error) {
 	fmt.Fprintf(f, "pid %d, %s", os.Getpid(), what)
 	_ = f.Sync()
 	return &Lock{f: f}, nil
+}
+
+// HeldError: another process holds the lock.
+type HeldError struct{ Holder string } // what the holder wrote: its pid and command
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("another gatewaybench run holds this host (%s); its containers and ports are its own: wait for it (apply --wait), or stop it first", e.Holder)
+}
+
+// Wait takes the lock at path, waiting while another process holds it:
+// held is called once, with the holder, when it first finds the lock
+// taken. It tries again every poll until ctx is done.
+func Wait(ctx context.Context, path, what string, poll time.Duration, held func(holder string)) (*Lock, error) {
+	said := false
+	for {
+		l, err := Acquire(path, what)
+		var h *HeldError
+		if !errors.As(err, &h) {
+			return l, err
+		}
+		if !said {
+			held(h.Holder)
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for the run that holds this host (%s): %w", h.Holder, ctx.Err())
+		case <-time.After(poll):
+		}
+	}
 }
 
 // Release lets the next run in.

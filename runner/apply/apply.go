@@ -158,7 +158,7 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 		return r.out, err
 	}
 
-	p.Logf("run %s: %d runs planned, at most %s of load (unavailable gateways shorten it)", r.runID, o.Plan.Runs(), o.Plan.Estimate().D().Round(time.Second))
+	p.Logf("run %s: %d runs planned, %s", r.runID, o.Plan.Runs(), o.Plan.EstimateText())
 	p.Logf("building the mock image")
 	mockEngine, err := r.engine(o.Plan.Layout.Mock.Engine)
 	if err != nil {

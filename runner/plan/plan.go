@@ -470,6 +470,13 @@ func (p *Plan) Runs() int {
 
 // Estimate is the wall time of all runs' warmup, window and settle, without
 // stack start-up.
+// EstimateText is the one way the plan's load is said, by plan and apply
+// alike.
+func (p *Plan) EstimateText() string {
+	return fmt.Sprintf("%s of load for the arms planned (less for any that turn out unavailable; soaks included; image builds and stack start-ups aside)",
+		p.Estimate().D().Round(time.Second))
+}
+
 func (p *Plan) Estimate() Duration {
 	var d Duration
 	for _, s := range p.Scenarios {

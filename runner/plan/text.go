@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
@@ -16,8 +15,8 @@ import (
 // WriteText prints the plan for people: the layout, the arms, then each
 // scenario's runs in execution order. Its output is covered by golden tests.
 func (p *Plan) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "plan for %s: %d arms, %d scenarios, %d runs, at least %s of load\n\n",
-		p.Source, len(p.Arms), len(p.Scenarios), p.Runs(), p.Estimate().D().Round(time.Second))
+	fmt.Fprintf(w, "plan for %s: %d arms, %d scenarios, %d runs, %s\n\n",
+		p.Source, len(p.Arms), len(p.Scenarios), p.Runs(), p.EstimateText())
 	l := p.Layout
 	fmt.Fprintf(w, "cpus:   driver=%s mock=%s gateway=%s\n", l.Driver.CPUs.Text, l.Mock.CPUs.Text, l.Gateway.CPUs.Text)
 	fmt.Fprintf(w, "memory: driver=%s mock=%s gateway=%s\n", config.FormatSize(l.Driver.Memory),
