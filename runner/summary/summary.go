@@ -508,7 +508,6 @@ func Fixed(o results.Optional, decimals int) string {
 }
 
 func num(o results.Optional) string  { return Fixed(o, 3) }
-func num2(o results.Optional) string { return Fixed(o, 2) }
 func num1(o results.Optional) string { return Fixed(o, 1) }
 
 // Signed prints o with its sign and three decimals, or "-" when absent.
