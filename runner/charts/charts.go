@@ -43,6 +43,7 @@ var builders = []builder{
 	{"session.png", "Added time per agent session", sessionFigure},
 	{"memory.png", "Gateway memory under a long streaming window", memoryFigure},
 	{"cold_start.png", "Cold start and image size", coldStartFigure},
+	{"failover.png", "Failover: what reaches the client when the upstream fails", failoverFigure},
 	{"fidelity.png", "Stream fidelity: does the gateway pass events as they come?", fidelityFigure},
 	{"goodput.png", "Goodput: requests within the SLO, streamed chat", goodputFigure},
 }
@@ -191,9 +192,15 @@ func overheadFigure(d *data) (*figure, string) {
 				}
 				return v
 			}},
-			{"p99", func(a summary.Arm) value { return some(a.AddedP99) }},
+			{"p99", func(a summary.Arm) value {
+				v := some(a.AddedP99)
+				if !v.Set && a.Trials > 0 {
+					v.Label = "no p99: under 500 requests a window"
+				}
+				return v
+			}},
 		}},
-		panelSpec{"Peak memory", "MiB, gateway container: resident set (as ps counts it) and cgroup working set", []seriesSpec{
+		panelSpec{"Peak memory", "MiB: resident set, then working set (lighter)", []seriesSpec{
 			{"RSS", col(results.ColRSSPeakMiB)}, {"working set", col(results.ColMemPeakMiB)}}})
 	f.Note = fmt.Sprintf("Scenario %s, %s: non-streamed chat completions, each arm against the same mock on the same CPUs.", t.Point.Scenario, t.Point)
 	f.Foot = footnote(methodAdded, t.Arms)
@@ -391,7 +398,7 @@ func frontierFigure(d *data) (*figure, string) {
 		}
 		if !slices.ContainsFunc(l.Y, func(v value) bool { return v.Set }) {
 			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class,
-				Missing: fmt.Sprintf("no rate held: p99 over every bound, or failed, at every rate from %s/s", fmtValue(fr.Rates[0]))})
+				Missing: fmt.Sprintf("%sno rate held: p99 over every bound, or failed, at every rate from %s/s", measuredPrefix, fmtValue(fr.Rates[0]))})
 			continue
 		}
 		f.Lines = append(f.Lines, l)
@@ -423,12 +430,62 @@ func pooled(name string, class results.Class, rows []results.Record) summary.Arm
 	return a
 }
 
+// failoverFigure draws, per arm of the failover scenario, the share of
+// requests that still failed at the client and what the error path added
+// (summary.Failovers): direct is the no-fallback baseline; an arm with no
+// fallback is drawn too, its errors being what it does.
+func failoverFigure(d *data) (*figure, string) {
+	ts := d.of(results.KindFailover, "")
+	if len(ts) == 0 {
+		return nil, "no failover rows in the results"
+	}
+	t := ts[0]
+	f := &figure{}
+	errs, adds := series{Name: "errors"}, series{Name: "error path"}
+	var arms []summary.Arm
+	for _, a := range t.Arms {
+		if a.Status == results.Unavailable {
+			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class, Missing: missing(a)})
+		}
+	}
+	for _, fo := range summary.Failovers(t) {
+		i := slices.IndexFunc(t.Arms, func(a summary.Arm) bool { return a.Name == fo.Name })
+		a := t.Arms[i]
+		arms = append(arms, a)
+		f.Rows = append(f.Rows, row{Name: a.Name, Class: a.Class})
+		e := value{V: float64(fo.Errors), Set: true}
+		if fo.Requests > 0 {
+			e.Label = fmt.Sprintf("%d (%.1f%%)", fo.Errors, 100*float64(fo.Errors)/float64(fo.Requests))
+		}
+		errs.Values = append(errs.Values, e)
+		v := some(fo.ErrorPathAdded)
+		switch {
+		case v.Set:
+			v.Label = fmt.Sprintf("%+.3g ms (n=%d)", v.V, fo.ErrorPathN)
+		case fo.Absorbed == 0:
+			v.Label = fo.Verdict + ": none rescued"
+		default:
+			v.Label = fmt.Sprintf("under 10 rescued a trial (%d in all)", fo.ErrorPathN)
+		}
+		adds.Values = append(adds.Values, v)
+	}
+	f.Panels = []panel{
+		{Title: "Requests failed at the client", Axis: "requests, over the trials (their share in brackets)", Series: []series{errs}},
+		{Title: "What the error path adds", Axis: "ms: p50 of rescued requests less p50 of the others", Series: []series{adds}},
+	}
+	f.Note = fmt.Sprintf("Scenario %s, %s: the primary mock fails a share of requests, a fallback mock never does. Errors: what still reached the client. "+
+		"The error path: the requests whose first attempt the primary failed, which the gateway rescued.", t.Point.Scenario, t.Point)
+	f.Foot = footnote("Errors summed over trials; the error path's added p50 is the median over trials of (error path p50 - clean path p50).", arms)
+	return f, ""
+}
+
 func costFigure(d *data) (*figure, string) {
+	// One panel: requests per USD-hour is the reciprocal of the same figure.
 	return ceilingFigure(d, true,
-		"At each arm's highest-throughput point; cost prices the gateway container's CPU cores and peak memory (cost block of benchmarks.hcl, formula in docs/method.md).",
+		"At each arm's highest-throughput point. The cost prices the CPU cores and peak memory the gateway container used in the window at the cost block's list prices, "+
+			"not a provisioned instance: an idle share of a machine is not in it (formula in docs/method.md).",
 		"Median over trials.",
-		panelSpec{"Cost per 1M requests", "USD (CPU and memory used, at list prices)", []seriesSpec{{"USD per 1M", col(results.ColCostUSDPer1M)}}},
-		panelSpec{"Requests per second per USD-hour", "rps / (USD per hour of the resources used)", []seriesSpec{{"rps per USD-hour", col(results.ColRPSPerUSDHour)}}})
+		panelSpec{"Cost per 1M requests", "USD for the cores and memory used", []seriesSpec{{"USD per 1M", col(results.ColCostUSDPer1M)}}})
 }
 
 func sessionFigure(d *data) (*figure, string) {

@@ -95,6 +95,14 @@ func synthetic() []results.Record {
 		r.Set(results.ColRSSRecoveredMiB, v(arm, trial, 5))
 		r.Set(results.ColMemPeakMiB, v(arm, trial, 9))
 	})
+	add("failover", "failover", 16, 100, func(arm string, trial int, r results.Record) {
+		r.Set(results.ColErrHTTP, v(arm, trial, 20))
+		r.Set(results.ColUpstreamErrors, v(arm, trial, 20))
+		r.Set(results.ColAbsorbed, v(arm, trial, 10))
+		r.Set(results.ColErrorPath.N, "20")
+		r.Set(results.ColErrorPath.P50, v(arm, trial, 147))
+		r.Set(results.ColCleanPath.P50, v(arm, trial, 145))
+	})
 	add("cold_start", "cold_start", 1, 100, func(arm string, trial int, r results.Record) {
 		r.Set(results.ColColdStartMS, v(arm, trial, 300))
 		r.Set(results.ColImageSizeMiB, v(arm, trial, 50))
@@ -233,7 +241,7 @@ func TestNiceTicks(t *testing.T) {
 			t.Errorf("niceTicks(%g, %g) = %v, want %v", c.lo, c.hi, got, c.want)
 		}
 	}
-	for v, want := range map[float64]string{0: "0", 0.0414: "0.0414", 8.552: "8.55", 21.98: "22.0", 1226.9: "1227", -0.002: "-0.00200",
+	for v, want := range map[float64]string{0: "0", 0.0414: "0.0414", 8.552: "8.55", 21.98: "22.0", 1226.9: "1,227", -0.002: "-0.00200",
 		0.000175: "0.000175", 1435569: "1,435,569", -25000: "-25,000"} {
 		if got := fmtValue(v); got != want {
 			t.Errorf("fmtValue(%g) = %q, want %q", v, got, want)

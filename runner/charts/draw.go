@@ -245,10 +245,18 @@ func (p *pen) barFigure(f *figure) int {
 }
 
 // missingList writes the arms without a figure, one a line, with why.
+// measuredPrefix opens the reason of an arm that was measured yet has no
+// point to draw (the frontier's "no rate held").
+const measuredPrefix = "measured, "
+
 func (p *pen) missingList(rows []row, y int) int {
 	for _, m := range rows {
 		y += pixels(smallSize)
-		p.text(p.fit(m.Name+": not measured: "+m.Missing, width-2*margin, smallSize), margin, y, smallSize, grey)
+		what := "not measured: " + m.Missing
+		if strings.HasPrefix(m.Missing, measuredPrefix) {
+			what = m.Missing // measured, with nothing to draw: said as it is
+		}
+		p.text(p.fit(m.Name+": "+what, width-2*margin, smallSize), margin, y, smallSize, grey)
 	}
 	return y
 }
@@ -273,18 +281,45 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 		p.text(msg, x0+w/2-p.width(msg, textSize)/2, top+h/2, textSize, grey)
 		return
 	}
-	ticks := niceTicks(lo, hi)
-	lo, hi = math.Min(lo, ticks[0]), math.Max(hi, ticks[len(ticks)-1])
-	xOf := func(v float64) int { return x0 + int(math.Round((v-lo)/(hi-lo)*float64(w))) }
+	axis := pn.Axis
+	var ticks []float64
+	var xOf func(v float64) int
+	// Values all above 0 and spread over more than 30x go on a log scale,
+	// or the small ones (a proxy's microseconds beside an AI gateway's
+	// milliseconds) would be bars of no width; bars then start at the
+	// axis's lowest decade.
+	if minPos := positiveMin(pn); lo >= 0 && minPos > 0 && hi/minPos > 30 {
+		for e := math.Floor(math.Log10(minPos)); e <= math.Ceil(math.Log10(hi)); e++ {
+			ticks = append(ticks, math.Pow(10, e))
+		}
+		if hi > ticks[len(ticks)-1]/3 { // room for the longest bar's label
+			ticks = append(ticks, ticks[len(ticks)-1]*10)
+		}
+		lLo, lHi := math.Log10(ticks[0]), math.Log10(ticks[len(ticks)-1])
+		xOf = func(v float64) int {
+			return x0 + int(math.Round((math.Log10(math.Max(v, ticks[0]))-lLo)/(lHi-lLo)*float64(w)))
+		}
+		axis += " (log scale)"
+	} else {
+		ticks = niceTicks(lo, hi)
+		lo, hi = math.Min(lo, ticks[0]), math.Max(hi, ticks[len(ticks)-1])
+		xOf = func(v float64) int { return x0 + int(math.Round((v-lo)/(hi-lo)*float64(w))) }
+	}
 	for _, t := range ticks {
 		x := xOf(t)
 		p.line(x, top, x, top+h, gridInk, 1)
 		label := fmtTick(t, ticks)
+		if strings.HasSuffix(axis, "(log scale)") {
+			label = strconv.FormatFloat(t, 'f', -1, 64) // decades: 0.001 ... 100
+			if t >= 1000 {
+				label = thousands(int64(t))
+			}
+		}
 		p.text(label, x-p.width(label, smallSize)/2, top+h+pixels(smallSize), smallSize, grey)
 	}
 	p.line(xOf(0), top, xOf(0), top+h, zeroInk, 1)
 	p.line(x0, top+h, x0+w, top+h, axisInk, 1)
-	axis := pn.Axis
+	axis = p.fit(axis, w+labelRoom, textSize)
 	p.text(axis, x0+w/2-p.width(axis, textSize)/2, top+h+pixels(smallSize)+pixels(textSize), textSize, ink)
 	for i, r := range f.Rows {
 		ry := top + i*rowH + rowGap/2
@@ -313,9 +348,26 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 			if v.Label != "" {
 				label = v.Label
 			}
-			p.text(label, max(end, xOf(0))+5, by+barH-2, smallSize, ink)
+			at := max(end, xOf(0)) + 5
+			p.text(p.fit(label, x0+w+labelRoom-at, smallSize), at, by+barH-2, smallSize, ink)
 		}
 	}
+}
+
+// positiveMin is the smallest value above 0 a panel draws (its whiskers'
+// ends included), or 0.
+func positiveMin(pn panel) float64 {
+	m := 0.0
+	for _, s := range pn.Series {
+		for _, v := range s.Values {
+			for _, x := range []float64{v.V, v.Lo} {
+				if v.Set && x > 0 && (m == 0 || x < m) && (x == v.V || v.CI) {
+					m = x
+				}
+			}
+		}
+	}
+	return m
 }
 
 func (p *pen) lineFigure(f *figure) int {
@@ -449,8 +501,8 @@ func fmtValue(v float64) string {
 	if v == 0 {
 		return "0"
 	}
-	if math.Abs(v) >= 1e4 {
-		return thousands(int64(math.Round(v)))
+	if math.Abs(v) >= 1e3 {
+		return thousands(int64(math.Round(v))) // "3,730" beside "33,829", not "3730"
 	}
 	d := max(0, 2-int(math.Floor(math.Log10(math.Abs(v)))))
 	return strconv.FormatFloat(v, 'f', d, 64)
