@@ -257,7 +257,7 @@ func lineOver(ts []summary.Table, skipDirect bool, x func(summary.Point) string,
 			kept = append(kept, l)
 			continue
 		}
-		reason := "no value at any point"
+		reason := measuredPrefix + "no value at any point"
 		for _, a := range arms {
 			if a.Name == l.Name && missing(a) != "" {
 				reason = missing(a)

@@ -430,8 +430,9 @@ func (p *pen) lineFigure(f *figure) int {
 	}
 	p.text(f.XAxis, x0+w/2-p.width(f.XAxis, textSize)/2, top+h+pixels(smallSize)+pixels(textSize), textSize, ink)
 	yAxis = p.fit(yAxis, h, textSize) // rotated, it must not run past the plot
+	yw := p.width(yAxis, textSize)    // measured unrotated: rotated, the box is the font's height
 	p.r.SetTextRotation(-math.Pi / 2)
-	p.text(yAxis, margin+10, top+h/2+p.width(yAxis, textSize)/2, textSize, ink)
+	p.text(yAxis, margin+10, top+h/2+yw/2, textSize, ink)
 	p.r.ClearTextRotation()
 	for li, l := range f.Lines {
 		c := f.colours.of(l.Name)
