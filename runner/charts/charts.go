@@ -184,7 +184,7 @@ func overheadFigure(d *data) (*figure, string) {
 		return nil, "no overhead rows in the results"
 	}
 	f := barsOf(t, true,
-		panelSpec{"Added latency", "ms over direct (lower is better)", []seriesSpec{
+		panelSpec{"Added latency", "ms over direct", []seriesSpec{
 			{"p50", func(a summary.Arm) value {
 				v := some(a.AddedP50)
 				if a.HasCI {
@@ -200,9 +200,12 @@ func overheadFigure(d *data) (*figure, string) {
 				return v
 			}},
 		}},
-		panelSpec{"Peak memory", "MiB: resident set, then working set (lighter)", []seriesSpec{
-			{"RSS", col(results.ColRSSPeakMiB)}, {"working set", col(results.ColMemPeakMiB)}}})
-	f.Note = fmt.Sprintf("Scenario %s, %s: non-streamed chat completions, each arm against the same mock on the same CPUs.", t.Point.Scenario, t.Point)
+		panelSpec{"Peak memory (RSS, working set)", "MiB", []seriesSpec{
+			{"RSS", col(results.ColRSSPeakMiB)}, {"working set", col(results.ColMemPeakMiB)}}},
+		panelSpec{"Gateway CPU per request", "µs", []seriesSpec{
+			{"CPU", col(results.ColGatewayCPUUsPerReq)}}})
+	f.Note = fmt.Sprintf("Scenario %s, %s: non-streamed chat completions, each arm against the same mock on the same CPUs. Lower is better. "+
+		"Memory: the resident set as ps counts it, then the cgroup working set (lighter). CPU per request is the capacity figure that carries over between machines (1e6 / µs = req/s per core).", t.Point.Scenario, t.Point)
 	f.Foot = footnote(methodAdded, t.Arms)
 	return f, ""
 }

@@ -48,7 +48,7 @@ func Block(recs []results.Record, chartsDir string) string {
 	if warn := results.ProvenanceOf(recs).Warning(); warn != "" {
 		fmt.Fprintf(&b, "**%s**\n\n", warn)
 	}
-	fmt.Fprintf(&b, "<img src=\"%s/overhead.png\" width=\"760\" alt=\"Added latency and peak memory per gateway\">\n\n", chartsDir)
+	fmt.Fprintf(&b, "<img src=\"%s/overhead.png\" width=\"760\" alt=\"Added latency, peak memory and CPU per request, per gateway\">\n\n", chartsDir)
 	byClass := map[results.Class][]string{}
 	var absent []string
 	for _, a := range t.Arms {
