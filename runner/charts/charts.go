@@ -615,10 +615,21 @@ func ratio(num, den results.Col, scale float64) func(summary.Arm) value {
 	}
 }
 
+// fidelityFigure draws delivery at the most concurrent streams measured
+// (concurrent_agents), where a buffer or a busy gateway shows; at one
+// client every honest arm is 0.
 func fidelityFigure(d *data) (*figure, string) {
-	t, ok := summary.Lowest(d.of(results.KindStreamingTurn, "streaming_turn"))
+	var t summary.Table
+	ok := false
+	for _, c := range d.of(results.KindConcurrentAgents, "") {
+		if c.Point.Mode == results.Closed && (!ok || c.Point.Concurrency > t.Point.Concurrency) {
+			t, ok = c, true
+		}
+	}
 	if !ok {
-		return nil, "no streaming_turn rows in the results"
+		if t, ok = summary.Lowest(d.of(results.KindStreamingTurn, "streaming_turn")); !ok {
+			return nil, "no concurrent_agents or streaming_turn rows in the results"
+		}
 	}
 	f := barsOf(t, false,
 		panelSpec{"Buffered streams", "% of streams delivered in bursts", []seriesSpec{{"bursty", ratio(results.ColBurstyStreams, results.ColStreams, 100)}}},
@@ -630,7 +641,12 @@ func fidelityFigure(d *data) (*figure, string) {
 }
 
 func goodputFigure(d *data) (*figure, string) {
-	ts := d.of(results.KindStreamingTurn, "streaming_turn")
+	// Where concurrency grows goodput tells something; at one client every
+	// arm but a broken one holds the SLO.
+	ts := d.of(results.KindConcurrentAgents, "")
+	if len(ts) == 0 {
+		ts = d.of(results.KindStreamingTurn, "streaming_turn")
+	}
 	var closed []summary.Table
 	for _, t := range ts {
 		if t.Point.Mode == results.Closed && t.Point.Variant == "" {
@@ -638,7 +654,7 @@ func goodputFigure(d *data) (*figure, string) {
 		}
 	}
 	if len(closed) == 0 {
-		return nil, "no streaming_turn rows in the results"
+		return nil, "no concurrent_agents or streaming_turn rows in the results"
 	}
 	slices.SortStableFunc(closed, func(a, b summary.Table) int { return a.Point.Concurrency - b.Point.Concurrency })
 	closed = closed[:min(len(closed), 3)]

@@ -61,6 +61,15 @@ func synthetic() []results.Record {
 	for _, c := range []int{1, 4, 16} {
 		add("concurrent_agents", "concurrent_agents", c, 100, func(arm string, trial int, r results.Record) {
 			r.Set(results.ColITL.P99, v(arm, trial, float64(c)))
+			r.Set(results.ColStreams, "100")
+			r.Set(results.ColBurstyStreams, v(arm, trial, 2))
+			r.Set(results.ColStalls, v(arm, trial, 1))
+			r.Set(results.ColFramesExpected, "3200")
+			r.Set(results.ColFramesCoalesced, v(arm, trial, 30))
+			r.Set(results.ColGoodput, v(arm, trial, 0.2))
+			r.Set(results.ColSLOLatencyMS, "2000")
+			r.Set(results.ColSLOTTFTMS, "250")
+			r.Set(results.ColSLOITLMS, "50")
 		})
 	}
 	for _, p := range []int{100, 10000} {
