@@ -44,6 +44,8 @@ var builders = []builder{
 	{"memory.png", "Gateway memory under a long streaming window", memoryFigure},
 	{"cold_start.png", "Cold start and image size", coldStartFigure},
 	{"failover.png", "Failover: what reaches the client when the upstream fails", failoverFigure},
+	{"key_flood.png", "Invalid keys: how fast each arm refuses them, and how many reach the model", keyFloodFigure},
+	{"cancellation.png", "Cancellation: does the upstream stop when the client leaves?", cancellationFigure},
 	{"fidelity.png", "Stream fidelity: does the gateway pass events as they come?", fidelityFigure},
 	{"goodput.png", "Goodput: requests within the SLO, streamed chat", goodputFigure},
 }
@@ -135,11 +137,21 @@ func missing(a summary.Arm) string {
 // barsOf makes a bar figure's rows and one panel per spec from a table's
 // arms (the direct arm left out when skipDirect: figures of what is added).
 func barsOf(t summary.Table, skipDirect bool, panels ...panelSpec) *figure {
+	return bars(t, skipDirect, false, panels...)
+}
+
+// bars is barsOf; keepFailed draws arms whose every trial failed too (a
+// key flood's arm that passes keys on fails, and what it passed on is the
+// figure), their values read with measured.
+func bars(t summary.Table, skipDirect, keepFailed bool, panels ...panelSpec) *figure {
 	f := &figure{}
 	var arms []summary.Arm
 	for _, a := range t.Arms {
 		switch {
 		case skipDirect && a.Name == "direct":
+		case keepFailed && a.Status == results.Failed && slices.ContainsFunc(a.Rows, func(r results.Record) bool { return r.Int(results.ColTrial) > 0 }):
+			arms = append(arms, a)
+			f.Rows = append(f.Rows, row{Name: a.Name, Class: a.Class})
 		case missing(a) != "":
 			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class, Missing: missing(a)})
 		default:
@@ -170,6 +182,23 @@ type panelSpec struct {
 type seriesSpec struct {
 	name string
 	get  func(summary.Arm) value
+}
+
+// measured is the median over every measured row, failed ones included:
+// for counts a failed row still holds (the invalid keys an arm passed on).
+func measured(column results.Col) func(summary.Arm) value {
+	return func(a summary.Arm) value {
+		var xs []float64
+		for _, r := range a.Rows {
+			if v := r.Num(column); v.Set && r.Int(results.ColTrial) > 0 {
+				xs = append(xs, v.V)
+			}
+		}
+		if e, ok := stats.MedianCI(xs); ok {
+			return value{V: e.Median, Set: true}
+		}
+		return value{}
+	}
 }
 
 func col(column results.Col) func(summary.Arm) value {
@@ -482,6 +511,42 @@ func failoverFigure(d *data) (*figure, string) {
 	return f, ""
 }
 
+func keyFloodFigure(d *data) (*figure, string) {
+	ts := d.of(results.KindKeyFlood, "")
+	if len(ts) == 0 {
+		return nil, "no key_flood rows in the results"
+	}
+	t := ts[0]
+	f := bars(t, false, true,
+		panelSpec{"Time to refuse a key", "ms, p50 of the refusals", []seriesSpec{{"refusal p50", func(a summary.Arm) value {
+			v := col(results.ColLatency.P50)(a)
+			if !v.Set && a.Status == results.Failed {
+				v.Label = "failed: passes invalid keys on"
+			}
+			return v
+		}}}},
+		panelSpec{"Invalid keys the upstream saw", "requests per window (0: the arm checks keys)", []seriesSpec{{"upstream hits", measured(results.ColUpstreamHits)}}})
+	f.Note = fmt.Sprintf("Scenario %s, %s: every request carries a key the arm must refuse. Direct: the mock refuses them itself. "+
+		"An arm that passes them on costs the model a request each.", t.Point.Scenario, t.Point)
+	f.Foot = footnote("Median over trials.", t.Arms)
+	return f, ""
+}
+
+func cancellationFigure(d *data) (*figure, string) {
+	ts := d.of(results.KindCancellation, "")
+	if len(ts) == 0 {
+		return nil, "no cancellation rows in the results"
+	}
+	t := ts[0]
+	f := barsOf(t, false,
+		panelSpec{"Events sent after the client left", "content events per stream, written by the mock", []seriesSpec{{"after leaving", col(results.ColEventsAfterLeave)}}},
+		panelSpec{"Streams run to their end", "streams per window, of those the client left", []seriesSpec{{"completed", col(results.ColStreamsCompleted)}}})
+	f.Note = fmt.Sprintf("Scenario %s, %s: each client closes its connection early. A gateway that does not stop its upstream lets the model generate "+
+		"(and bill) the rest of the answer for no one.", t.Point.Scenario, t.Point)
+	f.Foot = footnote("Median over trials.", t.Arms)
+	return f, ""
+}
+
 func costFigure(d *data) (*figure, string) {
 	// One panel: requests per USD-hour is the reciprocal of the same figure.
 	return ceilingFigure(d, true,
@@ -562,10 +627,22 @@ func memoryFigure(d *data) (*figure, string) {
 		return nil, "no memory rows in the results"
 	}
 	t := ts[0]
-	f := barsOf(t, true, panelSpec{"Gateway memory", "MiB, resident set: the sum of the container's processes' VmRSS, as ps counts it", []seriesSpec{
+	f := barsOf(t, true, panelSpec{"Resident set", "MiB: idle, peak, recovered", []seriesSpec{
 		{"idle", col(results.ColRSSIdleMiB)}, {"peak", col(results.ColRSSPeakMiB)}, {"recovered", col(results.ColRSSRecoveredMiB)},
-	}})
-	f.Note = fmt.Sprintf("Scenario %s, %s: idle before load, peak during it, and what was still held after the load stopped (recovered); page cache is in none of them (the cgroup working set is in the CSVs beside them).", t.Point.Scenario, t.Point)
+	}}, panelSpec{"Trend over the window", "MiB per minute", []seriesSpec{{"trend", func(a summary.Arm) value {
+		// One trial: its slope, Sen's interval and the shape called from it.
+		for _, r := range a.Rows {
+			if v := r.Num(results.ColRSSTrend); r.OK() && v.Set {
+				lo, hi := r.Num(results.ColRSSTrendLo), r.Num(results.ColRSSTrendHi)
+				return value{V: v.V, Lo: lo.V, Hi: hi.V, CI: lo.Set && hi.Set, Set: true,
+					Label: fmt.Sprintf("%+.3g, %s", v.V, r.Str(results.ColMemShape))}
+			}
+		}
+		return value{}
+	}}}})
+	f.Note = fmt.Sprintf("Scenario %s, %s. The resident set is the sum of the container's processes' VmRSS, as ps counts it: idle before load, peak during it, "+
+		"recovered after it stopped; page cache is in none. Trend: the Theil-Sen slope of its one-second medians, whiskers Sen's 95%% interval, "+
+		"and the shape called from it (flat, climbing, falling, unsteady: docs/method.md, Memory).", t.Point.Scenario, t.Point)
 	f.Foot = footnote("Median over trials.", t.Arms)
 	return f, ""
 }

@@ -103,6 +103,10 @@ func synthetic() []results.Record {
 		r.Set(results.ColRSSPeakMiB, v(arm, trial, 8))
 		r.Set(results.ColRSSRecoveredMiB, v(arm, trial, 5))
 		r.Set(results.ColMemPeakMiB, v(arm, trial, 9))
+		r.Set(results.ColRSSTrend, v(arm, trial, 2))
+		r.Set(results.ColRSSTrendLo, v(arm, trial, 1))
+		r.Set(results.ColRSSTrendHi, v(arm, trial, 3))
+		r.Set(results.ColMemShape, "climbing")
 	})
 	add("failover", "failover", 16, 100, func(arm string, trial int, r results.Record) {
 		r.Set(results.ColErrHTTP, v(arm, trial, 20))
@@ -111,6 +115,15 @@ func synthetic() []results.Record {
 		r.Set(results.ColErrorPath.N, "20")
 		r.Set(results.ColErrorPath.P50, v(arm, trial, 147))
 		r.Set(results.ColCleanPath.P50, v(arm, trial, 145))
+	})
+	add("key_flood", "key_flood", 16, 100, func(arm string, trial int, r results.Record) {
+		r.Set(results.ColLatency.P50, v(arm, trial, 1))
+		r.Set(results.ColUpstreamHits, v(arm, trial, 100))
+	})
+	add("cancellation", "cancellation", 8, 100, func(arm string, trial int, r results.Record) {
+		r.Set(results.ColVariant, "leaves after 4 events")
+		r.Set(results.ColEventsAfterLeave, v(arm, trial, 2))
+		r.Set(results.ColStreamsCompleted, v(arm, trial, 30))
 	})
 	add("cold_start", "cold_start", 1, 100, func(arm string, trial int, r results.Record) {
 		r.Set(results.ColColdStartMS, v(arm, trial, 300))
