@@ -319,10 +319,13 @@ func itlFigure(d *data) (*figure, string) {
 				return value{}
 			}
 		}
-		return some(a.ITLP99)
+		v := some(a.ITLP99)
+		v.Rig = a.RigFlags() != ""
+		return v
 	})
 	f.XAxis, f.YAxis = "concurrent streams", "ITL p99, ms"
-	f.Note = "Controlled points only: where the direct arm's p99 exceeds baseline_k x its one-client p99, the rig, not the gateway, sets the latency, and the point is left out for every arm."
+	f.Note = "Controlled points only: where the direct arm's p99 exceeds baseline_k x its one-client p99, the rig, not the gateway, sets the latency, and the point is left out for every arm. " +
+		"An open circle: the rig (driver, mock, or the CPU the gateway shares with the mock) ran out at that point; it is not the gateway's own figure."
 	f.Foot = footnote("ITL p99 pooled over the run's gaps, median over trials.", armsOf(ts))
 	return f, ""
 }

@@ -446,6 +446,13 @@ func (p *pen) lineFigure(f *figure) int {
 				p.line(xOf(prev), yOf(l.Y[prev].V), xOf(i), yOf(v.V), c, 2)
 			}
 			p.dot(xOf(i), yOf(v.V), c)
+			if v.Rig {
+				p.dot(xOf(i), yOf(v.V), drawing.Color{R: 255, G: 255, B: 255, A: 255}) // an open circle
+				p.r.SetStrokeColor(c)
+				p.r.SetStrokeWidth(1.5)
+				p.r.Circle(3.5, xOf(i), yOf(v.V))
+				p.r.Stroke()
+			}
 			prev = i
 		}
 		ly := top + li*pixels(textSize) + 8

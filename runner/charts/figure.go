@@ -58,6 +58,9 @@ type value struct {
 	V, Lo, Hi float64
 	Set, CI   bool   // CI: Lo and Hi are an interval to draw as a whisker
 	Label     string // printed beside the bar; for a value not set, why
+	// Rig: on a line, the point where the rig ran out (saturated,
+	// contended): drawn as an open circle, not a measure of the gateway.
+	Rig bool
 }
 
 type line struct {

@@ -19,7 +19,9 @@ var classShades = map[results.Class][]drawing.Color{
 	"":                  {{R: 130, G: 100, B: 160, A: 255}, {R: 170, G: 150, B: 190, A: 255}}, // CSVs without gateway_class
 }
 
-var classNames = map[results.Class]string{results.ClassDirect: "direct (no gateway)", results.ClassProxy: "plain proxy", results.ClassAI: "AI gateway", results.ClassHosted: "hosted API", "": "class not recorded"}
+// classNames say the scheme in the legend: a class's hue, each arm a shade of it.
+var classNames = map[results.Class]string{results.ClassDirect: "direct (no gateway)", results.ClassProxy: "plain proxies (blues)", results.ClassAI: "AI gateways (oranges, reds)",
+	results.ClassHosted: "hosted APIs (greens)", "": "class not recorded"}
 
 var missingColour = drawing.Color{R: 150, G: 150, B: 150, A: 255}
 
