@@ -327,3 +327,55 @@ func TestFootnoteNamesRunAndCode(t *testing.T) {
 		t.Errorf("two runs' footnote:\n%s", both)
 	}
 }
+
+// TestLayoutIsHonest: in every figure drawn from the synthetic rows and
+// from the committed results, no text is drawn over another, and no bar
+// of a value above 0 is under 2 px where a log axis could have shown it.
+func TestLayoutIsHonest(t *testing.T) {
+	committed, err := results.ReadDir("../../results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, recs := range map[string][]results.Record{"synthetic": synthetic(), "committed": committed} {
+		figs, _ := Figures(recs)
+		for _, f := range figs {
+			_, l, err := drawLaidOut(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range overlaps(l.texts) {
+				t.Errorf("%s, %s: %s", name, f.File, o)
+			}
+			for _, b := range l.bars {
+				if b.v > 0 && b.px < 2 && (b.log || !b.neg) {
+					t.Errorf("%s, %s: a bar of %g is %d px long (log axis %v)", name, f.File, b.v, b.px, b.log)
+				}
+			}
+		}
+	}
+}
+
+// overlaps says which texts are drawn over another (1 px of slack: a
+// line's descender may touch the next one's ascender).
+func overlaps(texts []box) []string {
+	var out []string
+	for i, a := range texts {
+		for _, b := range texts[i+1:] {
+			if a.x0 < b.x1-1 && b.x0 < a.x1-1 && a.y0 < b.y1-1 && b.y0 < a.y1-1 {
+				out = append(out, fmt.Sprintf("%q at %v is drawn over %q at %v", a.s, [4]int{a.x0, a.y0, a.x1, a.y1}, b.s, [4]int{b.x0, b.y0, b.x1, b.y1}))
+			}
+		}
+	}
+	return out
+}
+
+// TestOverlapsSeesOverlap: the layout test's check finds two texts drawn
+// over each other, and not two side by side.
+func TestOverlapsSeesOverlap(t *testing.T) {
+	if got := overlaps([]box{{0, 0, 50, 12, "a"}, {40, 5, 90, 17, "b"}}); len(got) != 1 {
+		t.Errorf("overlapping: %q", got)
+	}
+	if got := overlaps([]box{{0, 0, 50, 12, "a"}, {50, 0, 90, 12, "b"}, {0, 12, 50, 24, "c"}}); len(got) != 0 {
+		t.Errorf("side by side: %q", got)
+	}
+}

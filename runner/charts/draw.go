@@ -40,8 +40,30 @@ var (
 
 // pen wraps go-chart's raster renderer with the few operations figures use.
 type pen struct {
-	r    chart.Renderer
-	font *truetype.Font
+	r       chart.Renderer
+	font    *truetype.Font
+	rotated bool    // a rotated text is not laid out in boxes
+	layout  *layout // what was drawn where, for the layout test
+}
+
+// layout is where a figure's texts and bars went: a test holds it to no
+// text over another and no bar too thin to see.
+type layout struct {
+	texts []box
+	bars  []bar
+}
+
+type box struct {
+	x0, y0, x1, y1 int
+	s              string
+}
+
+type bar struct {
+	v      float64
+	px     int  // drawn length
+	log    bool // on a log axis
+	neg    bool // its panel holds a value below 0, so no log axis could be drawn
+	figure string
 }
 
 func pixels(pt float64) int { return int(math.Round(pt * dpi / 72 * lineHeight)) }
@@ -51,6 +73,10 @@ func (p *pen) text(s string, x, y int, size float64, c drawing.Color) {
 	p.r.SetFontSize(size)
 	p.r.SetFontColor(c)
 	p.r.Text(s, x, y)
+	if p.layout != nil && !p.rotated && s != "" {
+		m := p.r.MeasureText(s)
+		p.layout.texts = append(p.layout.texts, box{x, y - m.Height(), x + m.Width(), y, s})
+	}
 }
 
 func (p *pen) width(s string, size float64) int {
@@ -127,18 +153,24 @@ func (p *pen) fit(s string, w int, size float64) string {
 // draw renders f into a PNG. It runs twice: once to measure the height,
 // once on a canvas of that height.
 func draw(f *figure) ([]byte, error) {
+	png, _, err := drawLaidOut(f)
+	return png, err
+}
+
+// drawLaidOut draws f and says where its texts and bars went.
+func drawLaidOut(f *figure) ([]byte, *layout, error) {
 	font, err := chart.GetDefaultFont()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	h := 2000
 	for pass := 0; pass < 2; pass++ {
 		r, err := chart.PNG(width, h)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		r.SetDPI(dpi)
-		p := &pen{r: r, font: font}
+		p := &pen{r: r, font: font, layout: &layout{}}
 		p.rect(0, 0, width, h, paper)
 		var end int
 		if len(f.Lines) > 0 || len(f.X) > 0 {
@@ -152,9 +184,9 @@ func draw(f *figure) ([]byte, error) {
 		}
 		var buf bytes.Buffer
 		if err := r.Save(&buf); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return buf.Bytes(), nil
+		return buf.Bytes(), p.layout, nil
 	}
 	panic("unreachable")
 }
@@ -284,12 +316,15 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 	axis := pn.Axis
 	var ticks []float64
 	var xOf func(v float64) int
+	logAxis := false
 	// Values all above 0 and spread over more than 30x go on a log scale,
 	// or the small ones (a proxy's microseconds beside an AI gateway's
 	// milliseconds) would be bars of no width; bars then start at the
 	// axis's lowest decade.
 	if minPos := positiveMin(pn); lo >= 0 && minPos > 0 && hi/minPos > 30 {
-		for e := math.Floor(math.Log10(minPos)); e <= math.Ceil(math.Log10(hi)); e++ {
+		// The axis starts a little below the smallest value, so its bar
+		// has a length even when that value is a power of ten.
+		for e := math.Floor(math.Log10(minPos) - 0.1); e <= math.Ceil(math.Log10(hi)); e++ {
 			ticks = append(ticks, math.Pow(10, e))
 		}
 		if hi > ticks[len(ticks)-1]/3 { // room for the longest bar's label
@@ -300,6 +335,7 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 			return x0 + int(math.Round((math.Log10(math.Max(v, ticks[0]))-lLo)/(lHi-lLo)*float64(w)))
 		}
 		axis += " (log scale)"
+		logAxis = true
 	} else {
 		ticks = niceTicks(lo, hi)
 		lo, hi = math.Min(lo, ticks[0]), math.Max(hi, ticks[len(ticks)-1])
@@ -336,6 +372,9 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 			}
 			c := tint(f.colours.of(r.Name), seriesTn[min(j, len(seriesTn)-1)])
 			p.rect(xOf(0), by+1, xOf(v.V), by+barH-1, c)
+			if p.layout != nil {
+				p.layout.bars = append(p.layout.bars, bar{v: v.V, px: xOf(v.V) - xOf(0), log: logAxis, neg: lo < 0, figure: f.File})
+			}
 			end := xOf(v.V)
 			if v.CI {
 				a, b, cy := xOf(v.Lo), xOf(v.Hi), by+barH/2
@@ -432,7 +471,9 @@ func (p *pen) lineFigure(f *figure) int {
 	yAxis = p.fit(yAxis, h, textSize) // rotated, it must not run past the plot
 	yw := p.width(yAxis, textSize)    // measured unrotated: rotated, the box is the font's height
 	p.r.SetTextRotation(-math.Pi / 2)
+	p.rotated = true
 	p.text(yAxis, margin+10, top+h/2+yw/2, textSize, ink)
+	p.rotated = false
 	p.r.ClearTextRotation()
 	for li, l := range f.Lines {
 		c := f.colours.of(l.Name)
