@@ -65,7 +65,7 @@ func cmdApply(args []string) int {
 	}
 	p := plan.Build(cfg, projects, kinds.Planner)
 	if *quick {
-		p.Quick()
+		p.Quick(*scenarios != "")
 	}
 
 	// One run at a time owns this host's containers and ports; the lock also

@@ -78,7 +78,7 @@ func cmdPlan(args []string) int {
 	}
 	p := plan.Build(cfg, projects, kinds.Planner)
 	if *quick {
-		p.Quick()
+		p.Quick(*scenarios != "")
 	}
 	if *asJSON {
 		if err := p.WriteJSON(os.Stdout); err != nil {

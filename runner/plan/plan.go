@@ -497,12 +497,24 @@ func (p *Plan) Estimate() Duration {
 // enough for a median at one client (12 of the mock's answers end to end)
 // where answers take longer. Its figures rest on fewer samples and no
 // repetition (no interval can be drawn), and the rows say so by their
-// trial count.
-func (p *Plan) Quick() {
+// trial count. Unless all is set (the scenarios were chosen by name), it
+// runs the first scenario of each of quickKinds only, so a first look
+// takes minutes: every scenario starts every gateway afresh, and a slow
+// one (LiteLLM, 12-15 s) costs its start-up in each.
+func (p *Plan) Quick(all bool) {
 	p.QuickLook = true
 	n := 0
+	seen := map[results.Kind]bool{}
 	for i := range p.Scenarios {
 		s := &p.Scenarios[i]
+		if !all && s.NotRun == "" {
+			k := s.Kind
+			if !slices.Contains(quickKinds, k) || seen[k] {
+				s.NotRun, s.Runs = "not in a quick look (add --scenario "+s.Name+" to look at it, or run the full suite)", nil
+				continue
+			}
+			seen[k] = true
+		}
 		s.Trials, s.Settle = 1, 0
 		for j := range s.Arms {
 			s.Arms[j].Soak = 0 // a first look measures gateways fresh
@@ -522,6 +534,10 @@ func (p *Plan) Quick() {
 		s.Runs = runs
 	}
 }
+
+// quickKinds are the kinds a quick look runs: what a gateway adds to a
+// request, to a stream, to a tool call, its throughput and its failover.
+var quickKinds = []results.Kind{results.KindOverhead, results.KindStreamingTurn, results.KindToolCallLoop, results.KindThroughput, results.KindFailover}
 
 func durations(ds []time.Duration) []Duration {
 	var out []Duration

@@ -145,7 +145,7 @@ func TestShownHeader(t *testing.T) {
 func TestQuick(t *testing.T) {
 	p := build(t, "../../benchmarks.hcl")
 	full, fullLoad := p.Runs(), p.Estimate()
-	p.Quick()
+	p.Quick(false)
 	n := 0
 	for _, s := range p.Scenarios {
 		for _, r := range s.Runs {
