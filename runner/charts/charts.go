@@ -201,6 +201,19 @@ func measured(column results.Col) func(summary.Arm) value {
 	}
 }
 
+// addedValue draws an added figure as the tables print it: a 95%
+// interval that holds 0 is "not distinguishable from direct", never a
+// signed bar; absent, it says why (unset: why, or nothing).
+func addedValue(v results.Optional, d stats.Delta, has bool, unset string) value {
+	switch {
+	case v.Set && has && d.Enough && !d.Distinguishable():
+		return value{Label: "not distinguishable from direct"}
+	case !v.Set:
+		return value{Label: unset}
+	}
+	return some(v)
+}
+
 func col(column results.Col) func(summary.Arm) value {
 	return func(a summary.Arm) value { return some(a.Median(column)) }
 }
@@ -215,8 +228,8 @@ func overheadFigure(d *data) (*figure, string) {
 	f := barsOf(t, true,
 		panelSpec{"Added latency", "ms over direct", []seriesSpec{
 			{"p50", func(a summary.Arm) value {
-				v := some(a.AddedP50)
-				if a.HasCI {
+				v := addedValue(a.AddedP50, a.AddedP50CI, a.HasCI, "")
+				if a.HasCI && v.Set {
 					v.Lo, v.Hi, v.CI = a.AddedP50CI.Lo, a.AddedP50CI.Hi, true
 				}
 				return v
@@ -247,7 +260,9 @@ func ttftFigure(d *data) (*figure, string) {
 		}
 	}
 	f := barsOf(t, true,
-		panelSpec{"Added TTFT (p50)", "ms over direct", []seriesSpec{{"TTFT", func(a summary.Arm) value { return some(a.AddedTTFT) }}}},
+		panelSpec{"Added TTFT (p50)", "ms over direct", []seriesSpec{{"TTFT", func(a summary.Arm) value {
+			return addedValue(a.AddedTTFT, a.AddedTTFTCI, a.HasTTFTCI, "no TTFT p50: under 10 streams a window")
+		}}}},
 		panelSpec{"Inter-token latency", "p99, ms", []seriesSpec{{"ITL p99", col(results.ColITL.P99)}}})
 	f.Note = fmt.Sprintf("Scenario %s, %s. Arms whose streaming route did not work are listed with the reason.", t.Point.Scenario, t.Point)
 	f.Foot = footnote("TTFT added = median over trials of (arm - direct) in the same trial; ITL p99 pooled over the run's gaps, median over trials.", t.Arms)
@@ -610,7 +625,7 @@ func sessionFigure(d *data) (*figure, string) {
 						return value{Label: missing(b)}
 					}
 					if b.Name == a.Name {
-						return some(b.AddedP50)
+						return addedValue(b.AddedP50, b.AddedP50CI, b.HasCI, "no p50: under 10 sessions a window")
 					}
 				}
 				return value{}

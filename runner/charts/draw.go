@@ -367,7 +367,7 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 				if v.Label != "" {
 					why = p.fit(v.Label, x0+w+labelRoom-xOf(0)-6, smallSize)
 				}
-				p.text(why, xOf(0)+4, by+barH-3, smallSize, grey)
+				p.text(why, xOf(0)+4, by+barH-2, smallSize, grey) // on the baseline of the values beside it
 				continue
 			}
 			c := tint(f.colours.of(r.Name), seriesTn[min(j, len(seriesTn)-1)])
