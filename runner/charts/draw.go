@@ -477,6 +477,11 @@ func (p *pen) lineFigure(f *figure) int {
 	p.r.ClearTextRotation()
 	for li, l := range f.Lines {
 		c := f.colours.of(l.Name)
+		// Each line a few pixels aside from the others, so lines that
+		// share their values (direct, nginx and HAProxy on the frontier)
+		// are all seen rather than drawn under the last.
+		dx := (2*li - len(f.Lines) + 1) * 3 / 2
+		at := func(i int) int { return xOf(i) + dx }
 		prev := -1
 		for i, v := range l.Y {
 			if !v.Set {
@@ -484,14 +489,14 @@ func (p *pen) lineFigure(f *figure) int {
 				continue
 			}
 			if prev >= 0 {
-				p.line(xOf(prev), yOf(l.Y[prev].V), xOf(i), yOf(v.V), c, 2)
+				p.line(at(prev), yOf(l.Y[prev].V), at(i), yOf(v.V), c, 2)
 			}
-			p.dot(xOf(i), yOf(v.V), c)
+			p.dot(at(i), yOf(v.V), c)
 			if v.Rig {
-				p.dot(xOf(i), yOf(v.V), drawing.Color{R: 255, G: 255, B: 255, A: 255}) // an open circle
+				p.dot(at(i), yOf(v.V), drawing.Color{R: 255, G: 255, B: 255, A: 255}) // an open circle
 				p.r.SetStrokeColor(c)
 				p.r.SetStrokeWidth(1.5)
-				p.r.Circle(3.5, xOf(i), yOf(v.V))
+				p.r.Circle(3.5, at(i), yOf(v.V))
 				p.r.Stroke()
 			}
 			prev = i
