@@ -44,6 +44,7 @@ var builders = []builder{
 	{"memory.png", "Gateway memory under a long streaming window", memoryFigure},
 	{"cold_start.png", "Cold start and image size", coldStartFigure},
 	{"failover.png", "Failover: what reaches the client when the upstream fails", failoverFigure},
+	{"head_of_line.png", "Head of line: a small turn's first token, alone and beside a long stream", headOfLineFigure},
 	{"key_flood.png", "Invalid keys: how fast each arm refuses them, and how many reach the model", keyFloodFigure},
 	{"cancellation.png", "Cancellation: does the upstream stop when the client leaves?", cancellationFigure},
 	{"fidelity.png", "Stream fidelity: does the gateway pass events as they come?", fidelityFigure},
@@ -526,6 +527,35 @@ func failoverFigure(d *data) (*figure, string) {
 	f.Note = fmt.Sprintf("Scenario %s, %s: the primary mock fails a share of requests, a fallback mock never does. Errors: what still reached the client. "+
 		"The error path: the requests whose first attempt the primary failed, which the gateway rescued.", t.Point.Scenario, t.Point)
 	f.Foot = footnote("Errors summed over trials; the error path's added p50 is the median over trials of (error path p50 - clean path p50).", arms)
+	return f, ""
+}
+
+// headOfLineFigure draws each arm's TTFT p50 for the small turns measured
+// alone and beside the long stream (the scenario's two variants), one
+// series each. A p50, not a p99: the windows hold far under 500 turns.
+func headOfLineFigure(d *data) (*figure, string) {
+	ts := d.of(results.KindHeadOfLine, "")
+	if len(ts) < 2 {
+		return nil, "no head_of_line rows in both variants in the results"
+	}
+	var specs []seriesSpec
+	for _, t := range ts[:2] {
+		specs = append(specs, seriesSpec{t.Point.Variant, func(a summary.Arm) value {
+			for _, b := range t.Arms {
+				if b.Name == a.Name {
+					if b.Trials == 0 {
+						return value{Label: missing(b)}
+					}
+					return some(b.TTFTP50)
+				}
+			}
+			return value{}
+		}})
+	}
+	f := barsOf(ts[0], false, panelSpec{"Small turn's TTFT", "ms, p50: " + ts[0].Point.Variant + ", then " + ts[1].Point.Variant + " (lighter)", specs})
+	f.Note = fmt.Sprintf("Scenario %s, c=%d: small streamed turns, measured alone and with a long-prompt stream held in flight through the same gateway. "+
+		"A gateway that serialises work makes the small turn wait behind the long one.", ts[0].Point.Scenario, ts[0].Point.Concurrency)
+	f.Foot = footnote("TTFT p50 per trial, median over trials.", armsOf(ts[:2]))
 	return f, ""
 }
 

@@ -116,6 +116,12 @@ func synthetic() []results.Record {
 		r.Set(results.ColErrorPath.P50, v(arm, trial, 147))
 		r.Set(results.ColCleanPath.P50, v(arm, trial, 145))
 	})
+	for _, variant := range []string{"alone", "beside a 100000-token stream"} {
+		add("head_of_line", "head_of_line", 8, 100, func(arm string, trial int, r results.Record) {
+			r.Set(results.ColVariant, variant)
+			r.Set(results.ColTTFT.P50, v(arm, trial, 20))
+		})
+	}
 	add("key_flood", "key_flood", 16, 100, func(arm string, trial int, r results.Record) {
 		r.Set(results.ColLatency.P50, v(arm, trial, 1))
 		r.Set(results.ColUpstreamHits, v(arm, trial, 100))
