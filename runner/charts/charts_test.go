@@ -46,6 +46,8 @@ func synthetic() []results.Record {
 	for _, c := range []int{1, 16} {
 		add("streaming_turn", "streaming_turn", c, 100, func(arm string, trial int, r results.Record) {
 			r.Set(results.ColTTFT.P50, v(arm, trial, 20))
+			r.Set(results.ColTTFB.P50, v(arm, trial, 0.2))
+			r.Set(results.ColITL.P50, v(arm, trial, 4))
 			r.Set(results.ColITL.P99, v(arm, trial, 11))
 			r.Set(results.ColStreams, "100")
 			r.Set(results.ColBurstyStreams, v(arm, trial, 2))
