@@ -513,6 +513,8 @@ func failoverFigure(d *data) (*figure, string) {
 		errs.Values = append(errs.Values, e)
 		v := some(fo.ErrorPathAdded)
 		switch {
+		case fo.PrimaryUnused:
+			v.Label = "no error path: it sent every request to the fallback"
 		case v.Set:
 			v.Label = fmt.Sprintf("%+.3g ms (n=%d)", v.V, fo.ErrorPathN)
 		case fo.Absorbed == 0:

@@ -20,6 +20,7 @@ type FailoverArm struct {
 	ErrorPathP50, CleanPathP50 results.Optional // ms, median over trials
 	ErrorPathAdded             results.Optional // ms, median over trials of error path p50 minus clean path p50
 	ErrorPathN                 int64
+	PrimaryUnused              bool // the primary failed nothing and the fallback served: the arm routes to the fallback
 }
 
 // Failovers are the failover arms of each failover table, in table order.
@@ -48,6 +49,11 @@ func Failovers(t Table) []FailoverArm {
 		}
 		f.ErrorPathP50, f.CleanPathP50 = a.Median(results.ColErrorPath.P50), a.Median(results.ColCleanPath.P50)
 		f.ErrorPathAdded = med(added)
+		if f.PrimaryFailed == 0 && f.FallbackHits > 0 {
+			// The arm sent its requests to the fallback first: none took
+			// the error path, whatever the primary would have done.
+			f.ErrorPathP50, f.ErrorPathAdded, f.ErrorPathN, f.PrimaryUnused = results.Optional{}, results.Optional{}, 0, true
+		}
 		switch {
 		case a.Name == "direct":
 			f.Verdict = string(results.VBaseline)
@@ -65,6 +71,9 @@ func Failovers(t Table) []FailoverArm {
 					f.Verdict = string(g.kind)
 				}
 			}
+		}
+		if f.PrimaryUnused && f.Verdict == "ok" {
+			f.Verdict = "ok (fallback first)"
 		}
 		out = append(out, f)
 	}

@@ -201,7 +201,9 @@ func TestFailovers(t *testing.T) {
 		row("nginx", 2, results.OK, 0, 20, 20, 147, 145, nil),
 		row("haproxy", 1, results.Failed, 20, 20, 0, 0, 0, noFallback),
 		row("haproxy", 2, results.Failed, 20, 20, 0, 0, 0, noFallback),
+		row("fallback-first", 1, results.OK, 0, 0, 0, 145.5, 145.4, nil),
 	}
+	rows[len(rows)-1].FallbackHits = results.Some(100)
 	path := t.TempDir() + "/failover.csv"
 	if err := results.Write(path, results.Failover, rows); err != nil {
 		t.Fatal(err)
@@ -226,6 +228,12 @@ func TestFailovers(t *testing.T) {
 	}
 	if h := got["haproxy"]; h.Verdict != "failed: "+string(results.VNoFallback) || h.Absorbed != 0 || h.Errors != 40 {
 		t.Errorf("haproxy: %+v", h)
+	}
+	// litellm-rs in run 20261201t184448-bcb313: its router sent every
+	// request to the fallback; the primary saw none, so no request took
+	// the error path, whatever the script says the primary would have done.
+	if ff := got["fallback-first"]; !ff.PrimaryUnused || ff.ErrorPathAdded.Set || ff.ErrorPathN != 0 {
+		t.Errorf("an arm that routes to the fallback: %+v", ff)
 	}
 	var md bytes.Buffer
 	WriteMarkdown(&md, tables)
