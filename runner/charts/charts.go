@@ -517,7 +517,7 @@ func failoverFigure(d *data) (*figure, string) {
 			v.Label = "no error path: it sent every request to the fallback"
 		case v.Set:
 			v.Label = fmt.Sprintf("%+.3g ms (n=%d)", v.V, fo.ErrorPathN)
-		case fo.Absorbed == 0:
+		case fo.ErrorPathN == 0:
 			v.Label = fo.Verdict + ": none rescued"
 		default:
 			v.Label = fmt.Sprintf("under 10 rescued a trial (%d in all)", fo.ErrorPathN)

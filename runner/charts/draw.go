@@ -337,7 +337,7 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 		axis += " (log scale)"
 		logAxis = true
 	} else {
-		ticks = niceTicks(lo, hi)
+		ticks = niceTicks(lo, hi*1.2) // room past the longest bar for its label
 		lo, hi = math.Min(lo, ticks[0]), math.Max(hi, ticks[len(ticks)-1])
 		xOf = func(v float64) int { return x0 + int(math.Round((v-lo)/(hi-lo)*float64(w))) }
 	}
