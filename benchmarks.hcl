@@ -12,6 +12,10 @@ defaults {
   warmup      = "250ms" # every stack has answered its readiness probe before it
   duration    = "1500ms" # the full suite stays under 45 minutes of load on 2 cores
   settle      = "200ms"
+  # A slow arm's window stays open until 10 requests (sessions) were sent in
+  # it, for a median, but never past 15 s; window_s says how long it was.
+  min_samples  = 10
+  max_duration = "15s"
   baseline_k     = 2    # a load point whose direct p99 exceeds k x the one-client p99 is dropped
   max_error_rate = 0.01 # a run with more failed requests than this share is "failed"
   floor          = "nginx" # a plain proxy on the gateway's cpuset: overhead is also reported against it

@@ -27,6 +27,9 @@ func (r *runner) driveFleet(ctx, hard context.Context, cfg load.Config) (*load.R
 	d, l := r.o.Plan.Drivers, r.o.Plan.Layout
 	window := cfg.Window
 	cfg.Window, cfg.Abort = nil, nil
+	// A window that stretches ends when its own driver has its samples;
+	// several drivers and this machine's usage window share one fixed end.
+	cfg.MinSamples = 0
 	var session []byte
 	if cfg.Session != nil {
 		session = cfg.Session.Source()

@@ -64,7 +64,12 @@ type Run struct {
 	CIWidth   CIWidth
 	Warmup    time.Duration
 	Duration  time.Duration
-	Settle    time.Duration
+	// MinSamples and MaxDuration stretch a closed-loop window past Duration
+	// until MinSamples requests were sent in it, up to MaxDuration: a slow
+	// arm's median then rests on enough samples (docs/method.md, "Windows").
+	MinSamples  int
+	MaxDuration time.Duration
+	Settle      time.Duration
 	// RequestTimeout bounds one request; one unanswered by then is a timeout.
 	RequestTimeout time.Duration
 	SLO            SLO

@@ -430,3 +430,35 @@ func TestSoakAndLogPatterns(t *testing.T) {
 		}
 	}
 }
+
+// TestStretchedWindow: min_samples and max_duration are run settings a
+// scenario overrides; max_duration below the window, or min_samples with
+// nothing to stretch up to, is refused where it is written.
+func TestStretchedWindow(t *testing.T) {
+	for _, c := range []struct {
+		defaults, scenario string
+		min                int
+		max                time.Duration
+		bad                bool
+	}{
+		{"", "", 0, 0, false},
+		{`min_samples = 10` + "\n" + `max_duration = "15s"`, "", 10, 15 * time.Second, false},
+		{`min_samples = 10` + "\n" + `max_duration = "15s"`, `min_samples = 0`, 0, 15 * time.Second, false},
+		{`min_samples = 10` + "\n" + `max_duration = "15s"`, `max_duration = "30s"`, 10, 30 * time.Second, false},
+		{`min_samples = 10`, "", 0, 0, true},
+		{`duration = "2s"` + "\n" + `max_duration = "1s"`, "", 0, 0, true},
+		{"", `min_samples = -1`, 0, 0, true},
+	} {
+		src := fmt.Sprintf("defaults {\n  %s\n}\nscenario \"s\" {\n  kind = \"overhead\"\n  concurrency = [1]\n  %s\n}\n", c.defaults, c.scenario)
+		cfg, diags := Parse("b.hcl", []byte(src))
+		switch {
+		case c.bad && !diags.HasErrors():
+			t.Errorf("%q / %q: accepted", c.defaults, c.scenario)
+		case !c.bad && diags.HasErrors():
+			t.Errorf("%q / %q: %v", c.defaults, c.scenario, diags)
+		case !c.bad && (cfg.Scenarios[0].MinSamples != c.min || cfg.Scenarios[0].MaxDuration != c.max):
+			t.Errorf("%q / %q: min %d max %s, want %d %s", c.defaults, c.scenario,
+				cfg.Scenarios[0].MinSamples, cfg.Scenarios[0].MaxDuration, c.min, c.max)
+		}
+	}
+}

@@ -28,6 +28,8 @@ type rawRun struct {
 	CIWidth        *string  `hcl:"ci_width,optional"`
 	Warmup         *string  `hcl:"warmup,optional"`
 	Duration       *string  `hcl:"duration,optional"`
+	MinSamples     *int     `hcl:"min_samples,optional"`
+	MaxDuration    *string  `hcl:"max_duration,optional"`
 	Settle         *string  `hcl:"settle,optional"`
 	RequestTimeout *string  `hcl:"request_timeout,optional"`
 	MaxErrorRate   *float64 `hcl:"max_error_rate,optional"`
@@ -97,10 +99,20 @@ func (c *checker) run(body, remain hcl.Body, out *Run) {
 	c.duration(body, "warmup", r.Warmup, &out.Warmup)
 	c.duration(body, "duration", r.Duration, &out.Duration)
 	c.duration(body, "settle", r.Settle, &out.Settle)
+	c.intIn(body, "min_samples", r.MinSamples, &out.MinSamples)
+	c.duration(body, "max_duration", r.MaxDuration, &out.MaxDuration)
 	c.timeout(body, r.RequestTimeout, &out.RequestTimeout)
 	c.slo(r.SLO, &out.SLO)
 	if r.Duration != nil && out.Duration == 0 {
 		c.errorf(attrRange(body, "duration"), sumOutOfRange, detailWindow)
+	}
+	if r.MaxDuration != nil && out.MaxDuration < out.Duration {
+		c.errorf(attrRange(body, "max_duration"), sumOutOfRange,
+			"max_duration = %q is below the window's duration (%s): a window stretches from duration up to max_duration, never below it.", *r.MaxDuration, out.Duration)
+	}
+	if r.MinSamples != nil && out.MinSamples > 0 && out.MaxDuration == 0 {
+		c.errorf(attrRange(body, "min_samples"), sumOutOfRange,
+			"min_samples stretches the window until that many requests were sent in it, up to max_duration; set max_duration too (e.g. \"15s\").")
 	}
 }
 

@@ -49,6 +49,8 @@ func (headOfLine) Plan(_ *plan.Plan, s *plan.Scenario) {
 		// drop headers they do not know, never what the user wrote.
 		long.Directive = script.DirectivePrefix + "tokens=" + strconv.Itoa(min(tokens, 100_000)) + "]"
 		small := r
+		// The long stream is sized to the window: the window must not outlast it.
+		small.MinSamples, small.MaxDuration = 0, 0
 		small.Point.PromptTokens, small.Request.PromptTokens = smallPrompt, smallPrompt
 		alone, beside := small, small
 		alone.Variant = "alone"

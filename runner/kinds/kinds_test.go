@@ -85,6 +85,9 @@ func TestHeadOfLinePlan(t *testing.T) {
 			if r.Request.PromptTokens != smallPrompt || r.Point.PromptTokens != smallPrompt {
 				t.Errorf("run %d: small turns of %d tokens", r.Index, r.Request.PromptTokens)
 			}
+			if r.MinSamples != 0 {
+				t.Errorf("run %d: its window may stretch past the long stream (min_samples %d)", r.Index, r.MinSamples)
+			}
 			if (i%2 == 0) != (r.Background == nil) {
 				t.Errorf("run %d (%s): background %v", r.Index, r.Variant, r.Background)
 				continue

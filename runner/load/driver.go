@@ -39,6 +39,11 @@ type Config struct {
 	Seed     uint64        // open loop: arrival seed
 	Duration time.Duration // measured window
 	Warmup   time.Duration // before the window; requests started in it are not measured
+	// MinSamples > 0 (closed loop): the window stays open past Duration
+	// until that many requests (sessions) were sent in it, up to
+	// MaxDuration, so a slow arm's percentiles have samples to rest on.
+	MinSamples  int
+	MaxDuration time.Duration
 	Requests int           // > 0: stop after this many requests (warmup included)
 	Timeout  time.Duration // per request
 	// Knobs are the mock's, for the expected frames; Fidelity turns the check on.
@@ -677,12 +682,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Duration <= 0 {
 		endAt = time.Duration(1<<62 - 1) // bounded by Requests instead
 	}
+	win := newWindowEnd(&cfg, endAt)
 	var issued atomic.Int64
 	more := func() bool {
-		if ctx.Err() != nil || time.Since(base) >= endAt || (cfg.Abort != nil && cfg.Abort.Err() != nil) {
+		now := time.Since(base)
+		if ctx.Err() != nil || win.over(now) || (cfg.Abort != nil && cfg.Abort.Err() != nil) {
 			return false
 		}
-		return cfg.Requests <= 0 || issued.Add(1) <= int64(cfg.Requests)
+		if cfg.Requests > 0 && issued.Add(1) > int64(cfg.Requests) {
+			return false
+		}
+		win.sent(now >= measureFrom)
+		return true
 	}
 
 	// One window for everything a row reports: the requests counted (by due
@@ -710,9 +721,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		})
 	}
 	beginTimer := time.AfterFunc(cfg.Warmup, beginWindow)
-	var endTimer *time.Timer
 	if cfg.Duration > 0 {
-		endTimer = time.AfterFunc(endAt, endWindow)
+		win.closeAt(base, endWindow)
 	}
 	stopWindow := context.AfterFunc(ctx, endWindow) // an interrupt ends the window at once
 	shards := make([]*hists, min(cfg.Conns, runtime.GOMAXPROCS(0)))
@@ -772,9 +782,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	wg.Wait()
 	beginTimer.Stop()
-	if endTimer != nil {
-		endTimer.Stop()
-	}
+	win.stop()
 	stopWindow()
 	endWindow() // a run bounded by a request count, or cut short, ends its window here
 	for _, w := range workers {
@@ -783,7 +791,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r := merge(workers, shards, sched, cfg)
 	r.DriverCPU = cpu.used()
 	r.Window = r.DriverCPU.Wall
-	if cfg.Duration > 0 && ctx.Err() == nil {
+	if cfg.Duration > 0 && ctx.Err() == nil && !win.stretched.Load() {
 		r.Window = cfg.Duration
 	}
 	r.Partial = ctx.Err() != nil

@@ -115,6 +115,7 @@ func Drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 	}
 	cfg := RequestConfig(run, m.Scenario.Knobs)
 	cfg.Conns, cfg.Duration, cfg.Warmup = run.Point.Concurrency, run.Duration.D(), run.Warmup.D()
+	cfg.MinSamples, cfg.MaxDuration = run.MinSamples, run.MaxDuration.D()
 	cfg.Fidelity, cfg.Window, cfg.MaxErrorRate, cfg.Abort = true, window, run.MaxErrorRate, m.Abort
 	cfg.SLO = load.SLO{Latency: run.SLO.Latency.D(), TTFT: run.SLO.TTFT.D(), ITL: run.SLO.ITL.D()}
 	if m.Arm.Hosted {

@@ -236,7 +236,11 @@ type Run struct {
 	LeaveAfter int      `json:"leave_after,omitempty"`
 	Warmup     Duration `json:"warmup"`
 	Duration   Duration `json:"duration"`
-	Settle     Duration `json:"settle"`
+	// MinSamples > 0: a closed-loop window stretches past Duration until
+	// that many requests were sent in it, up to MaxDuration.
+	MinSamples  int      `json:"min_samples,omitempty"`
+	MaxDuration Duration `json:"max_duration,omitempty"`
+	Settle      Duration `json:"settle"`
 	// Timeout bounds one request; one still unanswered then is a timeout.
 	Timeout Duration `json:"timeout"`
 	// MaxErrorRate: a run whose failed share is above it is "failed".
@@ -395,6 +399,7 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 				s.Runs = append(s.Runs, Run{
 					Arm: a.Name, Trial: trial, Point: pt, Request: request(cfg, sc, cfg.Gateway(a.Name), pt),
 					Warmup: Duration(sc.Warmup), Duration: Duration(sc.Duration), Settle: Duration(sc.Settle),
+					MinSamples: sc.MinSamples, MaxDuration: Duration(sc.MaxDuration),
 					Timeout: Duration(sc.RequestTimeout), MaxErrorRate: sc.MaxErrorRate,
 					SLO: SLO{Duration(sc.SLO.Latency), Duration(sc.SLO.TTFT), Duration(sc.SLO.ITL)},
 				})
@@ -468,15 +473,22 @@ func (p *Plan) Runs() int {
 	return n
 }
 
-// Estimate is the wall time of all runs' warmup, window and settle, without
-// stack start-up.
 // EstimateText is the one way the plan's load is said, by plan and apply
 // alike.
 func (p *Plan) EstimateText() string {
-	return fmt.Sprintf("%s of load for the arms planned (less for any that turn out unavailable; soaks included; image builds and stack start-ups aside)",
-		p.Estimate().D().Round(time.Second))
+	stretch := ""
+	for _, s := range p.Scenarios {
+		if len(s.Runs) > 0 && s.Runs[0].MinSamples > 0 {
+			stretch = "more where a slow arm's window stretches for its samples; "
+			break
+		}
+	}
+	return fmt.Sprintf("%s of load for the arms planned (less for any that turn out unavailable; soaks included; %simage builds and stack start-ups aside)",
+		p.Estimate().D().Round(time.Second), stretch)
 }
 
+// Estimate is the wall time of all runs' warmup, window and settle, without
+// stack start-up.
 func (p *Plan) Estimate() Duration {
 	var d Duration
 	for _, s := range p.Scenarios {

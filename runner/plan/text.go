@@ -115,8 +115,12 @@ func (p *Plan) WriteText(w io.Writer) {
 		if len(s.Runs) > 0 {
 			first = s.Runs[0]
 		}
+		window := first.Duration.String()
+		if first.MinSamples > 0 && first.MaxDuration > first.Duration {
+			window = fmt.Sprintf("%s (closed loop: up to %s for %d requests)", first.Duration, first.MaxDuration, first.MinSamples)
+		}
 		fmt.Fprintf(w, "  arms: %s; %d load points x %d trials; warmup %s, window %s, settle %s, request timeout %s\n",
-			strings.Join(names, ", "), len(s.Points), s.Trials, first.Warmup, first.Duration, s.Settle, first.Timeout)
+			strings.Join(names, ", "), len(s.Points), s.Trials, first.Warmup, window, s.Settle, first.Timeout)
 		fmt.Fprintf(w, "  mock: %s\n", s.Knobs)
 		if s.FallbackCmd != nil {
 			fmt.Fprintf(w, "  fallback mock (no injected failures): %s\n", strings.Join(s.FallbackCmd, " "))
