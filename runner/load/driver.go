@@ -44,8 +44,8 @@ type Config struct {
 	// MaxDuration, so a slow arm's percentiles have samples to rest on.
 	MinSamples  int
 	MaxDuration time.Duration
-	Requests int           // > 0: stop after this many requests (warmup included)
-	Timeout  time.Duration // per request
+	Requests    int           // > 0: stop after this many requests (warmup included)
+	Timeout     time.Duration // per request
 	// Knobs are the mock's, for the expected frames; Fidelity turns the check on.
 	Knobs    script.Knobs
 	Fidelity bool
