@@ -100,9 +100,7 @@ func (failover) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) (r
 	row.FallbackHits = results.Some(float64(served))
 	row.Retries = results.Some(float64(max(int64(hits+served)-sent, 0)))
 	row.FailuresAbsorbed = results.Some(float64(max(int64(failed)-res.Errored(), 0)))
-	if row.Status != results.Failed {
-		row.ErrorPath, row.CleanPath = measure.Percentiles(res.FirstFailed), measure.Percentiles(res.FirstOK)
-	}
+	paths(&row, res, hits, served)
 	if m.Arm.Direct {
 		row.Verdict.Add(results.Reason{Kind: results.VBaseline, Detail: fmt.Sprintf("the primary's %d failures reach the client (%d of %d requests failed)", failed, res.Errored(), sent)})
 		return row, nil
@@ -118,4 +116,19 @@ func (failover) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) (r
 		row.Verdict.Add(results.Reason{Kind: results.VFallbackUnused, Detail: fmt.Sprintf("declares a fallback, yet the fallback mock saw none of the %d failed requests", failed)})
 	}
 	return row, nil
+}
+
+// paths fills the error and clean paths' latency: the requests the primary
+// fails by its script and the gateway rescued, and the others. An arm
+// whose primary saw none of the window's requests (the fallback served
+// them all: its router sent them there first) took no error path, whatever
+// the script says the primary would have done, so none is reported.
+func paths(row *results.Row, res *load.Result, hits, served uint64) {
+	if row.Status == results.Failed {
+		return
+	}
+	if hits > 0 || served == 0 {
+		row.ErrorPath = measure.Percentiles(res.FirstFailed)
+	}
+	row.CleanPath = measure.Percentiles(res.FirstOK)
 }

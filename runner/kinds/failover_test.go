@@ -1,0 +1,47 @@
+package kinds
+
+import (
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/gatewaybench/gatewaybench/runner/load"
+	"github.com/gatewaybench/gatewaybench/runner/results"
+)
+
+// TestPaths: the error path is timed only where the primary saw requests;
+// litellm-rs's router sent every request to the fallback, and its rows
+// carried an error path of requests that never took one.
+func TestPaths(t *testing.T) {
+	hist := func(n int) *hdrhistogram.Histogram {
+		h := hdrhistogram.New(1, int64(time.Minute/time.Microsecond), 3)
+		for range n {
+			h.RecordValue(500)
+		}
+		return h
+	}
+	res := &load.Result{FirstFailed: hist(20), FirstOK: hist(80)}
+	for _, c := range []struct {
+		name         string
+		status       results.Status
+		hits, served uint64
+		errorN       int64
+		cleanN       int64
+	}{
+		{"fallback rescues", results.OK, 100, 20, 20, 80},
+		{"no fallback", results.OK, 100, 0, 20, 80},
+		{"primary unused", results.OK, 0, 100, 0, 80},
+		{"failed run", results.Failed, 100, 20, 0, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			row := results.Row{Status: c.status}
+			paths(&row, res, c.hits, c.served)
+			if row.ErrorPath.N != c.errorN || row.CleanPath.N != c.cleanN {
+				t.Errorf("error path n %d, clean path n %d; want %d, %d", row.ErrorPath.N, row.CleanPath.N, c.errorN, c.cleanN)
+			}
+			if c.errorN == 0 && row.ErrorPath.P50.Set {
+				t.Errorf("an error path p50 where none was taken: %v", row.ErrorPath.P50)
+			}
+		})
+	}
+}
