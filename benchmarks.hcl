@@ -49,6 +49,10 @@ memory {
 cost {
   usd_per_vcpu_hour = 0.04
   usd_per_gb_hour   = 0.005
+  # A provisioned instance held for the gateway, priced beside the cores it
+  # used: 4 x 0.04 + 16 x 0.005 = $0.24 an hour.
+  instance_vcpus     = 4
+  instance_memory_gb = 16
 }
 
 # A stream of 32 content events, 20 ms to the first and 4 ms apart (a fast

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -341,6 +342,7 @@ func readCSV(t *testing.T, path string) []results.Record {
 func TestApplyWithFakeEngine(t *testing.T) {
 	ps := newPorts(t)
 	p, o := testPlan(t, ps, 300*time.Millisecond)
+	o.Plan.Cost = config.Cost{USDPerVCPUHour: 0.04, USDPerGBHour: 0.005, InstanceVCPUs: 4, InstanceMemoryGB: 16}
 	e := inProcess(t, ps, p)
 	o.Engine = e
 	out, err := Run(context.Background(), context.Background(), o)
@@ -390,6 +392,9 @@ func TestApplyWithFakeEngine(t *testing.T) {
 	// engine's mock has no cgroup: the driver's ceiling only).
 	if m.Rig == nil || m.Rig.DriverCeilingRPS <= 0 || m.Rig.Concurrency != qualifyConns || m.Rig.DriverCPUs != "0" {
 		t.Errorf("manifest rig: %+v", m.Rig)
+	}
+	if in := m.Instance; in == nil || in.String() != "4 vCPU / 16 GB" || math.Abs(in.USDPerHour-0.24) > 1e-9 {
+		t.Errorf("manifest instance: %+v", in)
 	}
 	for _, r := range rows {
 		if r.Str(results.ColImage) != m.Arms[r.Str(results.ColGateway)].Image || r.Str(results.ColKernel) != m.Host.Kernel {

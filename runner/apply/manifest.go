@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/gitversion"
+	"github.com/gatewaybench/gatewaybench/runner/cost"
 	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 )
@@ -31,6 +32,10 @@ func (r *runner) stamp() {
 	m.Engines = r.enginesText()
 	m.Layout = results.Layout{Driver: l.Driver.CPUs.Text, Mock: l.Mock.CPUs.Text, Gateway: l.Gateway.CPUs.Text}
 	m.Quick = r.o.Plan.QuickLook
+	if c := r.o.Plan.Cost; c.InstanceVCPUs > 0 || c.InstanceMemoryGB > 0 {
+		m.Instance = &results.Instance{VCPUs: c.InstanceVCPUs, MemoryGB: c.InstanceMemoryGB,
+			USDPerHour: cost.InstanceHourly(c)}
+	}
 	m.SetArm("direct", results.ArmImage{Image: r.mock.Ref, ImageID: r.mock.ID, ImageSizeMiB: measure.MiB(uint64(r.mock.Size))})
 }
 

@@ -601,11 +601,24 @@ func cancellationFigure(d *data) (*figure, string) {
 
 func costFigure(d *data) (*figure, string) {
 	// One panel: requests per USD-hour is the reciprocal of the same figure.
-	return ceilingFigure(d, true,
-		"At each arm's highest-throughput point. The cost prices the CPU cores and peak memory the gateway container used in the window at the cost block's list prices, "+
-			"not a provisioned instance: an idle share of a machine is not in it (formula in docs/method.md).",
-		"Median over trials.",
-		panelSpec{"Cost per 1M requests", "USD for the cores and memory used", []seriesSpec{{"USD per 1M", col(results.ColCostUSDPer1M)}}})
+	series := []seriesSpec{{"cores and memory used", col(results.ColCostUSDPer1M)}}
+	note := "At each arm's highest-throughput point. \"Used\" prices the CPU cores and peak memory the gateway container used in the window at the cost block's list prices: an idle share of a machine is not in it (formula in docs/method.md)."
+	if in := instanceOf(d); in != nil {
+		series = append(series, seriesSpec{in.String() + " instance", col(results.ColInstanceUSDPer1M)})
+		note += fmt.Sprintf(" The %s instance ($%.3g an hour) is held whole for the gateway at the rate measured here on its cpuset, not scaled to the instance's cores.", in, in.USDPerHour)
+	}
+	return ceilingFigure(d, true, note, "Median over trials.",
+		panelSpec{"Cost per 1M requests", "USD per 1M requests", series})
+}
+
+// instanceOf is the provisioned instance the rows' runs priced, if any.
+func instanceOf(d *data) *results.Instance {
+	for _, r := range d.recs {
+		if m := r.Manifest(); m != nil && m.Instance != nil {
+			return m.Instance
+		}
+	}
+	return nil
 }
 
 func sessionFigure(d *data) (*figure, string) {

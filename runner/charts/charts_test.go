@@ -388,3 +388,43 @@ func TestOverlapsSeesOverlap(t *testing.T) {
 		t.Errorf("side by side: %q", got)
 	}
 }
+
+// TestCostDrawsTheInstance: with the run's manifest naming a provisioned
+// instance, cost.png draws its cost per 1M requests beside the cost of the
+// cores used, from the instance_usd_per_1m column, and says the instance.
+func TestCostDrawsTheInstance(t *testing.T) {
+	dir := t.TempDir()
+	const run = "20261201t000000-abcdef"
+	var rows []results.Row
+	for trial := 1; trial <= 3; trial++ {
+		for i, arm := range []string{"direct", "nginx"} {
+			rows = append(rows, results.Row{RunID: run, Scenario: "throughput", Kind: results.KindThroughput, Gateway: arm, Trial: trial,
+				Mode: results.Closed, Concurrency: 64, Status: results.OK, OK: 1000, RPS: 1000 * float64(1+i),
+				CostUSDPer1M: results.Some(0.0001), InstanceUSDPer1M: results.Some(0.06 * float64(trial))})
+		}
+	}
+	if err := results.Write(filepath.Join(dir, "throughput.csv"), 0, rows); err != nil {
+		t.Fatal(err)
+	}
+	m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: run, Instance: &results.Instance{VCPUs: 4, MemoryGB: 16, USDPerHour: 0.24}}
+	if err := results.WriteManifest(results.ManifestPath(dir, run), m); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs, _ := Figures(recs)
+	i := slices.IndexFunc(figs, func(f *figure) bool { return f.File == "cost.png" })
+	if i < 0 {
+		t.Fatal("no cost.png")
+	}
+	f := figs[i]
+	s := f.Panels[0].Series
+	if len(s) != 2 || s[1].Name != "4 vCPU / 16 GB instance" || !strings.Contains(f.Note, "$0.24 an hour") {
+		t.Fatalf("series %+v, note %q", s, f.Note)
+	}
+	if v := s[1].Values[0]; !v.Set || math.Abs(v.V-0.12) > 1e-9 {
+		t.Errorf("nginx's instance cost drawn as %+v, want the median 0.12", v)
+	}
+}

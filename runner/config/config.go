@@ -92,6 +92,11 @@ func (w CIWidth) Set() bool { return w.Abs > 0 || w.Share > 0 }
 type Cost struct {
 	USDPerVCPUHour float64 `json:"usd_per_vcpu_hour"`
 	USDPerGBHour   float64 `json:"usd_per_gb_hour"`
+	// InstanceVCPUs and InstanceMemoryGB are a provisioned instance held
+	// for the gateway (0: none): what it costs per 1M requests at the rate
+	// measured is reported beside the cost of the cores actually used.
+	InstanceVCPUs    float64 `json:"instance_vcpus,omitempty"`
+	InstanceMemoryGB float64 `json:"instance_memory_gb,omitempty"`
 }
 
 // Mock is the upstream's address and default knobs.

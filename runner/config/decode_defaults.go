@@ -55,6 +55,8 @@ type rawRoles struct {
 type rawCost struct {
 	USDPerVCPUHour *float64 `hcl:"usd_per_vcpu_hour,optional"`
 	USDPerGBHour   *float64 `hcl:"usd_per_gb_hour,optional"`
+	InstanceVCPUs  *float64 `hcl:"instance_vcpus,optional"`
+	InstanceGB     *float64 `hcl:"instance_memory_gb,optional"`
 	Body           hcl.Body `hcl:",body"`
 }
 
@@ -252,12 +254,13 @@ func (c *checker) cost(r *rawCost) Cost {
 		name string
 		v    *float64
 		dst  *float64
-	}{{"usd_per_vcpu_hour", r.USDPerVCPUHour, &out.USDPerVCPUHour}, {"usd_per_gb_hour", r.USDPerGBHour, &out.USDPerGBHour}} {
+	}{{"usd_per_vcpu_hour", r.USDPerVCPUHour, &out.USDPerVCPUHour}, {"usd_per_gb_hour", r.USDPerGBHour, &out.USDPerGBHour},
+		{"instance_vcpus", r.InstanceVCPUs, &out.InstanceVCPUs}, {"instance_memory_gb", r.InstanceGB, &out.InstanceMemoryGB}} {
 		if p.v == nil {
 			continue
 		}
 		if *p.v < 0 {
-			c.errorf(attrRange(r.Body, p.name), sumOutOfRange, "%s is a price and cannot be negative; got %g.", p.name, *p.v)
+			c.errorf(attrRange(r.Body, p.name), sumOutOfRange, "%s is a price or a size and cannot be negative; got %g.", p.name, *p.v)
 			continue
 		}
 		*p.dst = *p.v

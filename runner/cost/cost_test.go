@@ -25,3 +25,22 @@ func TestPublishedExample(t *testing.T) {
 		}
 	}
 }
+
+// TestInstance: the published cost model's 4 vCPU / 16 GB instance costs
+// $0.24 an hour at these prices, held whole: at 100 rps that is $0.6667
+// per 1M requests; no instance, or no requests, is not priced.
+func TestInstance(t *testing.T) {
+	p := config.Cost{USDPerVCPUHour: 0.04, USDPerGBHour: 0.005, InstanceVCPUs: 4, InstanceMemoryGB: 16}
+	if h := InstanceHourly(p); math.Abs(h-0.24) > 1e-12 {
+		t.Errorf("instance hourly %g, want 0.24", h)
+	}
+	if usd, ok := Instance(p, 100); !ok || math.Abs(usd-0.24/360000*1e6) > 1e-9 {
+		t.Errorf("USD per 1M at 100 rps = %g, %v", usd, ok)
+	}
+	if _, ok := Instance(config.Cost{USDPerVCPUHour: 0.04}, 100); ok {
+		t.Error("priced an instance that was not declared")
+	}
+	if _, ok := Instance(p, 0); ok {
+		t.Error("priced no requests")
+	}
+}

@@ -193,6 +193,9 @@ func fillGateway(row *results.Row, w usage.Window, res *load.Result, c config.Co
 		row.CostUSDPer1M = results.Some(results.Round6(usd))
 		row.RPSPerUSDHour = results.Some(results.Round3(perHour))
 	}
+	if usd, ok := cost.Instance(c, res.RPS); ok {
+		row.InstanceUSDPer1M = results.Some(results.Round6(usd))
+	}
 }
 
 // fillTrend calls the resident set's shape over the window from its

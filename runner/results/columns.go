@@ -216,6 +216,7 @@ var (
 	ColColdStartMS        = col("cold_start_ms", "ms", Common, "container start to the first good answer", opt(func(r *Row) Optional { return r.ColdStartMS }))
 	ColSoakRequests       = col("gateway_soak_requests", "requests", Common, "requests the gateway served in its soak before the scenario's first measured round (empty: measured fresh)", opt(func(r *Row) Optional { return r.SoakRequests }))
 	ColCostUSDPer1M       = col("cost_usd_per_1m", "USD", Common, "(cores x vCPU price + peak GiB x GiB price) / (rps x 3600) x 1e6", opt(func(r *Row) Optional { return r.CostUSDPer1M }))
+	ColInstanceUSDPer1M   = col("instance_usd_per_1m", "USD", Common, "the cost block's provisioned instance (manifest: instance) per hour / (rps x 3600) x 1e6: held whole at the rate measured, not scaled to its cores", opt(func(r *Row) Optional { return r.InstanceUSDPer1M }))
 	ColRPSPerUSDHour      = col("rps_per_usd_hour", "req/s per USD/h", Common, "throughput per hourly cost", opt(func(r *Row) Optional { return r.RPSPerUSDHour }))
 	ColVerdict            = col("verdict", "", Common, "ok, or what to know about the point (README, Verdicts); empty for an arm that never came up", verdictText)
 

@@ -46,6 +46,21 @@ type Manifest struct {
 	Quick bool `json:"quick,omitempty"`
 	// Rig is the rig measured at the run's start (absent: not measured).
 	Rig *Rig `json:"rig,omitempty"`
+	// Instance is the cost block's provisioned instance that
+	// instance_usd_per_1m prices (absent: none declared).
+	Instance *Instance `json:"instance,omitempty"`
+}
+
+// Instance is a provisioned machine held for a gateway, and its list price.
+type Instance struct {
+	VCPUs      float64 `json:"vcpus"`
+	MemoryGB   float64 `json:"memory_gb"`
+	USDPerHour float64 `json:"usd_per_hour"`
+}
+
+// String says the instance as a chart labels it: "4 vCPU / 16 GB".
+func (i *Instance) String() string {
+	return fmt.Sprintf("%g vCPU / %g GB", i.VCPUs, i.MemoryGB)
 }
 
 // Rig is the rig's qualification: the direct arm driven hard with the

@@ -81,6 +81,7 @@ type Row struct {
 	LogPatterns                 []string
 	LogMatches                  []Optional
 	CostUSDPer1M, RPSPerUSDHour Optional
+	InstanceUSDPer1M            Optional // on the cost block's provisioned instance, at the same rps
 	// goodput: the share of measured requests that succeeded within the
 	// SLO the row states (empty: no SLO)
 	Goodput, SLOLatencyMS, SLOTTFTMS, SLOITLMS Optional
