@@ -243,6 +243,9 @@ scenario "overhead" {
   kind        = "overhead"
   api         = "openai"
   concurrency = [1, 64]
+  # The headline's p99 for every arm: a slow gateway's window stretches to
+  # 500 requests (LiteLLM: about 9 s at one client), never past 15 s.
+  min_samples = 500
   mock {
     # A JSON answer comes when its last token would: ttft + (tokens-1) x itl.
     # Zero both to measure the gateway, not the model's think time.

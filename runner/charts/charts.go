@@ -36,6 +36,7 @@ var builders = []builder{
 	{"overhead.png", "What a gateway adds to each request (one client)", overheadFigure},
 	{"ttft.png", "Added time to first token, streamed chat (one client)", ttftFigure},
 	{"itl_concurrency.png", "Inter-token latency p99 as concurrent streams grow", itlFigure},
+	{"latency_concurrency.png", "Latency p99 as clients grow", latencyFigure},
 	{"prompt_size.png", "Added latency by prompt size (one client)", promptFigure},
 	{"throughput.png", "Closed-loop throughput ceiling", throughputFigure},
 	{"frontier.png", "Throughput frontier: the highest rate within each p99 bound", frontierFigure},
@@ -338,13 +339,46 @@ func itlFigure(d *data) (*figure, string) {
 			}
 		}
 		v := some(a.ITLP99)
-		v.Rig = a.RigFlags() != ""
+		v.Hollow = a.RigFlags() != ""
 		return v
 	})
 	f.XAxis, f.YAxis = "concurrent streams", "ITL p99, ms"
 	f.Note = "Controlled points only: where the direct arm's p99 exceeds baseline_k x its one-client p99, the rig, not the gateway, sets the latency, and the point is left out for every arm. " +
 		"An open circle: the rig (driver, mock, or the CPU the gateway shares with the mock) ran out at that point; it is not the gateway's own figure."
 	f.Foot = footnote("ITL p99 pooled over the run's gaps, median over trials.", armsOf(ts))
+	return f, ""
+}
+
+// latencyFigure draws the overhead scenario's p99 at each of its client
+// counts: the tail a gateway adds under load, beside the one-client
+// headline. An arm whose trials held too few requests for a p99 at every
+// point is listed with that reason.
+func latencyFigure(d *data) (*figure, string) {
+	var ts []summary.Table
+	for _, t := range d.of(results.KindOverhead, "") {
+		if t.Point.Mode == results.Closed {
+			ts = append(ts, t)
+		}
+	}
+	if len(ts) == 0 {
+		return nil, "no overhead rows in the results"
+	}
+	slices.SortStableFunc(ts, func(a, b summary.Table) int { return a.Point.Concurrency - b.Point.Concurrency })
+	f := lineOver(ts, false, func(p summary.Point) string { return fmt.Sprint(p.Concurrency) }, func(a summary.Arm) value {
+		v := some(a.Median(results.ColLatency.P99))
+		v.Hollow = a.RigFlags() != ""
+		return v
+	})
+	for i, m := range f.Missing {
+		if m.Missing == measuredPrefix+"no value at any point" {
+			f.Missing[i].Missing = measuredPrefix + "no p99 at any point: a p99 needs 500 requests in a trial"
+		}
+	}
+	f.XAxis, f.YAxis = "clients (closed loop)", "latency p99, ms"
+	f.Note = fmt.Sprintf("Scenario %s: JSON answers with the mock's delays off, so the p99 is the gateway's and the rig's. "+
+		"A p99 is drawn only from trials of 500 requests or more (a slow arm's window stretches for them, up to its max_duration). "+
+		"An open circle: the rig (driver, mock, or the CPU the gateway shares with the mock) ran out at that point.", ts[0].Point.Scenario)
+	f.Foot = footnote("p99 per trial, median over trials.", armsOf(ts))
 	return f, ""
 }
 
@@ -359,7 +393,7 @@ func promptFigure(d *data) (*figure, string) {
 		return nil, "no large_context rows at one client in the results"
 	}
 	slices.SortStableFunc(ts, func(a, b summary.Table) int { return a.Point.Prompt - b.Point.Prompt })
-	f := lineOver(ts, true, func(p summary.Point) string { return thousands(int64(p.Prompt)) }, func(a summary.Arm) value {
+	f := lineOver(ts, true, func(p summary.Point) string { return summary.Thousands(int64(p.Prompt)) }, func(a summary.Arm) value {
 		return some(a.AddedP50)
 	})
 	f.XAxis, f.YAxis = "prompt tokens (one client)", "added p50, ms"
@@ -447,7 +481,9 @@ func frontierFigure(d *data) (*figure, string) {
 		}
 		l := line{Name: a.Name, Class: a.Class}
 		for _, b := range a.Best {
-			l.Y = append(l.Y, some(b))
+			v := some(b)
+			v.Hollow = v.Set && v.V >= fr.Rates[len(fr.Rates)-1]
+			l.Y = append(l.Y, v)
 		}
 		if !slices.ContainsFunc(l.Y, func(v value) bool { return v.Set }) {
 			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class,
@@ -460,7 +496,7 @@ func frontierFigure(d *data) (*figure, string) {
 	for i, r := range fr.Rates {
 		rates[i] = fmtValue(r)
 	}
-	f.Note = fmt.Sprintf("Scenario %s: open-loop rates of %s requests/s offered; for each bound, the highest rate at which the arm's p99 (median over trials) stayed within it, every trial passing. A missing point: no rate held; a point at %s/s, the highest offered, is a lower bound, not a ceiling.",
+	f.Note = fmt.Sprintf("Scenario %s: open-loop rates of %s requests/s offered; for each bound, the highest rate at which the arm's p99 (median over trials) stayed within it, every trial passing. A missing point: no rate held; an open circle at %s/s, the highest rate offered, is a lower bound, not a ceiling.",
 		fr.Scenario, strings.Join(rates, ", "), rates[len(rates)-1])
 	f.Foot = footnote("p99 of latency from each request's scheduled send time (no coordinated omission).", arms)
 	return f, ""

@@ -297,6 +297,9 @@ func TestFrontierFigure(t *testing.T) {
 			if v.Set {
 				s = strconv.FormatFloat(v.V, 'f', -1, 64)
 			}
+			if v.Hollow != (s == "10000") { // the highest rate offered: a lower bound, drawn open
+				t.Errorf("%s at %s: hollow %v", l.Name, s, v.Hollow)
+			}
 			got[l.Name] = append(got[l.Name], s)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/summary"
 	"github.com/golang/freetype/truetype"
 	chart "github.com/wcharczuk/go-chart/v2"
 	"github.com/wcharczuk/go-chart/v2/drawing"
@@ -348,7 +349,7 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 		if strings.HasSuffix(axis, "(log scale)") {
 			label = strconv.FormatFloat(t, 'f', -1, 64) // decades: 0.001 ... 100
 			if t >= 1000 {
-				label = thousands(int64(t))
+				label = summary.Thousands(int64(t))
 			}
 		}
 		p.text(label, x-p.width(label, smallSize)/2, top+h+pixels(smallSize), smallSize, grey)
@@ -492,7 +493,7 @@ func (p *pen) lineFigure(f *figure) int {
 				p.line(at(prev), yOf(l.Y[prev].V), at(i), yOf(v.V), c, 2)
 			}
 			p.dot(at(i), yOf(v.V), c)
-			if v.Rig {
+			if v.Hollow {
 				p.dot(at(i), yOf(v.V), drawing.Color{R: 255, G: 255, B: 255, A: 255}) // an open circle
 				p.r.SetStrokeColor(c)
 				p.r.SetStrokeWidth(1.5)
@@ -556,7 +557,7 @@ func fmtValue(v float64) string {
 		return "0"
 	}
 	if math.Abs(v) >= 1e3 {
-		return thousands(int64(math.Round(v))) // "3,730" beside "33,829", not "3730"
+		return summary.Thousands(int64(math.Round(v))) // "3,730" beside "33,829", not "3730"
 	}
 	d := max(0, 2-int(math.Floor(math.Log10(math.Abs(v)))))
 	return strconv.FormatFloat(v, 'f', d, 64)

@@ -58,9 +58,11 @@ type value struct {
 	V, Lo, Hi float64
 	Set, CI   bool   // CI: Lo and Hi are an interval to draw as a whisker
 	Label     string // printed beside the bar; for a value not set, why
-	// Rig: on a line, the point where the rig ran out (saturated,
-	// contended): drawn as an open circle, not a measure of the gateway.
-	Rig bool
+	// Hollow: on a line, a point that is not the gateway's own figure,
+	// drawn as an open circle: where the rig ran out (saturated,
+	// contended), or a frontier held at the highest rate offered (a lower
+	// bound, not a ceiling).
+	Hollow bool
 }
 
 type line struct {
@@ -101,7 +103,7 @@ func footnote(method string, arms []summary.Arm) []string {
 		}
 	}
 	foot := []string{
-		fmt.Sprintf("n = %s requests measured, up to %s per arm. %s", thousands(n), plural(trials, "trial"), method),
+		fmt.Sprintf("n = %s requests measured, up to %s per arm. %s", summary.Thousands(n), plural(trials, "trial"), method),
 		fmt.Sprintf("%s. Host: %s. Run %s, code %s. Source: results/*.csv; method: docs/method.md.",
 			cap1(strings.Join(layouts, "; ")), strings.Join(hosts, "; "), strings.Join(runs, ", "), strings.Join(codes, ", ")),
 	}
@@ -134,19 +136,4 @@ func cap1(s string) string {
 		return "CPU layout not recorded"
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-func thousands(n int64) string {
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/gatewaybench/gatewaybench/runner/charts"
@@ -61,7 +60,7 @@ func Block(recs []results.Record, chartsDir string) string {
 		}
 	}
 	fmt.Fprintf(&b, "Added p50 latency per request over the client talking to the mock directly, at one client, in ms "+
-		"(run `%s`, code %s, %s, median over trials):", t.Point.RunID, codeText(t), host(t))
+		"(run `%s`, code %s, %s, median over trials):", t.Point.RunID, t.Code(), host(t))
 	for _, c := range []struct {
 		key  results.Class
 		name string
@@ -98,7 +97,7 @@ func writeCapacity(w io.Writer, tables []summary.Table) {
 	fmt.Fprintln(w, "this rig sustained; where it says rig saturated or contended, the driver, the mock or the CPU they share")
 	fmt.Fprintln(w, "with the gateway ran out first, and it is not the gateway's ceiling. Medians over trials.")
 	for _, t := range ts {
-		fmt.Fprintf(w, "\n%s, %s (run `%s`, code %s):\n\n", t.Point.Scenario, t.Point, t.Point.RunID, codeText(t))
+		fmt.Fprintf(w, "\n%s, %s (run `%s`, code %s):\n\n", t.Point.Scenario, t.Point, t.Point.RunID, t.Code())
 		fmt.Fprintln(w, "| arm | req/s here | gateway CPU µs/req | req/s per gateway core | gateway cores used | the rig |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|")
 		for _, a := range t.Arms {
@@ -107,35 +106,17 @@ func writeCapacity(w io.Writer, tables []summary.Table) {
 			}
 			perCore := "-"
 			if a.CPUUsPerReq.Set && a.CPUUsPerReq.V > 0 {
-				perCore = thousands(1e6 / a.CPUUsPerReq.V)
+				perCore = summary.Thousands(int64(math.Round(1e6 / a.CPUUsPerReq.V)))
 			}
 			rps := a.Median(results.ColRPS)
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", a.Name, thousands(rps.V), summary.Fixed(a.CPUUsPerReq, 1), perCore,
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", a.Name, summary.Thousands(int64(math.Round(rps.V))), summary.Fixed(a.CPUUsPerReq, 1), perCore,
 				summary.Fixed(a.Median(results.ColGatewayCPUCores), 2), orDash(a.RigFlags()))
 		}
 	}
 	fmt.Fprintln(w)
 }
 
-// thousands prints v rounded, with thousands separators.
-func thousands(v float64) string {
-	s := strconv.FormatInt(int64(math.Round(v)), 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// codeText is the code version of the table's run.
-func codeText(t summary.Table) string {
-	for _, a := range t.Arms {
-		for _, r := range a.Rows {
-			return r.Manifest().CodeText()
-		}
-	}
-	return "unknown"
-}
-
+// host is where the table's run measured: the CPU and the layout.
 func host(t summary.Table) string {
 	for _, a := range t.Arms {
 		for _, r := range a.Rows {

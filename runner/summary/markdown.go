@@ -37,7 +37,7 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 	for _, t := range tables {
 		if t.Point.Scenario != last {
 			last = t.Point.Scenario
-			fmt.Fprintf(w, "\n## %s\n\nRun `%s`, code %s.\n", t.Point.Scenario, t.Point.RunID, codeOf(t))
+			fmt.Fprintf(w, "\n## %s\n\nRun `%s`, code %s.\n", t.Point.Scenario, t.Point.RunID, t.Code())
 			var missing []string
 			for _, a := range t.Arms {
 				if a.Status == results.Unavailable {

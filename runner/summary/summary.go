@@ -154,8 +154,8 @@ func Build(recs []results.Record) []Table {
 	return out
 }
 
-// codeOf is the code version of the table's run.
-func codeOf(t Table) string {
+// Code is the code version of the table's run, as its manifest says it.
+func (t Table) Code() string {
 	for _, a := range t.Arms {
 		for _, r := range a.Rows {
 			return r.Manifest().CodeText()
@@ -327,7 +327,7 @@ func Write(w io.Writer, tables []Table) {
 	last := ""
 	for _, t := range tables {
 		if t.Point.Scenario != last {
-			fmt.Fprintf(w, "\n%s (run %s, code %s)\n", t.Point.Scenario, t.Point.RunID, codeOf(t))
+			fmt.Fprintf(w, "\n%s (run %s, code %s)\n", t.Point.Scenario, t.Point.RunID, t.Code())
 			last = t.Point.Scenario
 			// Arms that never came up are said once per scenario, on one
 			// line per short reason (RESULTS.md and SUMMARY.md have it whole).
@@ -495,6 +495,18 @@ func (g verdictGroup) String() string {
 	s := g.first.String()
 	if g.trials > 1 {
 		s += fmt.Sprintf(" (and %d more trials)", g.trials-1)
+	}
+	return s
+}
+
+// Thousands writes n with a comma between each three digits: 1,234,567.
+func Thousands(n int64) string {
+	if n < 0 {
+		return "-" + Thousands(-n)
+	}
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
 	}
 	return s
 }
