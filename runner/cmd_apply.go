@@ -261,15 +261,19 @@ func cmdDown(args []string) int {
 	maps.Copy(engines, others)
 	failed := false
 	for _, name := range slices.Sorted(maps.Keys(engines)) {
-		n, foreign, err := stack.Sweep(context.Background(), engines[name])
+		s, err := stack.Sweep(context.Background(), engines[name])
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "down: engine %s: %v\n", name, err)
 			failed = true
 			continue
 		}
-		fmt.Printf("removed %d container(s) of this host's runs on engine %s\n", n, name)
-		if foreign > 0 {
-			fmt.Printf("left %d container(s) of runs from other hosts on engine %s (runner down on their host removes them)\n", foreign, name)
+		fmt.Printf("removed %d container(s) of this host's runs on engine %s", s.Removed, name)
+		if len(s.Runs) > 0 {
+			fmt.Printf(" (run %s)", strings.Join(s.Runs, ", "))
+		}
+		fmt.Println()
+		if s.Foreign > 0 {
+			fmt.Printf("left %d container(s) of runs from other hosts on engine %s (runner down on their host removes them)\n", s.Foreign, name)
 		}
 	}
 	if n, err := stack.SweepTemp(); err != nil {

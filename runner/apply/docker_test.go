@@ -419,7 +419,7 @@ func TestApplySignals(t *testing.T) {
 		t.Fatal("SIGKILL left no container: the test proves nothing")
 	}
 	cmd, lines = startApply(t, bin, resultsDir)
-	waitLine(t, lines, "left by an earlier run", time.Minute)
+	waitLine(t, lines, "of this host, no longer running", time.Minute) // says whose: "left by run ID of this host"
 	waitLine(t, lines, "nginx up", 2*time.Minute)
 	cmd.Process.Signal(syscall.SIGINT)
 	waitExit(t, cmd, 30*time.Second)

@@ -76,15 +76,15 @@ func (r *runner) connect(ctx context.Context, dir string) error {
 				return fmt.Errorf("engine %s: %w", name, err)
 			}
 		}
-		n, foreign, err := stack.Sweep(ctx, e)
+		s, err := stack.Sweep(ctx, e)
 		if err != nil {
 			return fmt.Errorf("sweep leftover containers on engine %s: %w", name, err)
 		}
-		if n > 0 {
-			r.o.Progress.Logf("removed %d container(s) left by an earlier run on engine %s", n, name)
+		if s.Removed > 0 {
+			r.o.Progress.Logf("removed %d container(s) on engine %s left by run %s of this host, no longer running", s.Removed, name, strings.Join(s.Runs, ", "))
 		}
-		if foreign > 0 {
-			r.o.Progress.Logf("engine %s holds %d container(s) of runs from other hosts: left alone (runner down on their host removes them); if they hold this run's ports, its arms will fail", name, foreign)
+		if s.Foreign > 0 {
+			r.o.Progress.Logf("engine %s holds %d container(s) of runs from other hosts: left alone (runner down on their host removes them); if they hold this run's ports, its arms will fail", name, s.Foreign)
 		}
 		r.mgrs[name] = &stack.Manager{Engine: e, Run: r.runID, Dir: dir}
 	}

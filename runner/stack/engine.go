@@ -65,6 +65,7 @@ type ContainerState struct {
 	Memory     int64
 	HostNet    bool
 	CgroupPath string
+	Labels     map[string]string
 }
 
 // ImageInfo describes a local image.

@@ -287,28 +287,41 @@ func (m *Manager) Down() (int, error) {
 // label and are this host's too). Containers of another host's runs are
 // left, and counted in foreign: only that host knows whether their run is
 // alive.
-func Sweep(ctx context.Context, e Engine) (removed, foreign int, err error) {
+func Sweep(ctx context.Context, e Engine) (Swept, error) {
+	var s Swept
 	all, err := e.Containers(ctx, LabelRun, "")
 	if err != nil {
-		return 0, 0, err
+		return s, err
 	}
 	labelled, err := e.Containers(ctx, LabelHost, "")
 	if err != nil {
-		return 0, 0, err
+		return s, err
 	}
 	ours, err := e.Containers(ctx, LabelHost, ThisHost())
 	if err != nil {
-		return 0, 0, err
+		return s, err
 	}
 	for _, id := range all {
 		if slices.Contains(labelled, id) && !slices.Contains(ours, id) {
-			foreign++
+			s.Foreign++
 			continue
 		}
-		if err := e.Remove(ctx, id); err != nil {
-			return removed, foreign, err
+		// Whose it was, for the log; a container gone meanwhile is no error.
+		if st, err := e.Inspect(ctx, id); err == nil && !slices.Contains(s.Runs, st.Labels[LabelRun]) {
+			s.Runs = append(s.Runs, st.Labels[LabelRun])
 		}
-		removed++
+		if err := e.Remove(ctx, id); err != nil {
+			return s, err
+		}
+		s.Removed++
 	}
-	return removed, foreign, nil
+	slices.Sort(s.Runs)
+	return s, nil
+}
+
+// Swept is what a sweep did: containers removed and the runs that left
+// them, and containers of other hosts' runs left alone.
+type Swept struct {
+	Removed, Foreign int
+	Runs             []string
 }

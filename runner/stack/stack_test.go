@@ -225,9 +225,9 @@ func TestSweepKeepsOtherHostsRuns(t *testing.T) {
 	old := mk(map[string]string{stack.LabelRun: "b"})
 	theirs := mk(map[string]string{stack.LabelRun: "c", stack.LabelHost: "elsewhere"})
 	other := mk(map[string]string{"app": "not ours"})
-	removed, foreign, err := stack.Sweep(ctx, e)
-	if err != nil || removed != 2 || foreign != 1 {
-		t.Fatalf("removed %d, foreign %d, %v; want 2 and 1", removed, foreign, err)
+	s, err := stack.Sweep(ctx, e)
+	if err != nil || s.Removed != 2 || s.Foreign != 1 || !slices.Equal(s.Runs, []string{"a", "b"}) {
+		t.Fatalf("swept %+v, %v; want 2 removed (runs a and b) and 1 foreign", s, err)
 	}
 	left, _ := e.Containers(ctx, stack.LabelRun, "")
 	if !slices.Equal(left, []string{theirs}) {

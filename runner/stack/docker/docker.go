@@ -158,6 +158,9 @@ func (e *Engine) Inspect(ctx context.Context, id string) (stack.ContainerState, 
 		st.HostNet = c.HostConfig.NetworkMode.IsHost()
 		st.CgroupPath = c.HostConfig.CgroupParent
 	}
+	if c.Config != nil {
+		st.Labels = c.Config.Labels
+	}
 	return st, nil
 }
 

@@ -267,7 +267,7 @@ func (e *Engine) Inspect(_ context.Context, id string) (stack.ContainerState, er
 		return stack.ContainerState{}, fmt.Errorf("no container %s", id)
 	}
 	e.mu.Lock()
-	st := stack.ContainerState{Running: e.running[id], CPUSet: spec.CPUSet, Memory: spec.MemoryBytes, HostNet: true}
+	st := stack.ContainerState{Running: e.running[id], CPUSet: spec.CPUSet, Memory: spec.MemoryBytes, HostNet: true, Labels: spec.Labels}
 	e.mu.Unlock()
 	if e.InspectFunc != nil {
 		e.InspectFunc(spec, &st)
