@@ -43,6 +43,7 @@ var builders = []builder{
 	{"cost.png", "Cost at the throughput ceiling", costFigure},
 	{"session.png", "Added time per agent session", sessionFigure},
 	{"memory.png", "Gateway memory under a long streaming window", memoryFigure},
+	{"memory_time.png", "Gateway memory over the window: growth since its first second", memoryTimeFigure},
 	{"cold_start.png", "Cold start and image size", coldStartFigure},
 	{"failover.png", "Failover: what reaches the client when the upstream fails", failoverFigure},
 	{"head_of_line.png", "Head of line: a small turn's first token, alone and beside a long stream", headOfLineFigure},
@@ -745,6 +746,69 @@ func memoryFigure(d *data) (*figure, string) {
 		"recovered after it stopped; page cache is in none. Trend: the Theil-Sen slope of its one-second medians, whiskers Sen's 95%% interval, "+
 		"and the shape called from it (flat, climbing, falling, unsteady: docs/method.md, Memory).", t.Point.Scenario, t.Point)
 	f.Foot = footnote("Median over trials.", t.Arms)
+	return f, ""
+}
+
+// memoryTimeFigure draws each arm's resident set second by second over the
+// memory scenario's window, as growth from its first second (arms differ
+// a hundredfold in size; what a chooser asks is whether it keeps growing),
+// the median over trials at each second.
+func memoryTimeFigure(d *data) (*figure, string) {
+	ts := d.of(results.KindMemory, "")
+	if len(ts) == 0 {
+		return nil, "no memory rows in the results"
+	}
+	t := ts[0]
+	f := &figure{XAxis: "second of the measured window", YAxis: "resident set above its first second, MiB"}
+	for _, a := range t.Arms {
+		if a.Name == "direct" {
+			continue
+		}
+		if m := missing(a); m != "" {
+			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class, Missing: m})
+			continue
+		}
+		var perSecond [][]float64
+		for _, r := range a.Rows {
+			s := r.Nums(results.ColRSSSeconds)
+			if !r.OK() || len(s) == 0 || !s[0].Set {
+				continue
+			}
+			for i, v := range s {
+				if i == len(perSecond) {
+					perSecond = append(perSecond, nil)
+				}
+				if v.Set {
+					perSecond[i] = append(perSecond[i], v.V-s[0].V)
+				}
+			}
+		}
+		if len(perSecond) == 0 {
+			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class, Missing: measuredPrefix + "no resident set read second by second"})
+			continue
+		}
+		l := line{Name: a.Name, Class: a.Class}
+		for i, vs := range perSecond {
+			for len(f.X) <= i {
+				f.X = append(f.X, strconv.Itoa(len(f.X)))
+			}
+			if len(vs) > 0 {
+				s := slices.Sorted(slices.Values(vs))
+				l.Y = append(l.Y, value{V: s[len(s)/2], Set: true})
+			} else {
+				l.Y = append(l.Y, value{})
+			}
+		}
+		f.Lines = append(f.Lines, l)
+	}
+	for i := range f.Lines { // every line spans the longest window's seconds
+		for len(f.Lines[i].Y) < len(f.X) {
+			f.Lines[i].Y = append(f.Lines[i].Y, value{})
+		}
+	}
+	f.Note = fmt.Sprintf("Scenario %s, %s. Each point is the median of the resident set's 100 ms readings in that second (VmRSS summed over the container's processes, page cache in none), "+
+		"less the first second's: a line that keeps rising over the window is still growing under this load; the window is seconds, not a leak test (docs/method.md, Memory).", t.Point.Scenario, t.Point)
+	f.Foot = footnote("Median over trials at each second.", t.Arms)
 	return f, ""
 }
 

@@ -220,6 +220,9 @@ func fillTrend(row *results.Row, times, rss []float64) {
 		y = append(y, block[len(block)/2]/(1<<20))
 		i = j
 	}
+	for _, v := range y {
+		row.RSSSeconds = append(row.RSSSeconds, results.Some(results.Round3(v)))
+	}
 	t, ok := stats.TrendOf(x, y)
 	if !ok {
 		return

@@ -263,6 +263,7 @@ var (
 	ColRSSTrendHi = col("gateway_rss_trend_hi", "MiB/min", Growth, "its high end", opt(func(r *Row) Optional { return r.RSSTrendHi }))
 	ColRSSTrendP  = col("gateway_rss_trend_p", "p", Growth, "the Mann-Kendall test's p for no monotone trend", opt(func(r *Row) Optional { return r.RSSTrendP }))
 	ColRSSRange   = col("gateway_rss_range_mib", "MiB", Growth, "the range of the one-second medians", opt(func(r *Row) Optional { return r.RSSRangeMiB }))
+	ColRSSSeconds = listCol("gateway_rss_seconds_mib", "MiB", Growth, "the resident set's one-second medians over the window, the points the trend is drawn through", func(r *Row) []string { return optTexts(r.RSSSeconds) })
 	ColMemShape   = col("gateway_mem_shape", "", Growth, "flat (range within 1 MiB or 2%), climbing or falling (a trend at p < 0.05 with its interval off 0), else unsteady", func(r *Row) string { return string(r.MemShape) })
 
 	ColLogPatterns = listCol("log_patterns", "", Logs, "the arm's log patterns, by name", func(r *Row) []string { return r.LogPatterns })

@@ -68,6 +68,7 @@ type Row struct {
 	GatewayMemPeakMeasure                                        string
 	// memory: the resident set's trend over the window (docs/method.md, "Memory")
 	RSSTrend, RSSTrendLo, RSSTrendHi, RSSTrendP, RSSRangeMiB Optional
+	RSSSeconds                                               []Optional // MiB: the resident set's one-second medians over the window
 	MemShape                                                 Shape
 	// per replica, in replica order (the gateway_* columns hold their sums)
 	ReplicaCPUCores, ReplicaMemPeakMiB []Optional
