@@ -817,17 +817,7 @@ func coldStartFigure(d *data) (*figure, string) {
 	if len(ts) == 0 {
 		return nil, "no cold_start rows in the results"
 	}
-	// Every scenario starts each gateway afresh: each (run, scenario) of an
-	// arm's rows is one start, measured once.
-	starts := map[string][]float64{}
-	seen := map[[3]string]bool{}
-	for _, r := range d.recs {
-		k := [3]string{r.Str(results.ColGateway), r.Str(results.ColRunID), r.Str(results.ColScenario)}
-		if v := r.Num(results.ColColdStartMS); v.Set && !seen[k] {
-			seen[k] = true
-			starts[r.Str(results.ColGateway)] = append(starts[r.Str(results.ColGateway)], v.V)
-		}
-	}
+	starts := summary.ColdStarts(d.tables)
 	t := ts[0]
 	n := 0
 	f := barsOf(t, true,

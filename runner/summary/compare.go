@@ -3,17 +3,51 @@ package summary
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"text/tabwriter"
 
+	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stats"
 )
 
-// Change is one arm's added p50 at one load point in two result sets.
+// Change is one arm's figure in two result sets: its added p50 at one load
+// point, or its cold start over every start of the run.
 type Change struct {
 	Scenario, Point, Arm string
-	Old, New             Arm
+	Old, New             Figure
 	Verdict              string // regressed, improved, same, or why it cannot be said
+}
+
+// Figure is one side of a change: a median and its interval.
+type Figure struct {
+	V   results.Optional
+	CI  stats.Delta
+	Has bool // CI holds an interval
+}
+
+// ColdStartPoint is the Point of a cold-start change: every start the
+// run's scenarios made of the arm.
+const ColdStartPoint = "every start in the run"
+
+// ColdStarts is each arm's cold starts in the tables, one per start: every
+// scenario starts each gateway afresh, and its rows all carry that start's
+// time, so each (run, scenario) of an arm counts once.
+func ColdStarts(tables []Table) map[string][]float64 {
+	starts := map[string][]float64{}
+	seen := map[[3]string]bool{}
+	for _, t := range tables {
+		for _, a := range t.Arms {
+			for _, r := range a.Rows {
+				k := [3]string{a.Name, r.Str(results.ColRunID), r.Str(results.ColScenario)}
+				if v := r.Num(results.ColColdStartMS); v.Set && !seen[k] {
+					seen[k] = true
+					starts[a.Name] = append(starts[a.Name], v.V)
+				}
+			}
+		}
+	}
+	return starts
 }
 
 // Regressed says whether a change fails the gate.
@@ -45,22 +79,26 @@ func Compare(old, new []Table, maxRegression float64) []Change {
 	}
 	om, _ := index(old)
 	nm, order := index(new)
+	added := func(a Arm) Figure { return Figure{a.AddedP50, a.AddedP50CI, a.HasCI} }
 	var out []Change
 	for _, k := range order {
-		n := nm[k]
 		o, found := om[k]
-		c := Change{Scenario: k.scenario, Point: k.point, Arm: k.arm, Old: o, New: n}
-		switch {
-		case !found:
+		c := Change{Scenario: k.scenario, Point: k.point, Arm: k.arm, Old: added(o), New: added(nm[k])}
+		if !found {
 			c.Verdict = "new: not in the old results"
-		case !o.AddedP50.Set || !n.AddedP50.Set || !o.HasCI || !n.HasCI:
-			c.Verdict = "not measured in both"
-		case n.AddedP50.V > o.AddedP50.V+maxRegression*abs(o.AddedP50.V) && !stats.Overlap(o.AddedP50CI.Estimate, n.AddedP50CI.Estimate):
-			c.Verdict = "regressed"
-		case n.AddedP50.V < o.AddedP50.V-maxRegression*abs(o.AddedP50.V) && !stats.Overlap(o.AddedP50CI.Estimate, n.AddedP50CI.Estimate):
-			c.Verdict = "improved"
-		default:
-			c.Verdict = "same"
+		} else {
+			c.Verdict = judge(c.Old, c.New, maxRegression)
+		}
+		out = append(out, c)
+	}
+	// Cold start: one change per arm over all its starts in each set.
+	os, ns := ColdStarts(old), ColdStarts(new)
+	for _, arm := range slices.Sorted(maps.Keys(ns)) {
+		c := Change{Scenario: "cold start", Point: ColdStartPoint, Arm: arm, Old: startsFigure(os[arm]), New: startsFigure(ns[arm])}
+		if len(os[arm]) == 0 {
+			c.Verdict = "new: not in the old results"
+		} else {
+			c.Verdict = judge(c.Old, c.New, maxRegression)
 		}
 		out = append(out, c)
 	}
@@ -76,6 +114,32 @@ func Compare(old, new []Table, maxRegression float64) []Change {
 	return out
 }
 
+// startsFigure is the median of starts with its distribution-free
+// interval (ok for 6 starts or more; fewer give their range at what
+// confidence it has, and the change is not judged).
+func startsFigure(starts []float64) Figure {
+	e, ok := stats.MedianCI(starts)
+	if !ok {
+		return Figure{}
+	}
+	return Figure{V: results.Some(e.Median), CI: stats.Delta{Estimate: e}, Has: e.Enough}
+}
+
+// judge calls a change: regressed when the figure grew by more than
+// maxRegression of the old value with the two intervals apart, improved
+// likewise the other way, same otherwise.
+func judge(o, n Figure, maxRegression float64) string {
+	switch {
+	case !o.V.Set || !n.V.Set || !o.Has || !n.Has:
+		return "not measured in both"
+	case n.V.V > o.V.V+maxRegression*abs(o.V.V) && !stats.Overlap(o.CI.Estimate, n.CI.Estimate):
+		return "regressed"
+	case n.V.V < o.V.V-maxRegression*abs(o.V.V) && !stats.Overlap(o.CI.Estimate, n.CI.Estimate):
+		return "improved"
+	}
+	return "same"
+}
+
 func abs(x float64) float64 {
 	if x < 0 {
 		return -x
@@ -86,10 +150,11 @@ func abs(x float64) float64 {
 // WriteChanges prints the comparison.
 func WriteChanges(w io.Writer, changes []Change) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tpoint\tarm\told +p50 ms\tinterval\tnew +p50 ms\tinterval\tverdict")
+	fmt.Fprintln(tw, "scenario\tpoint\tarm\told ms\tinterval\tnew ms\tinterval\tverdict")
 	for _, c := range changes {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Scenario, c.Point, c.Arm,
-			Signed(c.Old.AddedP50), CI(c.Old), Signed(c.New.AddedP50), CI(c.New), c.Verdict)
+			Signed(c.Old.V), Interval(c.Old.CI, c.Old.Has), Signed(c.New.V), Interval(c.New.CI, c.New.Has), c.Verdict)
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "\nold and new ms: what each arm adds to the direct arm's p50 (median over rounds), or, for cold start, the median start")
 }

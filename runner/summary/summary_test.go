@@ -294,3 +294,43 @@ func TestRigFlags(t *testing.T) {
 		t.Errorf("buffering is not the rig's: %q", got)
 	}
 }
+
+// TestCompareColdStart: cold start compares over every start of each run
+// (it was "not measured in both" for every measured arm: its trials never
+// give an added p50 with an interval); a start per scenario counts once,
+// whatever its rows, and fewer than 6 starts are not judged.
+func TestCompareColdStart(t *testing.T) {
+	set := func(starts map[string][]float64) []Table {
+		var recs []results.Record
+		for arm, ms := range starts {
+			for i, v := range ms {
+				for trial := 1; trial <= 2; trial++ { // two rows of one start
+					recs = append(recs, results.NewRecord(map[results.Col]string{results.ColRunID: "r", results.ColScenario: fmt.Sprint("s", i), results.ColMode: "closed",
+						results.ColConcurrency: "1", results.ColPromptTokens: "100", results.ColGateway: arm, results.ColTrial: fmt.Sprint(trial), results.ColStatus: "ok",
+						results.ColColdStartMS: fmt.Sprint(v)}))
+				}
+			}
+		}
+		return Build(recs)
+	}
+	eight := func(base float64) []float64 {
+		return []float64{base, base + 1, base + 2, base + 3, base + 4, base + 5, base + 6, base + 7}
+	}
+	old := set(map[string][]float64{"slower": eight(100), "steady": eight(100), "few": {100, 101, 102}})
+	cur := set(map[string][]float64{"slower": eight(300), "steady": eight(101), "few": {300, 301, 302}})
+	got := map[string]Change{}
+	for _, c := range Compare(old, cur, 0.10) {
+		if c.Scenario == "cold start" {
+			got[c.Arm] = c
+		}
+	}
+	want := map[string]string{"slower": "regressed", "steady": "same", "few": "not measured in both"}
+	for arm, v := range want {
+		if got[arm].Verdict != v {
+			t.Errorf("%s: %q, want %q", arm, got[arm].Verdict, v)
+		}
+	}
+	if c := got["slower"]; c.Old.CI.N != 8 || c.New.V.V != 303.5 {
+		t.Errorf("slower: %d old starts (want 8, one per scenario), new median %v (want 303.5)", c.Old.CI.N, c.New.V)
+	}
+}
