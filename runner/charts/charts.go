@@ -346,6 +346,18 @@ func itlFigure(d *data) (*figure, string) {
 	f.XAxis, f.YAxis = "concurrent streams", "ITL p99, ms"
 	f.Note = "Controlled points only: where the direct arm's p99 exceeds baseline_k x its one-client p99, the rig, not the gateway, sets the latency, and the point is left out for every arm. " +
 		"An open circle: the rig (driver, mock, or the CPU the gateway shares with the mock) ran out at that point; it is not the gateway's own figure."
+	// A buffering verdict says the gaps drawn are between bursts, not events.
+	var buffering []string
+	for _, t := range ts {
+		for _, a := range t.Arms {
+			if slices.ContainsFunc(a.Verdicts, func(v results.Verdict) bool { return v.Has(results.VBuffering) }) {
+				buffering = append(buffering, fmt.Sprintf("%s at %d", a.Name, t.Point.Concurrency))
+			}
+		}
+	}
+	if len(buffering) > 0 {
+		f.Note += " Buffering (events arrived in bursts, in a trial or more): " + strings.Join(buffering, ", ") + " streams."
+	}
 	f.Foot = footnote("ITL p99 pooled over the run's gaps, median over trials.", armsOf(ts))
 	return f, ""
 }

@@ -440,3 +440,28 @@ func TestCostDrawsTheInstance(t *testing.T) {
 		t.Errorf("nginx's instance cost drawn as %+v, want the median 0.12", v)
 	}
 }
+
+// TestITLSaysBuffering: a buffering verdict is named on the ITL chart (its
+// gaps are between bursts, not events); without one, nothing is said.
+func TestITLSaysBuffering(t *testing.T) {
+	note := func(recs []results.Record) string {
+		figs, _ := Figures(recs)
+		i := slices.IndexFunc(figs, func(f *figure) bool { return f.File == "itl_concurrency.png" })
+		if i < 0 {
+			t.Fatal("no itl_concurrency.png")
+		}
+		return figs[i].Note
+	}
+	recs := synthetic()
+	if n := note(recs); strings.Contains(n, "Buffering") {
+		t.Errorf("no verdict, yet: %s", n)
+	}
+	for _, r := range recs {
+		if r.Str(results.ColScenario) == "concurrent_agents" && r.Str(results.ColGateway) == "portkey" && r.Str(results.ColConcurrency) == "16" {
+			r.Set(results.ColVerdict, "buffering: 10 of 10 streams arrived in bursts")
+		}
+	}
+	if n := note(recs); !strings.Contains(n, "Buffering (events arrived in bursts, in a trial or more): portkey at 16 streams.") {
+		t.Errorf("the buffering verdict is not said: %s", n)
+	}
+}
