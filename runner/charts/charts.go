@@ -771,7 +771,7 @@ func memoryTimeFigure(d *data) (*figure, string) {
 		return nil, "no memory rows in the results"
 	}
 	t := ts[0]
-	f := &figure{XAxis: "second of the measured window", YAxis: "resident set above its first second, MiB"}
+	f := &figure{XAxis: "second of the measured window", YAxis: "RSS growth, MiB", Linear: true}
 	for _, a := range t.Arms {
 		if a.Name == "direct" {
 			continue

@@ -465,3 +465,23 @@ func TestITLSaysBuffering(t *testing.T) {
 		t.Errorf("the buffering verdict is not said: %s", n)
 	}
 }
+
+// TestMemoryTimeIsLinear: growth from the first second starts at 0 and may
+// fall below it; a log axis (which the 30x spread between arms chose)
+// drew those points on its floor as if they were 0.001 MiB.
+func TestMemoryTimeIsLinear(t *testing.T) {
+	figs, _ := Figures(synthetic())
+	i := slices.IndexFunc(figs, func(f *figure) bool { return f.File == "memory_time.png" })
+	if i < 0 {
+		t.Fatal("no memory_time.png")
+	}
+	f := figs[i]
+	if !f.Linear {
+		t.Error("memory_time.png may go on a log axis")
+	}
+	for _, l := range f.Lines {
+		if !l.Y[0].Set || l.Y[0].V != 0 {
+			t.Errorf("%s: first second %+v, want 0 (growth from it)", l.Name, l.Y[0])
+		}
+	}
+}

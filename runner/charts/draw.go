@@ -442,7 +442,7 @@ func (p *pen) lineFigure(f *figure) int {
 	yAxis := f.YAxis
 	var ticks []float64
 	scale := func(v float64) float64 { return v }
-	if hi > 0 && hi/minPos > 30 {
+	if !f.Linear && hi > 0 && hi/minPos > 30 {
 		for e := math.Floor(math.Log10(minPos)); e <= math.Ceil(math.Log10(hi)); e++ {
 			ticks = append(ticks, math.Pow(10, e))
 		}

@@ -20,9 +20,12 @@ type figure struct {
 	X            []string
 	XAxis, YAxis string
 	Lines        []line
-	Missing      []row // arms with no figure, shown with their reason
-	Foot         []string
-	colours      palette // every figure's: one colour per arm on every chart
+	// Linear keeps a line figure's axis linear whatever the spread: its
+	// values are differences, where 0 is a value a log axis cannot place.
+	Linear  bool
+	Missing []row // arms with no figure, shown with their reason
+	Foot    []string
+	colours palette // every figure's: one colour per arm on every chart
 }
 
 func (f *figure) hasValues() bool {
