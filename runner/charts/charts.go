@@ -322,27 +322,39 @@ func lineOver(ts []summary.Table, skipDirect bool, x func(summary.Point) string,
 	return f
 }
 
-func itlFigure(d *data) (*figure, string) {
+// overClients is a line per arm over the closed-loop points of a kind's
+// tables, by clients; y's value is drawn open where the rig ran out.
+func overClients(d *data, kind results.Kind, y func(summary.Arm) value) (*figure, []summary.Table) {
 	var ts []summary.Table
-	for _, t := range d.of(results.KindConcurrentAgents, "") {
+	for _, t := range d.of(kind, "") {
 		if t.Point.Mode == results.Closed {
 			ts = append(ts, t)
 		}
 	}
 	if len(ts) == 0 {
-		return nil, "no concurrent_agents rows in the results"
+		return nil, nil
 	}
 	slices.SortStableFunc(ts, func(a, b summary.Table) int { return a.Point.Concurrency - b.Point.Concurrency })
 	f := lineOver(ts, false, func(p summary.Point) string { return fmt.Sprint(p.Concurrency) }, func(a summary.Arm) value {
+		v := y(a)
+		v.Hollow = v.Set && a.RigFlags() != ""
+		return v
+	})
+	return f, ts
+}
+
+func itlFigure(d *data) (*figure, string) {
+	f, ts := overClients(d, results.KindConcurrentAgents, func(a summary.Arm) value {
 		for _, v := range a.Verdicts {
 			if v.Has(results.VUncontrolled) {
 				return value{}
 			}
 		}
-		v := some(a.ITLP99)
-		v.Hollow = a.RigFlags() != ""
-		return v
+		return some(a.ITLP99)
 	})
+	if f == nil {
+		return nil, "no concurrent_agents rows in the results"
+	}
 	f.XAxis, f.YAxis = "concurrent streams", "ITL p99, ms"
 	f.Note = "Controlled points only: where the direct arm's p99 exceeds baseline_k x its one-client p99, the rig, not the gateway, sets the latency, and the point is left out for every arm. " +
 		"An open circle: the rig (driver, mock, or the CPU the gateway shares with the mock) ran out at that point; it is not the gateway's own figure."
@@ -367,21 +379,10 @@ func itlFigure(d *data) (*figure, string) {
 // headline. An arm whose trials held too few requests for a p99 at every
 // point is listed with that reason.
 func latencyFigure(d *data) (*figure, string) {
-	var ts []summary.Table
-	for _, t := range d.of(results.KindOverhead, "") {
-		if t.Point.Mode == results.Closed {
-			ts = append(ts, t)
-		}
-	}
-	if len(ts) == 0 {
+	f, ts := overClients(d, results.KindOverhead, func(a summary.Arm) value { return some(a.Median(results.ColLatency.P99)) })
+	if f == nil {
 		return nil, "no overhead rows in the results"
 	}
-	slices.SortStableFunc(ts, func(a, b summary.Table) int { return a.Point.Concurrency - b.Point.Concurrency })
-	f := lineOver(ts, false, func(p summary.Point) string { return fmt.Sprint(p.Concurrency) }, func(a summary.Arm) value {
-		v := some(a.Median(results.ColLatency.P99))
-		v.Hollow = a.RigFlags() != ""
-		return v
-	})
 	for i, m := range f.Missing {
 		if m.Missing == measuredPrefix+"no value at any point" {
 			f.Missing[i].Missing = measuredPrefix + "no p99 at any point: a p99 needs 500 requests in a trial"
@@ -804,12 +805,8 @@ func memoryTimeFigure(d *data) (*figure, string) {
 			for len(f.X) <= i {
 				f.X = append(f.X, strconv.Itoa(len(f.X)))
 			}
-			if len(vs) > 0 {
-				s := slices.Sorted(slices.Values(vs))
-				l.Y = append(l.Y, value{V: s[len(s)/2], Set: true})
-			} else {
-				l.Y = append(l.Y, value{})
-			}
+			e, ok := stats.MedianCI(vs)
+			l.Y = append(l.Y, value{V: e.Median, Set: ok})
 		}
 		f.Lines = append(f.Lines, l)
 	}

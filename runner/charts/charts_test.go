@@ -37,6 +37,18 @@ func synthetic() []results.Record {
 		k := map[string]float64{"direct": 1, "nginx": 1.5, "portkey": 4}[arm]
 		return strconv.FormatFloat(base*k+0.01*float64(trial), 'f', -1, 64)
 	}
+	// delivery sets a streamed row's delivery and goodput columns.
+	delivery := func(arm string, trial int, r results.Record) {
+		r.Set(results.ColStreams, "100")
+		r.Set(results.ColBurstyStreams, v(arm, trial, 2))
+		r.Set(results.ColStalls, v(arm, trial, 1))
+		r.Set(results.ColFramesExpected, "3200")
+		r.Set(results.ColFramesCoalesced, v(arm, trial, 30))
+		r.Set(results.ColGoodput, v(arm, trial, 0.2))
+		r.Set(results.ColSLOLatencyMS, "2000")
+		r.Set(results.ColSLOTTFTMS, "250")
+		r.Set(results.ColSLOITLMS, "50")
+	}
 	add("overhead", "overhead", 1, 100, func(arm string, trial int, r results.Record) {
 		r.Set(results.ColLatency.P50, v(arm, trial, 0.1))
 		r.Set(results.ColLatency.P99, v(arm, trial, 0.3))
@@ -49,29 +61,13 @@ func synthetic() []results.Record {
 			r.Set(results.ColTTFB.P50, v(arm, trial, 0.2))
 			r.Set(results.ColITL.P50, v(arm, trial, 4))
 			r.Set(results.ColITL.P99, v(arm, trial, 11))
-			r.Set(results.ColStreams, "100")
-			r.Set(results.ColBurstyStreams, v(arm, trial, 2))
-			r.Set(results.ColStalls, v(arm, trial, 1))
-			r.Set(results.ColFramesExpected, "3200")
-			r.Set(results.ColFramesCoalesced, v(arm, trial, 30))
-			r.Set(results.ColGoodput, v(arm, trial, 0.2))
-			r.Set(results.ColSLOLatencyMS, "2000")
-			r.Set(results.ColSLOTTFTMS, "250")
-			r.Set(results.ColSLOITLMS, "50")
+			delivery(arm, trial, r)
 		})
 	}
 	for _, c := range []int{1, 4, 16} {
 		add("concurrent_agents", "concurrent_agents", c, 100, func(arm string, trial int, r results.Record) {
 			r.Set(results.ColITL.P99, v(arm, trial, float64(c)))
-			r.Set(results.ColStreams, "100")
-			r.Set(results.ColBurstyStreams, v(arm, trial, 2))
-			r.Set(results.ColStalls, v(arm, trial, 1))
-			r.Set(results.ColFramesExpected, "3200")
-			r.Set(results.ColFramesCoalesced, v(arm, trial, 30))
-			r.Set(results.ColGoodput, v(arm, trial, 0.2))
-			r.Set(results.ColSLOLatencyMS, "2000")
-			r.Set(results.ColSLOTTFTMS, "250")
-			r.Set(results.ColSLOITLMS, "50")
+			delivery(arm, trial, r)
 		})
 	}
 	for _, p := range []int{100, 10000} {

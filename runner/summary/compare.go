@@ -92,10 +92,10 @@ func Compare(old, new []Table, maxRegression float64) []Change {
 		out = append(out, c)
 	}
 	// Cold start: one change per arm over all its starts in each set.
-	os, ns := ColdStarts(old), ColdStarts(new)
-	for _, arm := range slices.Sorted(maps.Keys(ns)) {
-		c := Change{Scenario: "cold start", Point: ColdStartPoint, Arm: arm, Old: startsFigure(os[arm]), New: startsFigure(ns[arm])}
-		if len(os[arm]) == 0 {
+	oldStarts, newStarts := ColdStarts(old), ColdStarts(new)
+	for _, arm := range slices.Sorted(maps.Keys(newStarts)) {
+		c := Change{Scenario: "cold start", Point: ColdStartPoint, Arm: arm, Old: startsFigure(oldStarts[arm]), New: startsFigure(newStarts[arm])}
+		if len(oldStarts[arm]) == 0 {
 			c.Verdict = "new: not in the old results"
 		} else {
 			c.Verdict = judge(c.Old, c.New, maxRegression)
