@@ -377,8 +377,9 @@ func TestApplySignals(t *testing.T) {
 	resultsDir := t.TempDir()
 
 	cmd, lines := startApply(t, bin, resultsDir)
-	waitLine(t, lines, "nginx up", 2*time.Minute)
-	time.Sleep(2 * time.Second) // into the first run's window
+	// The event that makes a run in flight: its start line (a clock here
+	// sent SIGINT before the first run began on a busy machine).
+	waitLine(t, lines, "trial 1 direct (about", 3*time.Minute)
 	cmd.Process.Signal(syscall.SIGINT)
 	waitExit(t, cmd, 30*time.Second)
 	if left, _ := e.Containers(ctx, stack.LabelRun, ""); len(left) != 0 {

@@ -60,10 +60,17 @@ func (p *Progress) Logf(format string, args ...any) {
 	fmt.Fprintf(p.W, format+"\n", args...)
 }
 
-// Start announces a run; on a terminal the line is replaced by Done's.
+// Start announces a run; on a terminal the line is replaced by Done's. A
+// log gets a line of its own: it says what is in flight when a run hangs or
+// is interrupted, and it is the event a caller waits for to know that a
+// window is open.
 func (p *Progress) Start(what string, d time.Duration) {
-	if !p.silent() && p.TTY {
+	switch {
+	case p.silent():
+	case p.TTY:
 		fmt.Fprintf(p.W, "\r\033[K%s ... (%s)", what, d)
+	default:
+		fmt.Fprintf(p.W, "%s: under way (%s)\n", what, d)
 	}
 }
 
