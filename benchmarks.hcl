@@ -9,9 +9,20 @@ defaults {
   # rounds give that median a 95% interval ([min, max] at 96.9%). Scenarios
   # whose rows feed no headline delta keep fewer (docs/method.md, "Statistics").
   trials      = 6
-  warmup      = "250ms" # every stack has answered its readiness probe before it
+  warmup      = "250ms" # before each window: connections open, caches refilled after a thaw
   duration    = "1500ms" # the full suite stays under 45 minutes of load on 2 cores
   settle      = "200ms"
+  # Each arm, fresh from its start, is driven at 32 clients with the
+  # scenario's own request until it served this many and its latency
+  # stopped moving (two blocks of 100 within 5%, no trend over the last
+  # eight), never past warmup_max; JIT and interpreted runtimes ask for more
+  # below. The rows keep every block's p50: the first is the cold figure.
+  warmup_requests = 500
+  warmup_max      = "60s"
+  # While an arm is measured or warmed, every other gateway arm of the
+  # scenario is paused (the cgroup freezer), so no idle neighbour shares
+  # its core; "none" leaves them running.
+  isolation = "freeze"
   # A slow arm's window stays open until 10 requests (sessions) were sent in
   # it, for a median, but never past 15 s; window_s says how long it was.
   min_samples  = 10
@@ -110,6 +121,9 @@ gateway "portkey" {
   api     = ["openai", "responses", "anthropic"]
   version = "@portkey-ai/gateway 1.15.2 (@hono/node-server 1.14.1), Node.js 20"
   prepare = ["gateways/portkey/prepare.sh"]
+  # V8 tiers a hot function up over thousands of calls: by hand, Portkey
+  # added half as much after 30 s of load as in its first 3 s.
+  warmup_requests = 5000
   # Portkey routes each request by these headers: the provider's API and
   # where that provider lives (the mock).
   headers = {
@@ -131,8 +145,10 @@ gateway "one-api" {
   api_key = "sk-gatewaybench"
   prepare = ["gateways/one-api/prepare.sh"]
   # A fresh SQLite database in every scenario measured a third of what one-api
-  # adds after minutes of traffic: 15 s of the scenario's own request first.
-  soak = "15s"
+  # adds after minutes of traffic: its log table grows with every request,
+  # so it warms until that trend has flattened, or for 90 s.
+  warmup_requests = 3000
+  warmup_max      = "90s"
   # SQLite's lock contention, which no row counted (about 2,000 lines a run).
   log_patterns = { db_locked = "database is locked" }
 }
@@ -159,6 +175,11 @@ gateway "litellm" {
   fallback = true # its router falls back to the fallback mock when the mock fails
   version  = "LiteLLM proxy 1.106.12 (Python), litellm[proxy] from PyPI, Python 3.11"
   prepare  = ["gateways/litellm/prepare.sh"]
+  # CPython's caches and LiteLLM's own (router, pricing lookups) settle over
+  # the first thousand or so requests; at about 40 a second here that is
+  # 30-40 s, as long as the 30 s that took 40% off its figure by hand.
+  warmup_requests = 1500
+  warmup_max      = "120s"
 }
 
 gateway "litellm-rust" {
@@ -170,6 +191,9 @@ gateway "litellm-rust" {
   api_key = "sk-gatewaybench"
   version = "LiteLLM proxy 1.106.12, Rust core for Anthropic messages (LITELLM_RUST=true)"
   prepare = ["gateways/litellm/prepare.sh"]
+  # the same CPython process around its Rust core
+  warmup_requests = 1500
+  warmup_max      = "120s"
   # LiteLLM marks an answer its Rust core served with this header; an answer
   # without it means the Python path was taken, and the arm fails.
   expect_headers = { "x-litellm-rust" = "true" }
@@ -241,6 +265,10 @@ gateway "kong" {
 
 scenario "overhead" {
   kind        = "overhead"
+  # A headline: every gateway started twice afresh, three rounds in each,
+  # so the interval covers what one start differs from the next.
+  starts      = 2
+  trials      = 3
   api         = "openai"
   concurrency = [1, 64]
   # The headline's p99 for every arm: a slow gateway's window stretches to
@@ -256,6 +284,10 @@ scenario "overhead" {
 
 scenario "streaming_turn" {
   kind        = "streaming_turn"
+  # A headline: every gateway started twice afresh, three rounds in each,
+  # so the interval covers what one start differs from the next.
+  starts      = 2
+  trials      = 3
   api         = "openai"
   stream      = true
   concurrency = [1, 16]
@@ -263,6 +295,10 @@ scenario "streaming_turn" {
 
 scenario "streaming_turn_anthropic" {
   kind        = "streaming_turn"
+  # A headline: every gateway started twice afresh, three rounds in each,
+  # so the interval covers what one start differs from the next.
+  starts      = 2
+  trials      = 3
   api         = "anthropic"
   stream      = true
   concurrency = [1, 16]
@@ -372,6 +408,10 @@ scenario "head_of_line" {
 # mock answers at once, so a session's time is the path's, not the model's.
 scenario "session_claude_code" {
   kind        = "session"
+  # A headline: every gateway started twice afresh, three rounds in each,
+  # so the interval covers what one start differs from the next.
+  starts      = 2
+  trials      = 3
   api         = "anthropic"
   stream      = true
   session     = "scenarios/claude-code.json"
@@ -388,6 +428,10 @@ scenario "session_claude_code" {
 
 scenario "session_codex" {
   kind        = "session"
+  # A headline: every gateway started twice afresh, three rounds in each,
+  # so the interval covers what one start differs from the next.
+  starts      = 2
+  trials      = 3
   api         = "responses"
   stream      = true
   session     = "scenarios/codex.json"
@@ -426,5 +470,9 @@ scenario "cold_start" {
   concurrency = [1]
   duration    = "1s"
   warmup      = "0s"
-  trials      = 3 # each trial starts the stack afresh
+  # Three fresh starts of one trial each, measured as they start: no
+  # warm-up, so the window holds the first requests after the start.
+  starts          = 3
+  trials          = 1
+  warmup_requests = 0
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/rig"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/stack/docker"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
@@ -126,7 +127,7 @@ func cmdApply(args []string) int {
 		return exitFailure
 	}
 	out, err := apply.Run(loadCtx, hardCtx, apply.Options{
-		Plan: p, Engine: engine, Engines: others, ModuleDir: moduleDir(p.Dir), Source: src,
+		Plan: p, Engine: engine, Engines: others, ModuleDir: moduleDir(p.Dir), Source: src, Calibrate: rig.Calibrate,
 		Progress: &apply.Progress{W: os.Stdout, TTY: st != nil && st.Mode()&os.ModeCharDevice != 0},
 		// What each scenario's file says, read back from it: the summary
 		// sees exactly what a reader of the CSV will.

@@ -53,6 +53,9 @@ type Options struct {
 	// PortFree checks that nothing listens where a stack is about to; nil
 	// tries to listen there.
 	PortFree func(port int) error
+	// Calibrate runs the reference workload on a CPU for the manifest
+	// (rig.Calibrate); nil runs none (tests).
+	Calibrate func(ctx context.Context, cpu int) (results.Calibration, error)
 	// Finished, when set, is called with each scenario's CSV once it is
 	// complete (the CLI prints what it says).
 	Finished func(csv string)
@@ -84,7 +87,8 @@ type arm struct {
 	idleRead    bool // idleMem was read (a failed reading is no reading, not 0)
 	idleRSS     uint64
 	idleRSSRead bool
-	soaked      results.Optional // requests served in its soak
+	warmup      results.Warmup // how it was brought to a steady state in this start
+	frozen      bool           // paused while another arm is measured (isolation)
 }
 
 type runner struct {
@@ -171,6 +175,7 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 		return r.out, err
 	}
 	r.stamp()
+	r.calibrate(hardCtx)
 	defer r.finish(loadCtx)
 	for i := range o.Plan.Scenarios {
 		if loadCtx.Err() != nil {
@@ -228,6 +233,13 @@ type scenarioRun struct {
 	mock     usage.Source
 	mocks    []*stack.Container // the scenario's mock (and fallback), checked after every run
 	teardown []func()
+	// armsDown removes the gateway arms of the current start; down are the
+	// arms that could not come up in an earlier start (their row is written).
+	armsDown []func()
+	down     map[string]bool
+	// measured and total count the scenario's runs for the progress lines,
+	// over all its starts.
+	measured, total int
 }
 
 func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) error {
@@ -241,8 +253,9 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	// results of an earlier one (its partial rows stay in runs/<run id>/).
 	path := r.csvPath(sc)
 	s := &scenarioRun{sc: sc, kind: kind, path: path, runPath: filepath.Join(r.runDir(path), filepath.Base(path)),
-		groups: kinds.Columns(sc), arms: map[string]*arm{}}
+		groups: kinds.Columns(sc), arms: map[string]*arm{}, down: map[string]bool{}}
 	defer func() {
+		s.removeArms()
 		for i := len(s.teardown) - 1; i >= 0; i-- {
 			s.teardown[i]()
 		}
@@ -256,25 +269,10 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	if err := r.startMocks(hardCtx, s); err != nil {
 		return err
 	}
-	if err := r.startArms(hardCtx, s); err != nil {
-		return err
-	}
-	l := r.o.Plan.Layout
-	r.topo = rig.Measure(l.Driver.CPUs.CPUs, l.Mock.CPUs.CPUs, l.Gateway.CPUs.CPUs)
-	r.o.Progress.Logf("%s", r.topo)
-	r.qualify(loadCtx, s)
-	r.flagNearCeiling(sc)
-	if err := r.soak(loadCtx, hardCtx, s); err != nil {
-		return err
-	}
-	if err := r.idleMemory(hardCtx, s); err != nil {
-		return err
-	}
-	if err := r.runAll(loadCtx, hardCtx, s); err != nil {
-		return err
-	}
-	if loadCtx.Err() == nil {
-		r.recoveredMemory(hardCtx, s)
+	for start := 1; start <= max(sc.Starts, 1) && loadCtx.Err() == nil; start++ {
+		if err := r.measureStart(loadCtx, hardCtx, s, start); err != nil {
+			return err
+		}
 	}
 	kind.Finish(r.o.Plan, sc, s.rows)
 	kinds.JudgeBuffering(s.rows)
@@ -282,6 +280,67 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 		return err
 	}
 	return r.complete(loadCtx, s)
+}
+
+// measureStart starts every gateway arm afresh (start 2 on: the previous
+// start's containers removed first), warms them, and measures the runs of
+// that start. The rig's topology and qualification are read in the first.
+func (r *runner) measureStart(loadCtx, hardCtx context.Context, s *scenarioRun, start int) error {
+	sc := s.sc
+	if start > 1 {
+		s.removeArms()
+		r.o.Progress.Logf("scenario %s: start %d of %d: every gateway stack removed and started again", sc.Name, start, sc.Starts)
+	}
+	if err := r.startArms(hardCtx, s, start); err != nil {
+		return err
+	}
+	if start == 1 {
+		l := r.o.Plan.Layout
+		r.topo = rig.Measure(l.Driver.CPUs.CPUs, l.Mock.CPUs.CPUs, l.Gateway.CPUs.CPUs)
+		r.o.Progress.Logf("%s", r.topo)
+		// The rig's own check runs with every gateway frozen, as direct does.
+		if err := r.isolate(hardCtx, s, config.DirectArm); err != nil {
+			return err
+		}
+		r.qualify(loadCtx, s)
+		r.flagNearCeiling(sc)
+		for _, run := range sc.Runs {
+			if s.arms[run.Arm] != nil {
+				s.total++
+			}
+		}
+	}
+	if err := r.warm(loadCtx, hardCtx, s); err != nil {
+		return err
+	}
+	if err := r.idleMemory(hardCtx, s); err != nil {
+		return err
+	}
+	var runs []plan.Run
+	for _, run := range sc.Runs {
+		if max(run.Start, 1) == start {
+			runs = append(runs, run)
+		}
+	}
+	if err := r.runAll(loadCtx, hardCtx, s, runs); err != nil {
+		return err
+	}
+	if err := r.thawAll(hardCtx, s); err != nil {
+		return err
+	}
+	if loadCtx.Err() == nil {
+		r.recoveredMemory(hardCtx, s, start)
+	}
+	return nil
+}
+
+// removeArms removes the current start's gateway containers.
+func (s *scenarioRun) removeArms() {
+	for i := len(s.armsDown) - 1; i >= 0; i-- {
+		s.armsDown[i]()
+	}
+	s.armsDown = nil
+	s.arms = map[string]*arm{}
 }
 
 // save writes the scenario's rows so far to this run's own directory.
@@ -321,7 +380,7 @@ func (r *runner) startMocks(hardCtx context.Context, s *scenarioRun) error {
 // startArms brings up each gateway arm; one that cannot come up gets its
 // one row (unavailable, or failed when it started and broke) and is left
 // out of the runs.
-func (r *runner) startArms(hardCtx context.Context, s *scenarioRun) error {
+func (r *runner) startArms(hardCtx context.Context, s *scenarioRun, start int) error {
 	p, sc := r.o.Progress, s.sc
 	for i := range sc.Arms {
 		pa := &sc.Arms[i]
@@ -329,11 +388,15 @@ func (r *runner) startArms(hardCtx context.Context, s *scenarioRun) error {
 			s.arms[pa.Name] = &arm{plan: pa}
 			continue
 		}
+		if s.down[pa.Name] {
+			continue // said in its row at an earlier start
+		}
 		a, err := r.startArm(hardCtx, pa)
 		if err != nil {
 			if hardCtx.Err() != nil {
 				return hardCtx.Err()
 			}
+			s.down[pa.Name] = true
 			row := r.baseRow(sc, pa, 0, plan.LoadPoint{})
 			row.Status, row.Reason = results.Unavailable, err.Error()
 			var exit *stack.ExitError
@@ -369,7 +432,7 @@ func (r *runner) startArms(hardCtx context.Context, s *scenarioRun) error {
 		}
 		mgr := r.mgr(r.o.Plan.Layout.Gateway.Engine)
 		for _, c := range a.containers {
-			s.teardown = append(s.teardown, func() { mgr.Discard(c) })
+			s.armsDown = append(s.armsDown, func() { mgr.Discard(c) })
 		}
 		replicas := ""
 		if len(a.containers) > 1 {
@@ -406,16 +469,9 @@ func (r *runner) idleMemory(hardCtx context.Context, s *scenarioRun) error {
 // plan's runs; after a point's last planned trial, the plan may add trials
 // while an interval is wider than the scenario's bound
 // (plan.Scenario.NextTrials).
-func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun) error {
+func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, runs []plan.Run) error {
 	p, sc := r.o.Progress, s.sc
-	queue := slices.Clone(sc.Runs)
-	total := 0
-	for _, run := range queue {
-		if s.arms[run.Arm] != nil {
-			total++
-		}
-	}
-	n := 0
+	queue := slices.Clone(runs)
 	for i := 0; loadCtx.Err() == nil; i++ {
 		if i > 0 {
 			if extra, why := sc.NextTrials(queue, i-1, s.rows); len(extra) > 0 {
@@ -423,7 +479,7 @@ func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun) error 
 				queue = slices.Insert(queue, i, extra...)
 				for _, x := range extra {
 					if s.arms[x.Arm] != nil {
-						total++
+						s.total++
 					}
 				}
 			}
@@ -436,7 +492,11 @@ func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun) error 
 		if a == nil {
 			continue // unavailable or failed: recorded once, in startArms
 		}
-		n++
+		s.measured++
+		n, total := s.measured, s.total
+		if err := r.isolate(hardCtx, s, run.Arm); err != nil {
+			return err
+		}
 		p.Start(fmt.Sprintf("[%d/%d] %s %s%s trial %d %s (about %s of load left in the plan)", n, total, sc.Name, run.Point, variant(run), run.Trial, run.Arm,
 			r.loadLeft(run.Index).Round(time.Second)), run.Warmup.D()+run.Duration.D())
 		m := r.meter(sc, run, a, s.mock)
@@ -461,46 +521,6 @@ func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun) error 
 		if !sleepCtx(loadCtx, run.Settle.D()) {
 			break
 		}
-	}
-	return nil
-}
-
-// soak drives each arm that declares a soak with the scenario's own
-// request (its first run's, at that run's clients; 8 for an open-loop
-// point) for the declared time, before idle memory and the first measured
-// round: one-api on a fresh SQLite database measured a third of what it
-// adds after minutes of traffic.
-func (r *runner) soak(loadCtx, hardCtx context.Context, s *scenarioRun) error {
-	sc := s.sc
-	for i := range sc.Arms {
-		pa := &sc.Arms[i]
-		a := s.arms[pa.Name]
-		if pa.Soak <= 0 || a == nil {
-			continue
-		}
-		k := slices.IndexFunc(sc.Runs, func(run plan.Run) bool { return run.Arm == pa.Name })
-		if k < 0 {
-			continue
-		}
-		run := sc.Runs[k]
-		conns := run.Point.Concurrency
-		if run.Point.Mode == results.Open {
-			conns = 8
-		}
-		m := r.meter(sc, &run, a, s.mock)
-		r.o.Progress.Start(fmt.Sprintf("%s: soak, the scenario's request at c=%d for %s", pa.Name, conns, pa.Soak), pa.Soak.D())
-		cfg := measure.RequestConfig(&run, sc.Knobs)
-		cfg.Conns, cfg.Duration, cfg.MaxErrorRate, cfg.Abort = conns, pa.Soak.D(), 1, hardCtx
-		res, err := m.Run(loadCtx, cfg)
-		if err != nil {
-			if hardCtx.Err() != nil {
-				return hardCtx.Err()
-			}
-			r.o.Progress.Done(fmt.Sprintf("%s: soak: %v", pa.Name, err))
-			continue
-		}
-		a.soaked = results.Some(float64(res.OK + res.Errored()))
-		r.o.Progress.Done(fmt.Sprintf("%s: soaked with %d requests in %s (%d failed)", pa.Name, res.OK+res.Errored(), pa.Soak, res.Errored()))
 	}
 	return nil
 }
@@ -549,7 +569,7 @@ func (r *runner) unchanged(ctx context.Context, s *scenarioRun, a *arm) error {
 
 // recoveredMemory reads each gateway's memory after load and a settle, into
 // every row of it.
-func (r *runner) recoveredMemory(hardCtx context.Context, s *scenarioRun) {
+func (r *runner) recoveredMemory(hardCtx context.Context, s *scenarioRun, start int) {
 	if !sleepCtx(hardCtx, s.sc.Settle.D()) {
 		return
 	}
@@ -559,7 +579,7 @@ func (r *runner) recoveredMemory(hardCtx context.Context, s *scenarioRun) {
 		}
 		if c, err := a.source.Read(); err == nil {
 			for i := range s.rows {
-				if s.rows[i].Gateway == name {
+				if s.rows[i].Gateway == name && s.rows[i].Start == start {
 					s.rows[i].GatewayMemRecoveredMiB = results.Some(results.Round3(measure.MiB(c.WorkingSet())))
 					if c.HasProcRSS {
 						s.rows[i].GatewayRSSRecoveredMiB = results.Some(results.Round3(measure.MiB(c.ProcRSS)))
@@ -664,7 +684,7 @@ func (r *runner) loadLeft(index int) time.Duration {
 func (r *runner) meter(sc *plan.Scenario, run *plan.Run, a *arm, mockSrc usage.Source) *measure.Meter {
 	m := &measure.Meter{Plan: r.o.Plan, Scenario: sc, Arm: a.plan, Mock: mockSrc, Key: a.key,
 		Base: r.baseRow(sc, a.plan, run.Trial, run.Point)}
-	m.Base.Variant = run.Variant
+	m.Base.Variant, m.Base.Start = run.Variant, max(run.Start, 1)
 	if r.o.Plan.Drivers.Container {
 		m.Drive = func(ctx context.Context, cfg load.Config) (*load.Result, error) {
 			return r.driveFleet(ctx, m.Abort, cfg)
@@ -679,7 +699,7 @@ func (r *runner) meter(sc *plan.Scenario, run *plan.Run, a *arm, mockSrc usage.S
 		if a.idleRSSRead {
 			m.Base.GatewayRSSIdleMiB = results.Some(results.Round3(measure.MiB(a.idleRSS)))
 		}
-		m.Base.SoakRequests = a.soaked
+		m.Base.Warmup = a.warmup
 	}
 	return m
 }

@@ -889,16 +889,17 @@ func TestNarrowedRunKeepsOtherArms(t *testing.T) {
 	}
 }
 
-// TestSoakAndLogPatterns: an arm that declares a soak serves the scenario's
-// request before its first measured round, and its rows say how many; its
-// log patterns are counted over each run's window, summed over its
-// containers (one-api's "database is locked" lines, which no row counted).
-func TestSoakAndLogPatterns(t *testing.T) {
+// TestWarmupAndLogPatterns: an arm that asks for a warm-up serves the
+// scenario's request in blocks before its first measured round, and its
+// rows say how many, how long, how it ended and each block's p50; its log
+// patterns are counted over each run's window, summed over its containers
+// (one-api's "database is locked" lines, which no row counted).
+func TestWarmupAndLogPatterns(t *testing.T) {
 	ps := newPorts(t)
 	p, o := testPlan(t, ps, 200*time.Millisecond)
 	sc := &p.Scenarios[0]
 	pa := sc.Arm("proxy")
-	pa.Soak = plan.Duration(300 * time.Millisecond)
+	pa.Steady = plan.Steady{Requests: 300, Max: plan.Duration(time.Minute)}
 	pa.LogPatterns = []config.LogPattern{{Name: "db_locked", Text: "database is locked"}}
 	e := inProcess(t, ps, p)
 	e.LogFunc = func(spec stack.ContainerSpec) string {
@@ -915,13 +916,20 @@ func TestSoakAndLogPatterns(t *testing.T) {
 	for _, r := range readCSV(t, out.Files[0]) {
 		switch r.Str(results.ColGateway) {
 		case "proxy":
-			if r.Num(results.ColSoakRequests).V < 1 || !slices.Equal(r.List(results.ColLogPatterns), []string{"db_locked"}) ||
-				!slices.Equal(r.List(results.ColLogMatches), []string{"2"}) {
-				t.Errorf("proxy row: soak %q, patterns %q, matches %q", r.Str(results.ColSoakRequests), r.Str(results.ColLogPatterns), r.Str(results.ColLogMatches))
+			blocks := r.List(results.ColWarmupP50s)
+			state := results.WarmupState(r.Str(results.ColWarmupState))
+			// At least 300 requests in blocks of 100 (3 blocks at least); a
+			// bounded one is allowed on a slow machine, never a failed one.
+			if r.Num(results.ColWarmupRequests).V < 300 || len(blocks) < 3 || (state != results.WarmSteady && state != results.WarmBounded) ||
+				!(r.Num(results.ColWarmupSeconds).V > 0) {
+				t.Errorf("proxy row: warm-up %q requests, %q s, %q, blocks %q", r.Str(results.ColWarmupRequests), r.Str(results.ColWarmupSeconds), state, blocks)
+			}
+			if !slices.Equal(r.List(results.ColLogPatterns), []string{"db_locked"}) || !slices.Equal(r.List(results.ColLogMatches), []string{"2"}) {
+				t.Errorf("proxy row: patterns %q, matches %q", r.Str(results.ColLogPatterns), r.Str(results.ColLogMatches))
 			}
 		case "direct":
-			if r.Str(results.ColSoakRequests) != "" || r.Str(results.ColLogMatches) != "" {
-				t.Errorf("direct row: soak %q, matches %q", r.Str(results.ColSoakRequests), r.Str(results.ColLogMatches))
+			if r.Str(results.ColWarmupRequests) != "" || r.Str(results.ColLogMatches) != "" {
+				t.Errorf("direct row: warm-up %q, matches %q", r.Str(results.ColWarmupRequests), r.Str(results.ColLogMatches))
 			}
 		}
 	}
@@ -947,5 +955,121 @@ func TestNearCeiling(t *testing.T) {
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 			t.Errorf("%+v at %+v: %q, want %q", tc.q, tc.p, got, tc.want)
 		}
+	}
+}
+
+// TestIsolation: with isolation = "freeze", while an arm is measured every
+// other gateway arm of the scenario is paused and it is not (direct: all
+// paused); everything is thawed after the rounds. With "none" nothing is
+// ever paused.
+func TestIsolation(t *testing.T) {
+	for _, iso := range []config.Isolation{config.Freeze, config.NoIsolation} {
+		t.Run(string(iso), func(t *testing.T) {
+			ps := newPorts(t)
+			p, o := testPlan(t, ps, 100*time.Millisecond)
+			p.Isolation = iso
+			e := inProcess(t, ps, p)
+			start := e.StartFunc
+			e.StartFunc = func(spec stack.ContainerSpec) error {
+				if spec.Labels[stack.LabelStack] != "broken" {
+					return start(spec)
+				}
+				// a second working gateway, the first one's neighbour
+				port, _ := strconv.Atoi(spec.Cmd[1])
+				ln, err := ps.listen(port)
+				if err != nil {
+					return err
+				}
+				target, _ := url.Parse(p.Mock.URL)
+				t.Cleanup(pipe(ln, target.Host))
+				return nil
+			}
+			e.InspectFunc = nil
+			frozen := func() map[string]bool {
+				out := map[string]bool{}
+				for _, spec := range e.Live() {
+					if spec.Labels[stack.LabelRole] == string(stack.RoleGateway) {
+						out[spec.Labels[stack.LabelStack]] = e.Paused(spec.Name)
+					}
+				}
+				return out
+			}
+			var mu sync.Mutex
+			var bad []string
+			runs := 0
+			o.Progress = &Progress{W: writerFunc(func(b []byte) (int, error) {
+				line := string(b)
+				if before, _, ok := strings.Cut(line, " (about"); ok && strings.Contains(line, "under way") {
+					active := before[strings.LastIndex(before, " ")+1:]
+					got := frozen()
+					want := map[string]bool{"proxy": iso == config.Freeze && active != "proxy", "broken": iso == config.Freeze && active != "broken"}
+					mu.Lock()
+					runs++
+					if !maps.Equal(got, want) {
+						bad = append(bad, fmt.Sprintf("measuring %s: frozen %v, want %v", active, got, want))
+					}
+					mu.Unlock()
+				}
+				return len(b), nil
+			})}
+			o.Engine = e
+			out, err := Run(context.Background(), context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if runs != 6 || len(bad) > 0 {
+				t.Errorf("%d runs seen (want 6): %v", runs, bad)
+			}
+			for _, r := range readCSV(t, out.Files[0]) {
+				if !r.OK() {
+					t.Errorf("%s: %s %s", r.Str(results.ColGateway), r.Str(results.ColStatus), r.Str(results.ColReason))
+				}
+			}
+			pauses := 0
+			for _, c := range e.Calls {
+				if strings.HasPrefix(c, "pause ") {
+					pauses++
+				}
+			}
+			if (iso == config.Freeze) != (pauses > 0) {
+				t.Errorf("isolation %s: %d pauses", iso, pauses)
+			}
+		})
+	}
+}
+
+// TestStarts: a scenario of two starts removes every gateway container
+// after the first start's runs and starts it again before the second's;
+// each row says its start, and a gateway that never came up has one row.
+func TestStarts(t *testing.T) {
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 100*time.Millisecond)
+	sc := &p.Scenarios[0]
+	sc.Starts, sc.Trials = 2, 1
+	for i := range sc.Runs {
+		sc.Runs[i].Start = sc.Runs[i].Trial // trial 1 in start 1, trial 2 in start 2
+	}
+	e := inProcess(t, ps, p)
+	o.Engine = e
+	out, err := Run(context.Background(), context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var proxyCalls []string
+	for _, c := range e.Calls {
+		if strings.Contains(c, "proxy") && (strings.HasPrefix(c, "create ") || strings.HasPrefix(c, "remove ")) {
+			proxyCalls = append(proxyCalls, strings.Fields(c)[0])
+		}
+	}
+	if want := []string{"create", "remove", "create", "remove"}; !slices.Equal(proxyCalls, want) {
+		t.Errorf("the proxy's containers: %v, want %v (removed between the starts)", proxyCalls, want)
+	}
+	starts := map[string][]string{}
+	for _, r := range readCSV(t, out.Files[0]) {
+		starts[r.Str(results.ColGateway)] = append(starts[r.Str(results.ColGateway)], r.Str(results.ColStart))
+	}
+	want := map[string][]string{"direct": {"1", "2"}, "proxy": {"1", "2"}, "broken": {"0"}}
+	if !maps.EqualFunc(starts, want, slices.Equal) {
+		t.Errorf("rows by start %v, want %v", starts, want)
 	}
 }

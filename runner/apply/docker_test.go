@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
+	"github.com/gatewaybench/gatewaybench/runner/summary"
 )
 
 // inspecting records what the real engine says about each container right
@@ -520,5 +522,75 @@ func leftNothing(t *testing.T, o Options, out Outcome) {
 	t.Helper()
 	if left, _ := o.Engine.Containers(context.Background(), stack.LabelRun, out.RunID); len(left) != 0 {
 		t.Errorf("%d containers left after the run", len(left))
+	}
+}
+
+// TestIsolationDocker: with isolation = "freeze", a neighbour that burns
+// about 20% of the gateway's core while idle takes no CPU while nginx is
+// measured; with "none" it takes its share (its cgroup's CPU time, read
+// by the engine around each of nginx's runs). nginx's added p50 in each
+// mode is logged, not judged: on a busy machine it moves for other reasons.
+func TestIsolationDocker(t *testing.T) {
+	real := dockertest.Engine(t)
+	holdHost(t)
+	for _, iso := range []config.Isolation{config.Freeze, config.NoIsolation} {
+		t.Run(string(iso), func(t *testing.T) {
+			resultsDir := t.TempDir()
+			_, o := loadPlan(t, "testdata/isolation.hcl", resultsDir)
+			o.Plan.Isolation = iso
+			ctx := context.Background()
+			cpu := func() time.Duration {
+				ids, err := real.Containers(ctx, stack.LabelStack, "neighbour")
+				if err != nil || len(ids) != 1 {
+					t.Fatalf("the neighbour's container: %v %v", ids, err)
+				}
+				st, err := real.Stats(ctx, ids[0])
+				if err != nil {
+					t.Fatalf("the neighbour's CPU: %v", err)
+				}
+				return st.CPUTotal
+			}
+			var mu sync.Mutex
+			var before time.Duration
+			var used []time.Duration
+			log := &timedLog{t: t}
+			o.Engine = real
+			o.Progress = &Progress{W: writerFunc(func(b []byte) (int, error) {
+				line := string(b)
+				if strings.Contains(line, " nginx ") && strings.HasPrefix(line, "[") {
+					mu.Lock()
+					if strings.Contains(line, "under way") {
+						before = cpu()
+					} else {
+						used = append(used, cpu()-before)
+					}
+					mu.Unlock()
+				}
+				return log.Write(b)
+			})}
+			out, err := Run(ctx, ctx, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			leftNothing(t, o, out)
+			if len(used) != 2 {
+				t.Fatalf("%d of nginx's runs seen, want 2", len(used))
+			}
+			for _, u := range used {
+				// Frozen, the neighbour runs nothing at all; running, it
+				// burns about 300 ms of the 1.75 s warmup and window (a
+				// fifth of that is the bound, for a starved machine).
+				if iso == config.Freeze && u > 10*time.Millisecond || iso == config.NoIsolation && u < 60*time.Millisecond {
+					t.Errorf("isolation %s: the neighbour used %s of CPU while nginx was measured", iso, u)
+				}
+			}
+			added := ""
+			for _, tab := range summary.Build(readCSV(t, filepath.Join(resultsDir, "overhead.csv"))) {
+				for _, a := range tab.Arms {
+					added += fmt.Sprintf(" %s %s", a.Name, summary.Signed(a.AddedP50))
+				}
+			}
+			t.Logf("isolation %s: the neighbour used %v while nginx was measured; added p50:%s", iso, used, added)
+		})
 	}
 }

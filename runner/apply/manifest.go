@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/gitversion"
+	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/cost"
 	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/results"
@@ -32,11 +33,39 @@ func (r *runner) stamp() {
 	m.Engines = r.enginesText()
 	m.Layout = results.Layout{Driver: l.Driver.CPUs.Text, Mock: l.Mock.CPUs.Text, Gateway: l.Gateway.CPUs.Text}
 	m.Quick = r.o.Plan.QuickLook
+	m.Isolation = string(r.o.Plan.Isolation)
 	if c := r.o.Plan.Cost; c.InstanceVCPUs > 0 || c.InstanceMemoryGB > 0 {
 		m.Instance = &results.Instance{VCPUs: c.InstanceVCPUs, MemoryGB: c.InstanceMemoryGB,
 			USDPerHour: cost.InstanceHourly(c)}
 	}
 	m.SetArm("direct", results.ArmImage{Image: r.mock.Ref, ImageID: r.mock.ID, ImageSizeMiB: measure.MiB(uint64(r.mock.Size))})
+}
+
+// calibrate runs the reference workload on the gateway's first CPU before
+// any stack is up, when the gateways' engine is this machine's (a remote
+// engine's CPU cannot be reached from here).
+func (r *runner) calibrate(ctx context.Context) {
+	m, gw := &r.manifest, r.o.Plan.Layout.Gateway
+	switch {
+	case r.o.Calibrate == nil:
+		return
+	case gw.Engine != config.LocalEngine:
+		m.CalibrationMissing = "the gateways run on engine " + gw.Engine + ", not on this machine"
+	case len(gw.CPUs.CPUs) == 0:
+		m.CalibrationMissing = "the gateway has no cpuset"
+	default:
+		c, err := r.o.Calibrate(ctx, gw.CPUs.CPUs[0])
+		if err != nil {
+			m.CalibrationMissing = err.Error()
+			return
+		}
+		m.Calibration = &c
+		py := "no CPython figure: " + c.PythonMissing
+		if c.PythonMissing == "" {
+			py = fmt.Sprintf("%s %.1f ns/iteration", c.Python, c.PyNsPerIter)
+		}
+		r.o.Progress.Logf("calibration on CPU %d (median of %d): Go %.2f ns/iteration, %s", c.CPU, c.Samples, c.GoNsPerIter, py)
+	}
 }
 
 // runDir is this run's own directory beside a scenario's CSV.

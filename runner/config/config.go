@@ -51,12 +51,18 @@ type Defaults struct {
 	Floor      string
 	FloorRange hcl.Range
 	ResultsDir string
+	Isolation  Isolation
 }
 
 // Run is how a scenario's runs go: set in defaults, each overridable by a
 // scenario.
 type Run struct {
+	// Trials are the rounds in each start; Starts how many times every
+	// gateway stack is removed and started afresh for the scenario, so its
+	// intervals cover what differs from one start to the next
+	// (docs/method.md, "Starts").
 	Trials int
+	Starts int
 	// MaxTrials and CIWidth: trials continue past Trials, up to MaxTrials,
 	// until every gateway arm's added p50 has a 95% interval this narrow
 	// (docs/method.md, "Trials until the interval is narrow").
@@ -70,6 +76,9 @@ type Run struct {
 	MinSamples  int
 	MaxDuration time.Duration
 	Settle      time.Duration
+	// Steady: each arm is driven to a steady state before its first
+	// measured round (docs/method.md, "Steady state").
+	Steady Steady
 	// RequestTimeout bounds one request; one unanswered by then is a timeout.
 	RequestTimeout time.Duration
 	SLO            SLO
@@ -77,6 +86,38 @@ type Run struct {
 	// run is "failed" and its percentiles are withheld (docs/method.md).
 	MaxErrorRate float64
 }
+
+// Steady bounds an arm's warm-up: at least Requests of the scenario's own
+// request, then on until its latency has stopped moving, never past Max.
+// Zero Requests: measured fresh.
+type Steady struct {
+	Requests int           `json:"requests"`
+	Max      time.Duration `json:"max"`
+	// Fresh: a scenario that says warmup_requests = 0 measures every arm
+	// as it starts, whatever its gateway asks for (cold_start).
+	Fresh bool `json:"fresh,omitempty"`
+}
+
+// Over is the warm-up a scenario's s and a gateway's o ask for together:
+// the larger of each bound, or none for a scenario measured fresh.
+func (s Steady) Over(o Steady) Steady {
+	if s.Fresh {
+		return s
+	}
+	return Steady{Requests: max(s.Requests, o.Requests), Max: max(s.Max, o.Max)}
+}
+
+// Isolation is how the arms of a scenario that are not being measured
+// are kept off the measured core.
+type Isolation string
+
+const (
+	// Freeze pauses every other gateway arm's containers (the cgroup
+	// freezer) while an arm is measured or warmed; the mocks stay up.
+	Freeze Isolation = "freeze"
+	// NoIsolation leaves them running, idle.
+	NoIsolation Isolation = "none"
+)
 
 // CIWidth bounds the width of an added p50's interval: Abs, or Share of
 // the added p50's size. Zero: no bound.
@@ -129,9 +170,9 @@ type Gateway struct {
 	APIModels     map[script.API]string // API -> model name sent over Model for that API
 	APIKey        string
 	Prepare       []string // host-side command that assembles the image's build context
-	// Soak is how long the scenario's own request is driven at the gateway
-	// before its first measured round (0: measured fresh).
-	Soak time.Duration
+	// Steady is what its runtime needs before it is measured warm (the
+	// larger of it and a scenario's own applies).
+	Steady Steady
 	// LogPatterns are counted in its log over every measured window.
 	LogPatterns []LogPattern
 	// Replicas of the gateway run side by side, replica i on Port + i with

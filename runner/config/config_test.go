@@ -404,23 +404,28 @@ func TestResultsInsideTree(t *testing.T) {
 	}
 }
 
-// TestSoakAndLogPatterns: a gateway's soak is a duration up to 10 minutes;
-// its log patterns are named for the rows and hold text.
-func TestSoakAndLogPatterns(t *testing.T) {
+// TestWarmupAndLogPatterns: a gateway's warm-up is a request count and a
+// bound of at most 30 minutes; its log patterns are named for the rows and
+// hold text.
+func TestWarmupAndLogPatterns(t *testing.T) {
 	gw := func(lines string) string {
 		return "gateway \"g\" {\n  compose = \"c.yaml\"\n  service = \"s\"\n  port = 19001\n  api = [\"openai\"]\n  " + lines +
 			"\n}\nscenario \"s\" {\n  kind = \"overhead\"\n  concurrency = [1]\n}\n"
 	}
-	cfg, diags := Parse("b.hcl", []byte(gw("soak = \"15s\"\n  log_patterns = { db_locked = \"database is locked\", busy = \"SQLITE_BUSY\" }")))
+	cfg, diags := Parse("b.hcl", []byte(gw("warmup_requests = 3000\n  warmup_max = \"90s\"\n  log_patterns = { db_locked = \"database is locked\", busy = \"SQLITE_BUSY\" }")))
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	if g := cfg.Gateways[0]; g.Soak != 15*time.Second || len(g.LogPatterns) != 2 || g.LogPatterns[0] != (LogPattern{"busy", "SQLITE_BUSY"}) {
-		t.Errorf("soak %s, patterns %v", g.Soak, g.LogPatterns)
+	if g := cfg.Gateways[0]; g.Steady != (Steady{3000, 90 * time.Second}) || len(g.LogPatterns) != 2 || g.LogPatterns[0] != (LogPattern{"busy", "SQLITE_BUSY"}) {
+		t.Errorf("warm-up %+v, patterns %v", g.Steady, g.LogPatterns)
+	}
+	if s := cfg.Scenarios[0].Steady; s != (Steady{Max: time.Minute}) {
+		t.Errorf("a scenario's warm-up by default %+v, want none asked, bounded by a minute", s)
 	}
 	for _, c := range []struct{ lines, want string }{
-		{`soak = "1h"`, "Value out of range"},
-		{`soak = "soon"`, "Invalid duration"},
+		{`warmup_max = "1h"`, "Value out of range"},
+		{`warmup_max = "soon"`, "Invalid duration"},
+		{`warmup_requests = -1`, "Value out of range"},
 		{`log_patterns = { "Bad Name" = "x" }`, "Invalid log pattern name"},
 		{`log_patterns = { empty = "" }`, "Invalid log pattern"},
 	} {

@@ -212,12 +212,13 @@ func attrRange(body hcl.Body, name string) hcl.Range {
 var intRanges = map[string][2]int{
 	"trials": {1, 1000}, "max_trials": {1, 1000}, "max_in_flight": {1, 100_000}, "concurrency": {1, 100_000}, "prompt_tokens": {1, 2_000_000},
 	"cancel_after": {1, 100_000}, "min_samples": {0, 1_000_000},
+	"warmup_requests": {0, 10_000_000}, "starts": {1, 100},
 }
 
 var durationMax = map[string]time.Duration{
 	"warmup": time.Hour, "duration": 24 * time.Hour, "max_duration": 24 * time.Hour, "settle": time.Hour, "request_timeout": time.Hour,
 	"slo_latency": time.Hour, "slo_ttft": time.Hour, "slo_itl": time.Hour, "p99_bounds": time.Hour,
-	"soak": 10 * time.Minute,
+	"warmup_max": 30 * time.Minute,
 }
 
 // maxRate bounds open-loop rates (requests per second).

@@ -24,6 +24,7 @@ type rawSLO struct {
 // decoded from what their own fields leave (Run hcl.Body ",remain").
 type rawRun struct {
 	Trials         *int     `hcl:"trials,optional"`
+	Starts         *int     `hcl:"starts,optional"`
 	MaxTrials      *int     `hcl:"max_trials,optional"`
 	CIWidth        *string  `hcl:"ci_width,optional"`
 	Warmup         *string  `hcl:"warmup,optional"`
@@ -31,6 +32,8 @@ type rawRun struct {
 	MinSamples     *int     `hcl:"min_samples,optional"`
 	MaxDuration    *string  `hcl:"max_duration,optional"`
 	Settle         *string  `hcl:"settle,optional"`
+	WarmupRequests *int     `hcl:"warmup_requests,optional"`
+	WarmupMax      *string  `hcl:"warmup_max,optional"`
 	RequestTimeout *string  `hcl:"request_timeout,optional"`
 	MaxErrorRate   *float64 `hcl:"max_error_rate,optional"`
 	SLO            *rawSLO  `hcl:"slo,block"`
@@ -40,6 +43,7 @@ type rawDefaults struct {
 	BaselineK      *float64 `hcl:"baseline_k,optional"`
 	Floor          *string  `hcl:"floor,optional"`
 	ResultsDir     *string  `hcl:"results_dir,optional"`
+	Isolation      *string  `hcl:"isolation,optional"`
 	AllowHostPaths []string `hcl:"allow_host_paths,optional"`
 	Run            hcl.Body `hcl:",remain"`
 	Body           hcl.Body `hcl:",body"`
@@ -61,8 +65,9 @@ type rawCost struct {
 }
 
 func (c *checker) defaults(r *rawDefaults, dir string) Defaults {
-	d := Defaults{Run: Run{Trials: 3, Warmup: 2 * time.Second, Duration: 10 * time.Second,
-		Settle: 2 * time.Second, RequestTimeout: 30 * time.Second, MaxErrorRate: 0.01}, BaselineK: 2, ResultsDir: "results"}
+	d := Defaults{Run: Run{Trials: 3, Starts: 1, Warmup: 2 * time.Second, Duration: 10 * time.Second,
+		Settle: 2 * time.Second, RequestTimeout: 30 * time.Second, MaxErrorRate: 0.01, Steady: Steady{Max: time.Minute}},
+		BaselineK: 2, ResultsDir: "results", Isolation: Freeze}
 	if r == nil {
 		return d
 	}
@@ -85,6 +90,15 @@ func (c *checker) defaults(r *rawDefaults, dir string) Defaults {
 	if r.Floor != nil {
 		d.Floor, d.FloorRange = *r.Floor, attrRange(r.Body, "floor")
 	}
+	if r.Isolation != nil {
+		switch i := Isolation(*r.Isolation); i {
+		case Freeze, NoIsolation:
+			d.Isolation = i
+		default:
+			c.errorf(attrRange(r.Body, "isolation"), "Invalid isolation",
+				"isolation = %q: write \"freeze\" (the other arms' containers are paused while an arm is measured) or \"none\" (they stay up, idle).", *r.Isolation)
+		}
+	}
 	d.AllowHostPaths = r.AllowHostPaths
 	return d
 }
@@ -96,12 +110,16 @@ func (c *checker) run(body, remain hcl.Body, out *Run) {
 	c.diags = append(c.diags, gohcl.DecodeBody(remain, c.ctx, &r)...)
 	c.fraction(body, "max_error_rate", r.MaxErrorRate, &out.MaxErrorRate)
 	c.intIn(body, "trials", r.Trials, &out.Trials)
+	c.intIn(body, "starts", r.Starts, &out.Starts)
 	c.intIn(body, "max_trials", r.MaxTrials, &out.MaxTrials)
 	c.ciWidth(body, r.CIWidth, &out.CIWidth)
 	c.duration(body, "warmup", r.Warmup, &out.Warmup)
 	c.duration(body, "duration", r.Duration, &out.Duration)
 	c.duration(body, "settle", r.Settle, &out.Settle)
 	c.intIn(body, "min_samples", r.MinSamples, &out.MinSamples)
+	c.intIn(body, "warmup_requests", r.WarmupRequests, &out.Steady.Requests)
+	out.Steady.Fresh = r.WarmupRequests != nil && *r.WarmupRequests == 0
+	c.duration(body, "warmup_max", r.WarmupMax, &out.Steady.Max)
 	c.duration(body, "max_duration", r.MaxDuration, &out.MaxDuration)
 	c.timeout(body, r.RequestTimeout, &out.RequestTimeout)
 	c.slo(r.SLO, &out.SLO)

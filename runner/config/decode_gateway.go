@@ -41,10 +41,11 @@ type rawGateway struct {
 	APIModels map[string]string `hcl:"api_models,optional"`
 	APIKey    *string           `hcl:"api_key,optional"`
 	Prepare   []string          `hcl:"prepare,optional"`
-	// Soak: the scenario's own request, driven this long before the first
-	// measured round, so the gateway is measured as it is after serving
-	// traffic for a while (a database no longer empty, caches filled).
-	Soak *string `hcl:"soak,optional"`
+	// WarmupRequests and WarmupMax: what this gateway's runtime needs to
+	// reach a steady state (a JIT, an interpreter's caches, a database that
+	// fills), over a scenario's own (the larger of each applies).
+	WarmupRequests *int    `hcl:"warmup_requests,optional"`
+	WarmupMax      *string `hcl:"warmup_max,optional"`
 	// LogPatterns are counted in the container's log over each measured
 	// window: name -> the text a line holds.
 	LogPatterns map[string]string `hcl:"log_patterns,optional"`
@@ -110,7 +111,8 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 			g.Fallback = *r.Fallback
 		}
 		setIf(&g.Version, r.Version)
-		c.duration(b, "soak", r.Soak, &g.Soak)
+		c.intIn(b, "warmup_requests", r.WarmupRequests, &g.Steady.Requests)
+		c.duration(b, "warmup_max", r.WarmupMax, &g.Steady.Max)
 		c.logPatterns(b, r.LogPatterns, &g)
 		setIf(&g.Model, r.Model)
 		setIf(&g.APIKey, r.APIKey)

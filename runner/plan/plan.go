@@ -37,9 +37,11 @@ type Plan struct {
 	Floor     string          `json:"floor,omitempty"` // the floor arm's name (docs/method.md, "Topology")
 	BaselineK float64         `json:"baseline_k"`      // the controlled-baseline factor (docs/method.md)
 	// QuickLook: a first look (Quick): one trial, short windows; its rows say so.
-	QuickLook bool       `json:"quick,omitempty"`
-	Arms      []Arm      `json:"arms"`
-	Scenarios []Scenario `json:"scenarios"`
+	QuickLook bool `json:"quick,omitempty"`
+	// Isolation: whether the arms not being measured are frozen meanwhile.
+	Isolation config.Isolation `json:"isolation"`
+	Arms      []Arm            `json:"arms"`
+	Scenarios []Scenario       `json:"scenarios"`
 }
 
 // Placement is where a role runs: its engine, its CPUs there and its
@@ -86,9 +88,10 @@ type Arm struct {
 	Service  string   `json:"service,omitempty"`
 	Image    string   `json:"image,omitempty"`
 	Prepare  []string `json:"prepare,omitempty"` // run in Plan.Dir before the image is built
-	// Soak: the scenario's own request driven this long at the arm before
-	// its first measured round; LogPatterns are counted in its log per window.
-	Soak        Duration            `json:"soak,omitempty"`
+	// Steady: on a scenario's arms, the warm-up before its first measured
+	// round (the scenario's and the gateway's, the larger of each bound);
+	// LogPatterns are counted in its log per window.
+	Steady      Steady              `json:"steady,omitzero"`
 	LogPatterns []config.LogPattern `json:"log_patterns,omitempty"`
 	// Mounts are the host files the container sees: bind mounts
 	// ("source:target[:ro]") and compose configs ("file -> target").
@@ -106,6 +109,25 @@ type Arm struct {
 	// the answer must carry.
 	Ready *Request `json:"ready,omitempty"`
 }
+
+// Steady is an arm's warm-up: at least Requests of the scenario's own
+// request in blocks of SteadyBlock, on until the blocks' p50 stops moving,
+// never past Max (docs/method.md, "Steady state"). Zero: measured fresh.
+type Steady struct {
+	Requests int      `json:"requests"`
+	Max      Duration `json:"max"`
+}
+
+// SteadyBlock is how many requests one p50 of the warm-up rests on,
+// SteadyTolerance how far two blocks' p50 may differ (a share) for the
+// latency to have stopped moving, and SteadyTrendBlocks how many of the
+// last blocks must show no trend beyond that share: two blocks that agree
+// can sit on a slow climb (one-api's log table grows for minutes).
+const (
+	SteadyBlock       = 100
+	SteadyTolerance   = 0.05
+	SteadyTrendBlocks = 8
+)
 
 // Replica is one container of a gateway arm.
 type Replica struct {
@@ -131,7 +153,11 @@ type Scenario struct {
 	CSV    string       `json:"csv"` // relative paths resolve in Plan.Dir
 	// NotRun says why apply cannot run this scenario; it then has no runs.
 	NotRun string `json:"not_run,omitempty"`
-	Trials int    `json:"trials"`
+	// Trials are the rounds of each start; Starts how often every gateway
+	// stack is started afresh (trials are numbered across starts: start 2
+	// of 3 trials holds trials 4 to 6).
+	Trials int `json:"trials"`
+	Starts int `json:"starts,omitempty"`
 	// MaxTrials and CIWidth: trials continue past Trials, up to MaxTrials,
 	// while a gateway arm's added p50 lacks a 95% interval that narrow.
 	MaxTrials int            `json:"max_trials,omitempty"`
@@ -223,6 +249,7 @@ type Run struct {
 	Index int       `json:"index"`
 	Arm   string    `json:"arm"`
 	Trial int       `json:"trial"`
+	Start int       `json:"start,omitempty"` // which fresh start of the stacks it runs in (from 1)
 	Point LoadPoint `json:"point"`
 	// Variant tells apart runs of one point that a kind measures under
 	// different conditions (head_of_line: alone, or beside a long stream).
@@ -263,6 +290,7 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 	mockURL := config.URLAt(cfg.MockAddress(), cfg.Mock.Port)
 	p := &Plan{
 		Source: cfg.Filename, Dir: cfg.Dir, Cost: cfg.Cost, Floor: cfg.Defaults.Floor, BaselineK: cfg.Defaults.BaselineK,
+		Isolation: cfg.Defaults.Isolation,
 		Layout: Layout{Placement{cfg.Placement.Driver, cfg.CPUs.Driver, cfg.Memory.Driver}, Placement{cfg.Placement.Mock, cfg.CPUs.Mock, cfg.Memory.Mock},
 			Placement{cfg.Placement.Gateway, cfg.CPUs.Gateway, cfg.Memory.Gateway}},
 		Engines: cfg.Engines, Drivers: cfg.Drivers,
@@ -277,7 +305,7 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 			a.Hosted, a.URL = true, g.URL
 		} else {
 			a.Compose, a.Service, a.Prepare, a.Env = g.Compose, g.Service, g.Prepare, config.ComposeEnv(cfg, g, 0)
-			a.Soak, a.LogPatterns = Duration(g.Soak), g.LogPatterns
+			a.LogPatterns = g.LogPatterns
 			a.Placement = &p.Layout.Gateway
 			for i, cpus := range g.ReplicaCPUs {
 				rep := Replica{Port: g.Port + i, CPUs: cpus, Project: config.ReplicaKey(g.Name, i)}
@@ -356,7 +384,7 @@ type Kinds interface {
 
 func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds) {
 	s := Scenario{
-		Name: sc.Name, Kind: results.Kind(sc.Kind), API: sc.API.String(), Stream: sc.Stream, Tools: sc.Tools, Trials: sc.Trials,
+		Name: sc.Name, Kind: results.Kind(sc.Kind), API: sc.API.String(), Stream: sc.Stream, Tools: sc.Tools, Trials: sc.Trials, Starts: max(sc.Starts, 1),
 		MaxTrials: sc.MaxTrials, CIWidth: sc.CIWidth,
 		CSV: filepath.Join(cfg.Defaults.ResultsDir, sc.Name+".csv"), Settle: Duration(sc.Settle),
 		MockCmd: append([]string{"-addr=" + net.JoinHostPort(cfg.MockAddress(), strconv.Itoa(cfg.Mock.Port))}, sc.Knobs.Args()...),
@@ -374,6 +402,13 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 			s.Skipped = append(s.Skipped, Skip{a.Name, fmt.Sprintf("does not serve the %s API", sc.API)})
 			continue
 		}
+		steady := sc.Steady
+		if g != nil {
+			steady = steady.Over(g.Steady)
+		}
+		if steady.Requests > 0 {
+			a.Steady = Steady{Requests: steady.Requests, Max: Duration(steady.Max)}
+		}
 		s.Arms = append(s.Arms, a)
 	}
 	for _, tokens := range sc.PromptTokens {
@@ -390,19 +425,10 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 		ready := request(cfg, sc, cfg.Gateway(a.Name), s.Points[0])
 		a.Ready = &ready
 	}
-	for _, pt := range s.Points {
-		for trial := 1; trial <= sc.Trials; trial++ {
-			// Arms are interleaved and their order rotates each trial, so slow
-			// drift on a noisy host does not always favour the same arm.
-			for k := range s.Arms {
-				a := s.Arms[(k+trial-1)%len(s.Arms)]
-				s.Runs = append(s.Runs, Run{
-					Arm: a.Name, Trial: trial, Point: pt, Request: request(cfg, sc, cfg.Gateway(a.Name), pt),
-					Warmup: Duration(sc.Warmup), Duration: Duration(sc.Duration), Settle: Duration(sc.Settle),
-					MinSamples: sc.MinSamples, MaxDuration: Duration(sc.MaxDuration),
-					Timeout: Duration(sc.RequestTimeout), MaxErrorRate: sc.MaxErrorRate,
-					SLO: SLO{Duration(sc.SLO.Latency), Duration(sc.SLO.TTFT), Duration(sc.SLO.ITL)},
-				})
+	for start := 1; start <= s.Starts; start++ {
+		for _, pt := range s.Points {
+			for round := 1; round <= sc.Trials; round++ {
+				s.addRound(cfg, sc, pt, start, (start-1)*sc.Trials+round)
 			}
 		}
 	}
@@ -420,6 +446,22 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 		s.Runs[i].Index = n + i + 1
 	}
 	p.Scenarios = append(p.Scenarios, s)
+}
+
+// addRound adds one round of the point: every arm once. Arms are
+// interleaved and their order rotates each trial, so slow drift on a noisy
+// host does not always favour the same arm.
+func (s *Scenario) addRound(cfg *config.Config, sc *config.Scenario, pt LoadPoint, start, trial int) {
+	for k := range s.Arms {
+		a := s.Arms[(k+trial-1)%len(s.Arms)]
+		s.Runs = append(s.Runs, Run{
+			Arm: a.Name, Trial: trial, Start: start, Point: pt, Request: request(cfg, sc, cfg.Gateway(a.Name), pt),
+			Warmup: Duration(sc.Warmup), Duration: Duration(sc.Duration), Settle: Duration(sc.Settle),
+			MinSamples: sc.MinSamples, MaxDuration: Duration(sc.MaxDuration),
+			Timeout: Duration(sc.RequestTimeout), MaxErrorRate: sc.MaxErrorRate,
+			SLO: SLO{Duration(sc.SLO.Latency), Duration(sc.SLO.TTFT), Duration(sc.SLO.ITL)},
+		})
+	}
 }
 
 // request is what an arm is sent at a load point; g is nil for the direct arm.
@@ -483,8 +525,16 @@ func (p *Plan) EstimateText() string {
 			break
 		}
 	}
-	return fmt.Sprintf("%s of load for the arms planned (less for any that turn out unavailable; soaks included; %simage builds and stack start-ups aside)",
-		p.Estimate().D().Round(time.Second), stretch)
+	warm := ""
+	for _, s := range p.Scenarios {
+		for _, a := range s.Arms {
+			if len(s.Runs) > 0 && a.Steady.Requests > 0 {
+				warm = "warm-ups to a steady state (each at most its warmup_max) not known in advance; "
+			}
+		}
+	}
+	return fmt.Sprintf("%s of load for the arms planned (less for any that turn out unavailable; %s%simage builds and stack start-ups aside)",
+		p.Estimate().D().Round(time.Second), stretch, warm)
 }
 
 // Estimate is the wall time of all runs' warmup, window and settle, without
@@ -494,11 +544,6 @@ func (p *Plan) Estimate() Duration {
 	for _, s := range p.Scenarios {
 		for _, r := range s.Runs {
 			d += r.Warmup + r.Duration + r.Settle
-		}
-		if len(s.Runs) > 0 {
-			for _, a := range s.Arms {
-				d += a.Soak // load too, before the first round
-			}
 		}
 	}
 	return d
@@ -527,9 +572,9 @@ func (p *Plan) Quick(all bool) {
 			}
 			seen[k] = true
 		}
-		s.Trials, s.Settle = 1, 0
+		s.Trials, s.Starts, s.Settle = 1, 1, 0
 		for j := range s.Arms {
-			s.Arms[j].Soak = 0 // a first look measures gateways fresh
+			s.Arms[j].Steady = Steady{} // a first look measures gateways fresh
 		}
 		answer := s.Knobs.TTFT + time.Duration(max(s.Knobs.OutputTokens-1, 0))*s.Knobs.ITL
 		window := Duration(max(time.Second, 12*answer))

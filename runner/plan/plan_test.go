@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -157,5 +158,56 @@ func TestQuick(t *testing.T) {
 	}
 	if n == 0 || n >= full || p.Estimate() > fullLoad/4 {
 		t.Errorf("quick plan: %d of %d runs, %s of load against %s", n, full, p.Estimate(), fullLoad)
+	}
+}
+
+// TestStartsAndSteady: benchmarks.hcl's overhead scenario runs every arm in
+// two fresh starts of three trials each, the starts one after the other,
+// trials numbered across them; each arm's warm-up is the larger of the
+// scenario's and its gateway's.
+func TestStartsAndSteady(t *testing.T) {
+	p := build(t, "../../benchmarks.hcl")
+	s := p.Scenarios[slices.IndexFunc(p.Scenarios, func(s Scenario) bool { return s.Name == "overhead" })]
+	if s.Starts != 2 || s.Trials != 3 {
+		t.Fatalf("overhead: %d starts x %d trials, want 2 x 3", s.Starts, s.Trials)
+	}
+	last := 0
+	trials := map[int][]int{}
+	for _, r := range s.Runs {
+		if r.Start < last {
+			t.Fatalf("run #%d of start %d after one of start %d: starts must not interleave", r.Index, r.Start, last)
+		}
+		last = r.Start
+		if r.Arm == "nginx" && r.Point.Concurrency == 1 {
+			trials[r.Start] = append(trials[r.Start], r.Trial)
+		}
+	}
+	if !slices.Equal(trials[1], []int{1, 2, 3}) || !slices.Equal(trials[2], []int{4, 5, 6}) {
+		t.Errorf("nginx's trials at c=1 by start: %v, want 1-3 and 4-6", trials)
+	}
+	for arm, want := range map[string]Steady{
+		"direct": {500, Duration(time.Minute)}, "nginx": {500, Duration(time.Minute)},
+		"portkey": {5000, Duration(time.Minute)}, "one-api": {3000, Duration(90 * time.Second)},
+		"litellm": {1500, Duration(2 * time.Minute)},
+	} {
+		if got := s.Arm(arm).Steady; got != want {
+			t.Errorf("%s's warm-up %+v, want %+v", arm, got, want)
+		}
+	}
+	cold := p.Scenarios[slices.IndexFunc(p.Scenarios, func(s Scenario) bool { return s.Name == "cold_start" })]
+	if cold.Starts != 3 || cold.Arm("portkey").Steady.Requests != 0 {
+		t.Errorf("cold_start: %d starts, portkey's warm-up %+v: it must measure 3 starts as they start", cold.Starts, cold.Arm("portkey").Steady)
+	}
+	q := build(t, "../../benchmarks.hcl")
+	q.Quick(false)
+	for _, s := range q.Scenarios {
+		if s.NotRun != "" {
+			continue
+		}
+		for _, a := range s.Arms {
+			if a.Steady.Requests != 0 || s.Starts > 1 {
+				t.Errorf("quick look %s/%s: warm-up %+v, %d starts: a first look measures one fresh start", s.Name, a.Name, a.Steady, s.Starts)
+			}
+		}
 	}
 }

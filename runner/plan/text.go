@@ -72,7 +72,7 @@ func (p *Plan) WriteText(w io.Writer) {
 		if len(a.Replicas) > 0 && a.Replicas[0].Container != nil {
 			build = a.Replicas[0].Container.Build
 		}
-		if len(a.Prepare) == 0 && len(a.Mounts) == 0 && build == nil && a.Soak == 0 && len(a.LogPatterns) == 0 {
+		if len(a.Prepare) == 0 && len(a.Mounts) == 0 && build == nil && len(a.LogPatterns) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s:\n", a.Name)
@@ -82,9 +82,6 @@ func (p *Plan) WriteText(w io.Writer) {
 		if build != nil {
 			fmt.Fprintf(w, "  build context: %s, dockerfile %s (at most %d MiB of files; links sent as links)\n",
 				build.Context, build.Dockerfile, stack.MaxContextBytes>>20)
-		}
-		if a.Soak > 0 {
-			fmt.Fprintf(w, "  soak: the scenario's own request for %s before the first measured round\n", a.Soak)
 		}
 		for _, lp := range a.LogPatterns {
 			fmt.Fprintf(w, "  count in its log per window: %s = lines holding %q\n", lp.Name, lp.Text)
@@ -119,9 +116,17 @@ func (p *Plan) WriteText(w io.Writer) {
 		if first.MinSamples > 0 && first.MaxDuration > first.Duration {
 			window = fmt.Sprintf("%s (closed loop: up to %s for %d requests)", first.Duration, first.MaxDuration, first.MinSamples)
 		}
-		fmt.Fprintf(w, "  arms: %s; %d load points x %d trials; warmup %s, window %s, settle %s, request timeout %s\n",
-			strings.Join(names, ", "), len(s.Points), s.Trials, first.Warmup, window, s.Settle, first.Timeout)
+		trials := fmt.Sprintf("%d trials", s.Trials)
+		if s.Starts > 1 {
+			trials = fmt.Sprintf("%d starts x %d trials (every gateway stack started afresh for each start)", s.Starts, s.Trials)
+		}
+		fmt.Fprintf(w, "  arms: %s; %d load points x %s; warmup %s, window %s, settle %s, request timeout %s\n",
+			strings.Join(names, ", "), len(s.Points), trials, first.Warmup, window, s.Settle, first.Timeout)
 		fmt.Fprintf(w, "  mock: %s\n", s.Knobs)
+		if warm := steadyText(s.Arms); warm != "" {
+			fmt.Fprintf(w, "  warm-up before the first round (blocks of %d, until two blocks' p50 agree within %.0f%%, with no trend over the last %d): %s\n",
+				SteadyBlock, SteadyTolerance*100, SteadyTrendBlocks, warm)
+		}
 		if s.FallbackCmd != nil {
 			fmt.Fprintf(w, "  fallback mock (no injected failures): %s\n", strings.Join(s.FallbackCmd, " "))
 		}
@@ -134,6 +139,26 @@ func (p *Plan) WriteText(w io.Writer) {
 		}
 		tw.Flush()
 	}
+}
+
+// steadyText says each arm's warm-up, arms with the same one together.
+func steadyText(arms []Arm) string {
+	var parts []string
+	byBound := map[Steady][]string{}
+	var order []Steady
+	for _, a := range arms {
+		if a.Steady.Requests == 0 {
+			continue
+		}
+		if _, seen := byBound[a.Steady]; !seen {
+			order = append(order, a.Steady)
+		}
+		byBound[a.Steady] = append(byBound[a.Steady], a.Name)
+	}
+	for _, st := range order {
+		parts = append(parts, fmt.Sprintf("%s at least %d requests, at most %s", strings.Join(byBound[st], ", "), st.Requests, st.Max))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func headers(r Request) string {

@@ -37,7 +37,8 @@ func endOfTrial(runs []Run, i int) bool {
 // 95% interval yet, or one wider than the scenario's bound, and the
 // scenario allows more trials. It says which arm and why.
 func moreTrial(sc *Scenario, rows []results.Row, last *Run) (string, bool) {
-	if !sc.CIWidth.Set() || last.Trial < sc.Trials || last.Trial >= sc.MaxTrials {
+	// Trials are numbered across starts; more come only after the last.
+	if !sc.CIWidth.Set() || last.Trial < sc.Trials*max(sc.Starts, 1) || last.Trial >= sc.MaxTrials {
 		return "", false
 	}
 	type key struct{ arm, variant string }

@@ -46,9 +46,33 @@ type Manifest struct {
 	Quick bool `json:"quick,omitempty"`
 	// Rig is the rig measured at the run's start (absent: not measured).
 	Rig *Rig `json:"rig,omitempty"`
+	// Isolation: "freeze" (the arms not being measured were paused) or
+	// "none" (they stayed up, idle, beside the measured arm).
+	Isolation string `json:"isolation"`
+	// Calibration is a fixed reference workload on the gateway's first
+	// CPU at the run's start, before any stack was up (absent: not run,
+	// with CalibrationMissing saying why).
+	Calibration        *Calibration `json:"calibration,omitempty"`
+	CalibrationMissing string       `json:"calibration_missing,omitempty"`
 	// Instance is the cost block's provisioned instance that
 	// instance_usd_per_1m prices (absent: none declared).
 	Instance *Instance `json:"instance,omitempty"`
+}
+
+// Calibration is the reference workload's speed on one CPU: the median ns
+// per iteration of a Go loop and a CPython loop (one 32-bit LCG step each, runner/rig),
+// over Samples repetitions. A machine twice as fast halves both; the
+// CPython figure is the one an interpreted gateway's CPU per request
+// scales with. Python is "" when no python3 ran.
+type Calibration struct {
+	CPU           int       `json:"cpu"`
+	Samples       int       `json:"samples"`
+	GoNsPerIter   float64   `json:"go_ns_per_iter"`
+	GoRuns        []float64 `json:"go_runs_ns_per_iter"`
+	Python        string    `json:"python,omitempty"`
+	PyNsPerIter   float64   `json:"python_ns_per_iter,omitempty"`
+	PyRuns        []float64 `json:"python_runs_ns_per_iter,omitempty"`
+	PythonMissing string    `json:"python_missing,omitempty"` // why there is no CPython figure
 }
 
 // Instance is a provisioned machine held for a gateway, and its list price.

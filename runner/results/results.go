@@ -26,6 +26,7 @@ type Row struct {
 	GatewayClass             Class
 	P99BoundsMS              []Optional // the frontier's bounds (open-loop rows of a scenario that sets them)
 	Trial                    int
+	Start                    int // the fresh start of the stacks it ran in (from 1; 0: never came up)
 	Mode                     Mode
 	Variant                  string // what else ran beside the measured requests (head_of_line)
 	Concurrency              int
@@ -77,7 +78,10 @@ type Row struct {
 	GatewayMemSamples                               Optional // readings behind peak and growth
 	MockCPUCores, DriverCPUCores, DriverCPUUsPerReq Optional
 	ColdStartMS                                     Optional
-	SoakRequests                                    Optional // requests served in the soak, before the first round
+	// the warm-up before the arm's first measured round in this start
+	// (docs/method.md, "Steady state"): requests, seconds, how it ended,
+	// and the p50 of each block of requests (ms), the first one cold
+	Warmup Warmup
 	// the arm's log patterns and their counts over the window (group Logs)
 	LogPatterns                 []string
 	LogMatches                  []Optional
@@ -102,6 +106,25 @@ type Row struct {
 	UpstreamStreamsCompleted, UpstreamStreamsAborted, UpstreamEventsAfterLeave Optional
 	Verdict                                                                    Verdict
 }
+
+// Warmup is how an arm was brought to a steady state after it started.
+type Warmup struct {
+	Requests, Seconds Optional
+	State             WarmupState
+	P50s              []Optional // ms, one per block, in order
+}
+
+// WarmupState is how a warm-up ended.
+type WarmupState string
+
+const (
+	// WarmSteady: the blocks' p50 stopped moving after the requests asked.
+	WarmSteady WarmupState = "steady"
+	// WarmBounded: warmup_max ended it first; the arm may still be warming.
+	WarmBounded WarmupState = "bounded"
+	// WarmFailed: every block failed; no p50 to judge by.
+	WarmFailed WarmupState = "failed"
+)
 
 // Status is a row's outcome.
 type Status string

@@ -57,6 +57,7 @@ type ContainerSpec struct {
 // ContainerState is what the engine says about a container.
 type ContainerState struct {
 	Running    bool
+	Paused     bool // frozen (still Running)
 	ExitCode   int
 	OOMKilled  bool
 	Error      string
@@ -118,6 +119,11 @@ type Engine interface {
 	// Output is everything a container wrote, standard output and standard
 	// error apart.
 	Output(ctx context.Context, id string) (stdout, stderr string, err error)
+	// Pause freezes every process of a running container (the cgroup
+	// freezer: no CPU, memory kept); Unpause thaws it. How an idle
+	// neighbour is kept off the measured core while another arm is timed.
+	Pause(ctx context.Context, id string) error
+	Unpause(ctx context.Context, id string) error
 	// RemoveByLabel force-removes every container carrying label key=value
 	// (any value when value is empty) and returns how many it removed.
 	RemoveByLabel(ctx context.Context, key, value string) (int, error)

@@ -185,3 +185,26 @@ func TestTrendCoverage(t *testing.T) {
 		t.Error("a trend from 2 points")
 	}
 }
+
+// TestTwoClusters: LiteLLM's six rounds at one client are two clusters;
+// an even spread, too few values or clusters of one are not.
+func TestTwoClusters(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		xs        []float64
+		ok        bool
+		low, high float64
+	}{
+		{"litellm's rounds", []float64{16.5, 25.9, 17.1, 25.9, 26.5, 25.1}, true, 16.8, 25.9},
+		{"even spread", []float64{1, 2, 3, 4, 5, 6}, false, 0, 0},
+		{"noise", []float64{0.022, 0.016, 0.030, 0.025, 0.019, 0.027}, false, 0, 0},
+		{"one outlier", []float64{1, 1.1, 1.05, 0.95, 5}, false, 0, 0},
+		{"too few", []float64{1, 1, 9}, false, 0, 0},
+		{"all equal", []float64{2, 2, 2, 2}, false, 0, 0},
+	} {
+		got, ok := TwoClusters(c.xs)
+		if ok != c.ok || ok && (math.Abs(got.Low-c.low) > 1e-9 || math.Abs(got.High-c.high) > 1e-9) {
+			t.Errorf("%s: %+v %v, want %v low %v high %v", c.name, got, ok, c.ok, c.low, c.high)
+		}
+	}
+}

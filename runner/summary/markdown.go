@@ -71,6 +71,7 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 			for _, g := range groupVerdicts(a.Verdicts) {
 				notes = append(notes, g.String())
 			}
+			notes = append(notes, a.Notes()...)
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				a.Name, trials, num(a.P50), num(a.P99), Added(a.AddedP50, a.AddedP50CI, a.HasCI), CI(a), P(a.AddedP50CI, a.HasCI), Added(a.AddedP99, a.AddedP99CI, a.HasP99CI),
 				Signed(a.FloorP50), Added(a.AddedTTFT, a.AddedTTFTCI, a.HasTTFTCI), num(a.ITLP99), num(a.Goodput), num1(a.CPUUsPerReq), num1(a.RSSPeakMiB), num1(a.MemPeakMiB),
@@ -86,8 +87,8 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 // cell keeps a value inside its table cell.
 func cell(s string) string {
 	s = strings.ReplaceAll(firstLine(s), "|", "\\|")
-	if len(s) > 200 {
-		s = s[:200] + "…"
+	if len(s) > 400 {
+		s = s[:400] + "…"
 	}
 	return s
 }

@@ -10,6 +10,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -71,6 +72,14 @@ type Arm struct {
 	// content events per socket read.
 	TTFTP50, AddedTTFT, ITLP99, EventsPerRead results.Optional
 	Verdicts                                  []results.Verdict // each trial's verdict other than ok
+	// ByStart is the added p50 of each fresh start of the stacks (the
+	// median of its rounds' differences), when the rows hold more than one
+	// start: the spread between starts, beside the interval over all.
+	ByStart []results.Optional
+	// Bimodal: the per-round differences fall into two separate clusters
+	// (stats.TwoClusters); their median alone would hide both.
+	Bimodal   stats.Clusters
+	IsBimodal bool
 }
 
 // Table is one point's arms, direct first, then the floor, then the rest
@@ -130,6 +139,8 @@ func Build(recs []results.Record) []Table {
 				d := diffs(rows, direct, results.ColLatency.P50)
 				a.AddedP50, a.AddedP99 = med(d), added(rows, direct, results.ColLatency.P99)
 				a.AddedP50CI, a.HasCI = stats.PairedDelta(d)
+				a.Bimodal, a.IsBimodal = stats.TwoClusters(d)
+				a.ByStart = byStart(rows, direct)
 				a.AddedP99CI, a.HasP99CI = stats.PairedDelta(diffs(rows, direct, results.ColLatency.P99))
 				dt := diffs(rows, direct, results.ColTTFT.P50)
 				a.AddedTTFT = med(dt)
@@ -288,6 +299,88 @@ func diffs(rows, ref []results.Record, column results.Col) []float64 {
 	return d
 }
 
+// byStart is the added p50 of each start the rows were measured in, in
+// start order; nil when they hold one start (or predate the column).
+func byStart(rows, ref []results.Record) []results.Optional {
+	starts := map[int][]results.Record{}
+	for _, r := range rows {
+		n := int(r.Num(results.ColStart).V)
+		starts[n] = append(starts[n], r)
+	}
+	if len(starts) < 2 {
+		return nil
+	}
+	var out []results.Optional
+	for _, n := range slices.Sorted(maps.Keys(starts)) {
+		out = append(out, added(starts[n], ref, results.ColLatency.P50))
+	}
+	return out
+}
+
+// Notes are what a reader needs beside an arm's figures: the spread
+// between starts, two clusters where its rounds fell into two, and how it
+// was warmed (the first block's p50 is its cold figure).
+func (a Arm) Notes() []string {
+	var out []string
+	if len(a.ByStart) > 1 {
+		var s []string
+		for _, v := range a.ByStart {
+			s = append(s, Signed(v))
+		}
+		out = append(out, "added p50 by start: "+strings.Join(s, " / "))
+	}
+	if a.IsBimodal {
+		c := a.Bimodal
+		out = append(out, fmt.Sprintf("bimodal: rounds at %s (%d) and %s (%d)", Signed(results.Some(c.Low)), c.NLow, Signed(results.Some(c.High)), c.NHigh))
+	}
+	if w := a.warmupNote(); w != "" {
+		out = append(out, w)
+	}
+	return out
+}
+
+// warmupNote says how the arm's starts ended their warm-up, and the p50 of
+// the first and last blocks (median over its starts).
+func (a Arm) warmupNote() string {
+	states := map[results.WarmupState]map[int]bool{}
+	var first, last []float64
+	seen := map[int]bool{}
+	for _, r := range a.Rows {
+		st := results.WarmupState(r.Str(results.ColWarmupState))
+		n := int(r.Num(results.ColStart).V)
+		if st == "" || seen[n] {
+			continue
+		}
+		seen[n] = true
+		if states[st] == nil {
+			states[st] = map[int]bool{}
+		}
+		states[st][n] = true
+		if blocks := r.List(results.ColWarmupP50s); len(blocks) > 0 {
+			if f, err := strconv.ParseFloat(blocks[0], 64); err == nil {
+				first = append(first, f)
+			}
+			if l, err := strconv.ParseFloat(blocks[len(blocks)-1], 64); err == nil {
+				last = append(last, l)
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, st := range []results.WarmupState{results.WarmSteady, results.WarmBounded, results.WarmFailed} {
+		if n := len(states[st]); n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d/%d", st, n, len(seen)))
+		}
+	}
+	s := "warm-up " + strings.Join(parts, ", ")
+	if len(first) > 0 {
+		s += fmt.Sprintf(" (p50 of its first 100 requests %s ms, of its last %s)", num(med(first)), num(med(last)))
+	}
+	return s
+}
+
 // shortReason is an unavailable arm's reason without its image name and
 // the engine's full message: "not present locally" of "image x unavailable:
 // not present locally; no build section; pull x: ...".
@@ -392,6 +485,9 @@ func Write(w io.Writer, tables []Table) {
 					continue // said with the status above
 				}
 				fmt.Fprintf(w, "    %s: %s\n", a.Name, g)
+			}
+			for _, n := range a.Notes() {
+				fmt.Fprintf(w, "    %s: %s\n", a.Name, n)
 			}
 		}
 	}

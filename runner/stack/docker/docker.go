@@ -147,6 +147,7 @@ func (e *Engine) Inspect(ctx context.Context, id string) (stack.ContainerState, 
 	st := stack.ContainerState{}
 	if c.State != nil {
 		st.Running = c.State.Running
+		st.Paused = c.State.Paused
 		st.ExitCode = c.State.ExitCode
 		st.OOMKilled = c.State.OOMKilled
 		st.Error = c.State.Error
@@ -259,6 +260,14 @@ func (e *Engine) Remove(ctx context.Context, id string) error {
 		return nil
 	}
 	return err
+}
+
+func (e *Engine) Pause(ctx context.Context, id string) error {
+	return e.cli.ContainerPause(ctx, id)
+}
+
+func (e *Engine) Unpause(ctx context.Context, id string) error {
+	return e.cli.ContainerUnpause(ctx, id)
 }
 
 func (e *Engine) Containers(ctx context.Context, key, value string) ([]string, error) {

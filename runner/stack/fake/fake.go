@@ -26,6 +26,7 @@ type Engine struct {
 	Created    []stack.ContainerSpec
 	containers map[string]stack.ContainerSpec
 	running    map[string]bool
+	paused     map[string]bool
 	next       int
 
 	ImageFunc  func(ref string) (stack.ImageInfo, error)
@@ -267,7 +268,7 @@ func (e *Engine) Inspect(_ context.Context, id string) (stack.ContainerState, er
 		return stack.ContainerState{}, fmt.Errorf("no container %s", id)
 	}
 	e.mu.Lock()
-	st := stack.ContainerState{Running: e.running[id], CPUSet: spec.CPUSet, Memory: spec.MemoryBytes, HostNet: true, Labels: spec.Labels}
+	st := stack.ContainerState{Running: e.running[id], Paused: e.paused[id], CPUSet: spec.CPUSet, Memory: spec.MemoryBytes, HostNet: true, Labels: spec.Labels}
 	e.mu.Unlock()
 	if e.InspectFunc != nil {
 		e.InspectFunc(spec, &st)
@@ -310,12 +311,59 @@ func (e *Engine) Remove(_ context.Context, id string) error {
 		e.record("remove %s", spec.Name)
 		delete(e.containers, id)
 		delete(e.running, id)
+		delete(e.paused, id)
 	}
 	e.mu.Unlock()
 	if ok && e.RemoveFunc != nil {
 		e.RemoveFunc(spec)
 	}
 	return nil
+}
+
+// Pause freezes a running container; pausing one that is not running fails
+// as Docker's does.
+func (e *Engine) Pause(_ context.Context, id string) error {
+	return e.setPaused(id, true)
+}
+
+func (e *Engine) Unpause(_ context.Context, id string) error {
+	return e.setPaused(id, false)
+}
+
+func (e *Engine) setPaused(id string, paused bool) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	spec, ok := e.containers[id]
+	switch {
+	case !ok:
+		return fmt.Errorf("no container %s", id)
+	case !e.running[id]:
+		return fmt.Errorf("container %s is not running", spec.Name)
+	case e.paused[id] == paused:
+		return fmt.Errorf("container %s is already in that state (paused %v)", spec.Name, paused)
+	}
+	if e.paused == nil {
+		e.paused = map[string]bool{}
+	}
+	e.paused[id] = paused
+	verb := "unpause"
+	if paused {
+		verb = "pause"
+	}
+	e.record("%s %s", verb, spec.Name)
+	return nil
+}
+
+// Paused says whether the container named name is frozen now.
+func (e *Engine) Paused(name string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for id, s := range e.containers {
+		if s.Name == name {
+			return e.paused[id]
+		}
+	}
+	return false
 }
 
 func (e *Engine) Containers(_ context.Context, key, value string) ([]string, error) {

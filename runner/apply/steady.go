@@ -1,0 +1,215 @@
+// Warm-up to a steady state, and the isolation of the arms not being measured.
+
+package apply
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/measure"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/stats"
+)
+
+// warmClients are the clients of every warm-up: it exercises the request
+// path until the runtime has settled (a JIT's tiers, an interpreter's
+// caches, a database's first pages), it is not a load point; at one client
+// a streamed answer of 150 ms would take 75 s for 500 requests.
+const warmClients = 32
+
+// warm drives each arm that asks for it (plan.Arm.Steady) with the
+// scenario's own request, in blocks of plan.SteadyBlock, until it served
+// the requests asked and its latency stopped moving (steadyAfter), or its
+// bound ran out. The other arms are frozen meanwhile, as in a measured run.
+func (r *runner) warm(loadCtx, hardCtx context.Context, s *scenarioRun) error {
+	sc := s.sc
+	for i := range sc.Arms {
+		pa := &sc.Arms[i]
+		a := s.arms[pa.Name]
+		if pa.Steady.Requests <= 0 || a == nil {
+			continue
+		}
+		k := slices.IndexFunc(sc.Runs, func(run plan.Run) bool { return run.Arm == pa.Name })
+		if k < 0 {
+			continue
+		}
+		if err := r.isolate(hardCtx, s, pa.Name); err != nil {
+			return err
+		}
+		run := sc.Runs[k]
+		conns := warmClients
+		r.o.Progress.Start(fmt.Sprintf("%s: warm-up, the scenario's request at c=%d, at least %d requests, at most %s",
+			pa.Name, conns, pa.Steady.Requests, pa.Steady.Max), pa.Steady.Max.D())
+		w, err := r.warmArm(loadCtx, hardCtx, s, &run, a, conns)
+		if err != nil {
+			return err
+		}
+		a.warmup = w
+		if loadCtx.Err() != nil {
+			return nil // interrupted: nothing more is measured
+		}
+		first, last := "-", "-"
+		if n := len(w.P50s); n > 0 {
+			first, last = w.P50s[0].String()+"ms", w.P50s[n-1].String()+"ms"
+		}
+		r.o.Progress.Done(fmt.Sprintf("%s: warm-up %s after %.0f requests in %.1fs (p50 of the first block %s, of the last %s)",
+			pa.Name, w.State, w.Requests.V, w.Seconds.V, first, last))
+	}
+	return nil
+}
+
+// warmArm runs one arm's warm-up.
+func (r *runner) warmArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *arm, conns int) (results.Warmup, error) {
+	pa := a.plan
+	m := r.meter(s.sc, run, a, s.mock)
+	ctx, cancel := context.WithTimeout(loadCtx, pa.Steady.Max.D())
+	defer cancel()
+	began := time.Now()
+	var w results.Warmup
+	var p50s []float64
+	served := 0
+	for ctx.Err() == nil {
+		cfg := measure.RequestConfig(run, s.sc.Knobs)
+		cfg.Conns, cfg.Requests, cfg.MaxErrorRate, cfg.Abort = conns, plan.SteadyBlock, 1, hardCtx
+		res, err := m.Run(ctx, cfg)
+		if hardCtx.Err() != nil {
+			return w, hardCtx.Err()
+		}
+		if err != nil {
+			return w, fmt.Errorf("%s: warm-up: %w", pa.Name, err)
+		}
+		served += int(res.OK + res.Errored())
+		if res.OK == 0 {
+			if loadCtx.Err() == nil && ctx.Err() == nil {
+				w.State = results.WarmFailed // nothing to judge by: its runs will say why
+			}
+			break
+		}
+		if res.Partial {
+			break // cut by the bound: a block short of its requests is no block
+		}
+		p50 := float64(res.Latency.ValueAtQuantile(50)) / 1e3
+		p50s = append(p50s, p50)
+		w.P50s = append(w.P50s, results.Some(p50))
+		if served >= pa.Steady.Requests && steadyAfter(p50s) {
+			w.State = results.WarmSteady
+			break
+		}
+	}
+	if w.State == "" {
+		w.State = results.WarmBounded
+	}
+	w.Requests, w.Seconds = results.Some(float64(served)), results.Some(time.Since(began).Seconds())
+	return w, nil
+}
+
+// steadyAfter says whether a warm-up whose blocks had these p50s has
+// reached a steady state: the last two agree within plan.SteadyTolerance,
+// and over the last plan.SteadyTrendBlocks (or all, when fewer, from three) the
+// Theil-Sen trend moves the p50 by less than that share of their median.
+func steadyAfter(p50s []float64) bool {
+	n := len(p50s)
+	if n < 3 {
+		return false
+	}
+	last, prev := p50s[n-1], p50s[n-2]
+	if prev <= 0 || math.Abs(last-prev) > plan.SteadyTolerance*prev {
+		return false
+	}
+	tail := p50s[max(0, n-plan.SteadyTrendBlocks):]
+	x := make([]float64, len(tail))
+	for i := range x {
+		x[i] = float64(i)
+	}
+	t, ok := stats.TrendOf(x, tail)
+	if !ok {
+		return false
+	}
+	return math.Abs(t.Slope)*float64(len(tail)-1) <= plan.SteadyTolerance*stats.Median(tail)
+}
+
+// isolate leaves only active's containers running among the scenario's
+// gateway arms on the gateway engine: every other arm is frozen (the cgroup
+// freezer: its idle timers, garbage collector and batch writers take no CPU
+// from the measured core) and active is thawed. The direct arm (and "", the
+// rig's own check) freezes them all. The mocks are left as they are.
+// Pausing and thawing happen before a run's warmup, outside its window.
+func (r *runner) isolate(ctx context.Context, s *scenarioRun, active string) error {
+	if r.o.Plan.Isolation != config.Freeze {
+		return nil
+	}
+	mgr := r.mgr(r.o.Plan.Layout.Gateway.Engine)
+	// Thaw first: an arm about to be measured never waits on another's freeze.
+	names := []string{}
+	for _, pa := range s.sc.Arms {
+		names = append(names, pa.Name)
+	}
+	slices.SortStableFunc(names, func(x, y string) int {
+		switch {
+		case x == active:
+			return -1
+		case y == active:
+			return 1
+		}
+		return 0
+	})
+	for _, name := range names {
+		a := s.arms[name]
+		if a == nil || len(a.containers) == 0 {
+			continue
+		}
+		freeze := name != active
+		if a.frozen == freeze {
+			continue
+		}
+		for _, c := range a.containers {
+			var err error
+			if freeze {
+				err = mgr.Engine.Pause(ctx, c.ID)
+			} else {
+				err = mgr.Engine.Unpause(ctx, c.ID)
+			}
+			if err != nil {
+				// A container that stopped fails its own rows (unchanged);
+				// any other failure leaves a neighbour running beside the
+				// measured arm, which no row could say.
+				if st, ierr := mgr.Engine.Inspect(ctx, c.ID); ierr == nil && !st.Running {
+					continue
+				}
+				verb := map[bool]string{true: "freeze", false: "thaw"}[freeze]
+				return fmt.Errorf("%s %s (isolation = \"freeze\"): %w; set isolation = \"none\" in the defaults block to measure with idle neighbours running", verb, c.Spec.Name, err)
+			}
+		}
+		a.frozen = freeze
+	}
+	return nil
+}
+
+// thawAll thaws every frozen arm: after the scenario's rounds, before the
+// memory it reads settled and its teardown.
+func (r *runner) thawAll(ctx context.Context, s *scenarioRun) error {
+	if r.o.Plan.Isolation != config.Freeze {
+		return nil
+	}
+	mgr := r.mgr(r.o.Plan.Layout.Gateway.Engine)
+	for _, a := range s.arms {
+		if !a.frozen {
+			continue
+		}
+		for _, c := range a.containers {
+			if err := mgr.Engine.Unpause(ctx, c.ID); err != nil {
+				if st, ierr := mgr.Engine.Inspect(ctx, c.ID); ierr == nil && !st.Running {
+					continue
+				}
+				return fmt.Errorf("thaw %s: %w", c.Spec.Name, err)
+			}
+		}
+		a.frozen = false
+	}
+	return nil
+}
