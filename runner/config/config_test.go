@@ -416,7 +416,7 @@ func TestWarmupAndLogPatterns(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	if g := cfg.Gateways[0]; g.Steady != (Steady{3000, 90 * time.Second}) || len(g.LogPatterns) != 2 || g.LogPatterns[0] != (LogPattern{"busy", "SQLITE_BUSY"}) {
+	if g := cfg.Gateways[0]; g.Steady != (Steady{Requests: 3000, Max: 90 * time.Second}) || len(g.LogPatterns) != 2 || g.LogPatterns[0] != (LogPattern{"busy", "SQLITE_BUSY"}) {
 		t.Errorf("warm-up %+v, patterns %v", g.Steady, g.LogPatterns)
 	}
 	if s := cfg.Scenarios[0].Steady; s != (Steady{Max: time.Minute}) {

@@ -32,14 +32,14 @@ const ColdStartPoint = "every start in the run"
 
 // ColdStarts is each arm's cold starts in the tables, one per start: every
 // scenario starts each gateway afresh, and its rows all carry that start's
-// time, so each (run, scenario) of an arm counts once.
+// time, so each (run, scenario, start) of an arm counts once.
 func ColdStarts(tables []Table) map[string][]float64 {
 	starts := map[string][]float64{}
-	seen := map[[3]string]bool{}
+	seen := map[[4]string]bool{}
 	for _, t := range tables {
 		for _, a := range t.Arms {
 			for _, r := range a.Rows {
-				k := [3]string{a.Name, r.Str(results.ColRunID), r.Str(results.ColScenario)}
+				k := [4]string{a.Name, r.Str(results.ColRunID), r.Str(results.ColScenario), r.Str(results.ColStart)}
 				if v := r.Num(results.ColColdStartMS); v.Set && !seen[k] {
 					seen[k] = true
 					starts[a.Name] = append(starts[a.Name], v.V)
@@ -59,31 +59,12 @@ func (c Change) Regressed() bool { return c.Verdict == "regressed" }
 // intervals do not overlap; improved likewise the other way; same
 // otherwise.
 func Compare(old, new []Table, maxRegression float64) []Change {
-	type key struct{ scenario, point, arm string }
-	index := func(tables []Table) (map[key]Arm, []key) {
-		m := map[key]Arm{}
-		var order []key
-		for _, t := range tables {
-			for _, a := range t.Arms {
-				if a.Name == "direct" {
-					continue
-				}
-				k := key{t.Point.Scenario, t.Point.String(), a.Name}
-				if _, seen := m[k]; !seen {
-					order = append(order, k)
-				}
-				m[k] = a
-			}
-		}
-		return m, order
-	}
-	om, _ := index(old)
-	nm, order := index(new)
-	added := func(a Arm) Figure { return Figure{a.AddedP50, a.AddedP50CI, a.HasCI} }
+	om, _ := gatewayArms(old)
+	nm, order := gatewayArms(new)
 	var out []Change
 	for _, k := range order {
 		o, found := om[k]
-		c := Change{Scenario: k.scenario, Point: k.point, Arm: k.arm, Old: added(o), New: added(nm[k])}
+		c := Change{Scenario: k.scenario, Point: k.point, Arm: k.arm, Old: o.added(), New: nm[k].added()}
 		if !found {
 			c.Verdict = "new: not in the old results"
 		} else {
@@ -113,6 +94,33 @@ func Compare(old, new []Table, maxRegression float64) []Change {
 	})
 	return out
 }
+
+// armKey names a gateway arm at a load point across result sets, whatever
+// their run ids.
+type armKey struct{ scenario, point, arm string }
+
+// gatewayArms indexes the tables' gateway arms (direct left out) and says
+// their order.
+func gatewayArms(tables []Table) (map[armKey]Arm, []armKey) {
+	m := map[armKey]Arm{}
+	var order []armKey
+	for _, t := range tables {
+		for _, a := range t.Arms {
+			if a.Name == "direct" {
+				continue
+			}
+			k := armKey{t.Point.Scenario, t.Point.String(), a.Name}
+			if _, seen := m[k]; !seen {
+				order = append(order, k)
+			}
+			m[k] = a
+		}
+	}
+	return m, order
+}
+
+// added is an arm's added p50 as one side of a comparison.
+func (a Arm) added() Figure { return Figure{a.AddedP50, a.AddedP50CI, a.HasCI} }
 
 // startsFigure is the median of starts with its distribution-free
 // interval (ok for 6 starts or more; fewer give their range at what

@@ -68,10 +68,12 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 			if a.Status != results.OK && a.Reason != "" {
 				notes = append(notes, a.Reason)
 			}
+			// Starts, clusters and warm-up first: a long verdict is what
+			// the cell's bound cuts.
+			notes = append(notes, a.Notes()...)
 			for _, g := range groupVerdicts(a.Verdicts) {
 				notes = append(notes, g.String())
 			}
-			notes = append(notes, a.Notes()...)
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				a.Name, trials, num(a.P50), num(a.P99), Added(a.AddedP50, a.AddedP50CI, a.HasCI), CI(a), P(a.AddedP50CI, a.HasCI), Added(a.AddedP99, a.AddedP99CI, a.HasP99CI),
 				Signed(a.FloorP50), Added(a.AddedTTFT, a.AddedTTFTCI, a.HasTTFTCI), num(a.ITLP99), num(a.Goodput), num1(a.CPUUsPerReq), num1(a.RSSPeakMiB), num1(a.MemPeakMiB),
@@ -87,8 +89,8 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 // cell keeps a value inside its table cell.
 func cell(s string) string {
 	s = strings.ReplaceAll(firstLine(s), "|", "\\|")
-	if len(s) > 400 {
-		s = s[:400] + "…"
+	if len(s) > 200 {
+		s = s[:200] + "…"
 	}
 	return s
 }

@@ -1,0 +1,98 @@
+package summary
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+)
+
+// Reproduction is one gateway arm's added p50 at one load point in a run
+// and in its repeat (the same plan, every stack started afresh): whether
+// each lies inside the other's interval, and how far it moved.
+type Reproduction struct {
+	Scenario, Point, Arm string
+	First, Second        Figure
+	Verdict              ReproVerdict
+	Moved                float64 // ms, second less first
+}
+
+// ReproVerdict is how a repeat compares with its run.
+type ReproVerdict string
+
+const (
+	Reproduced    ReproVerdict = "reproduced"     // each median inside the other's interval
+	OneWay        ReproVerdict = "one way"        // the second inside the first's interval, not the reverse
+	NotReproduced ReproVerdict = "not reproduced" // the second outside the first's interval
+	NoInterval    ReproVerdict = "no interval"    // either side lacks a 95% interval (or the arm)
+)
+
+// Reproduce matches two runs of one plan arm by arm and point and judges
+// each added p50: the repeat's median inside the first run's interval is
+// the test (docs/method.md, "Reproduction"), the reverse is reported too.
+func Reproduce(first, second []Table) []Reproduction {
+	fm, order := gatewayArms(first)
+	sm, _ := gatewayArms(second)
+	var out []Reproduction
+	for _, k := range order {
+		f, s := fm[k].added(), sm[k].added()
+		r := Reproduction{Scenario: k.scenario, Point: k.point, Arm: k.arm, First: f, Second: s}
+		switch {
+		case !f.V.Set || !s.V.Set || !f.Has || !s.Has || !f.CI.Enough || !s.CI.Enough:
+			r.Verdict = NoInterval
+		case !inside(s.V.V, f):
+			r.Verdict = NotReproduced
+		case !inside(f.V.V, s):
+			r.Verdict = OneWay
+		default:
+			r.Verdict = Reproduced
+		}
+		if f.V.Set && s.V.Set {
+			r.Moved = s.V.V - f.V.V
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func inside(v float64, f Figure) bool { return f.CI.Lo <= v && v <= f.CI.Hi }
+
+// WriteReproduction prints each arm's two figures and the verdict, as a
+// Markdown table when markdown is set.
+func WriteReproduction(w io.Writer, rs []Reproduction, markdown bool) {
+	row := func(cells ...string) string {
+		if markdown {
+			s := "|"
+			for _, c := range cells {
+				s += " " + cell(c) + " |"
+			}
+			return s + "\n"
+		}
+		s := ""
+		for _, c := range cells {
+			s += c + "\t"
+		}
+		return s + "\n"
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var out io.Writer = tw
+	if markdown {
+		out = w
+	}
+	fmt.Fprint(out, row("scenario", "point", "arm", "first +p50 ms", "interval", "repeat +p50 ms", "interval", "moved", "verdict"))
+	if markdown {
+		fmt.Fprint(out, "|---|---|---|---|---|---|---|---|---|\n")
+	}
+	for _, r := range rs {
+		moved := "-"
+		if r.First.V.Set && r.Second.V.Set {
+			moved = fmt.Sprintf("%+.3f ms", r.Moved)
+			if r.First.V.V != 0 {
+				moved += fmt.Sprintf(" (%+.0f%%)", 100*r.Moved/math.Abs(r.First.V.V))
+			}
+		}
+		fmt.Fprint(out, row(r.Scenario, r.Point, r.Arm, Signed(r.First.V), Interval(r.First.CI, r.First.Has),
+			Signed(r.Second.V), Interval(r.Second.CI, r.Second.Has), moved, string(r.Verdict)))
+	}
+	tw.Flush()
+}
