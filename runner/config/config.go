@@ -173,6 +173,9 @@ type Gateway struct {
 	// Steady is what its runtime needs before it is measured warm (the
 	// larger of it and a scenario's own applies).
 	Steady Steady
+	// Scenarios, when set, are the only scenarios it takes part in.
+	Scenarios      []string
+	ScenariosRange hcl.Range
 	// LogPatterns are counted in its log over every measured window.
 	LogPatterns []LogPattern
 	// Replicas of the gateway run side by side, replica i on Port + i with

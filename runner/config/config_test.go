@@ -467,3 +467,20 @@ func TestStretchedWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestGatewayScenarios: a gateway's scenarios list names declared
+// scenarios; an unknown one is a positioned diagnostic.
+func TestGatewayScenarios(t *testing.T) {
+	src := func(list string) string {
+		return "gateway \"g\" {\n  compose = \"c.yaml\"\n  service = \"s\"\n  port = 19001\n  api = [\"openai\"]\n  scenarios = " + list +
+			"\n}\nscenario \"s\" {\n  kind = \"overhead\"\n  concurrency = [1]\n}\n"
+	}
+	cfg, diags := Parse("b.hcl", []byte(src(`["s"]`)))
+	if diags.HasErrors() || !slices.Equal(cfg.Gateways[0].Scenarios, []string{"s"}) {
+		t.Fatalf("%v %v", diags, cfg.Gateways[0].Scenarios)
+	}
+	_, diags = Parse("b.hcl", []byte(src(`["nope"]`)))
+	if !diags.HasErrors() || diags[0].Summary != "Unknown scenario" || diags[0].Subject.Start.Line != 6 {
+		t.Errorf("unknown scenario: %v", diags)
+	}
+}

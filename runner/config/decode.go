@@ -140,6 +140,13 @@ func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 			"floor = %q names no gateway block; the floor is a plain proxy declared as a gateway (nginx, say), measured in every scenario so that what the layout adds cancels out.", f)
 	}
 	cfg.Scenarios = c.scenarios(s2.Scenarios, cfg)
+	for _, g := range cfg.Gateways {
+		for _, name := range g.Scenarios {
+			if !slices.ContainsFunc(cfg.Scenarios, func(s Scenario) bool { return s.Name == name }) {
+				c.errorf(g.ScenariosRange, "Unknown scenario", "gateway %q names scenario %q, which no scenario block declares.", g.Name, name)
+			}
+		}
+	}
 	c.planSize(cfg)
 	if len(s2.Scenarios) == 0 {
 		// An empty file (or one of gateways only) would "validate" and then

@@ -44,8 +44,11 @@ type rawGateway struct {
 	// WarmupRequests and WarmupMax: what this gateway's runtime needs to
 	// reach a steady state (a JIT, an interpreter's caches, a database that
 	// fills), over a scenario's own (the larger of each applies).
-	WarmupRequests *int    `hcl:"warmup_requests,optional"`
-	WarmupMax      *string `hcl:"warmup_max,optional"`
+	WarmupRequests *int `hcl:"warmup_requests,optional"`
+	// Scenarios, when set, are the only scenarios it is measured in (a
+	// control arm, such as an earlier release, need not run them all).
+	Scenarios []string `hcl:"scenarios,optional"`
+	WarmupMax *string  `hcl:"warmup_max,optional"`
 	// LogPatterns are counted in the container's log over each measured
 	// window: name -> the text a line holds.
 	LogPatterns map[string]string `hcl:"log_patterns,optional"`
@@ -112,6 +115,7 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		}
 		setIf(&g.Version, r.Version)
 		c.intIn(b, "warmup_requests", r.WarmupRequests, &g.Steady.Requests)
+		g.Scenarios, g.ScenariosRange = r.Scenarios, attrRange(b, "scenarios")
 		c.duration(b, "warmup_max", r.WarmupMax, &g.Steady.Max)
 		c.logPatterns(b, r.LogPatterns, &g)
 		setIf(&g.Model, r.Model)

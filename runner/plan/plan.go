@@ -398,6 +398,9 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 		case len(sc.Gateways) > 0 && !slices.Contains(sc.Gateways, a.Name) && !a.Floor:
 			s.Skipped = append(s.Skipped, Skip{a.Name, "not in the scenario's gateways list"})
 			continue
+		case len(g.Scenarios) > 0 && !slices.Contains(g.Scenarios, sc.Name):
+			s.Skipped = append(s.Skipped, Skip{a.Name, "not in the gateway's scenarios list"})
+			continue
 		case !g.Supports(sc.API):
 			s.Skipped = append(s.Skipped, Skip{a.Name, fmt.Sprintf("does not serve the %s API", sc.API)})
 			continue

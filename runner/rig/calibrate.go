@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -71,7 +72,7 @@ func goLoop(cpu int) ([]float64, error) {
 		var runs []float64
 		for range calibrationSamples {
 			t := time.Now()
-			sink = lcg(goIters)
+			runtime.KeepAlive(lcg(goIters)) // the loop's result kept, so it is not dropped
 			runs = append(runs, float64(time.Since(t).Nanoseconds())/goIters)
 		}
 		done <- result{runs: runs}
@@ -79,9 +80,6 @@ func goLoop(cpu int) ([]float64, error) {
 	r := <-done
 	return r.runs, r.err
 }
-
-// sink keeps the loop's result, so the compiler cannot drop the loop.
-var sink uint32
 
 func lcg(n int) uint32 {
 	x := uint32(1)

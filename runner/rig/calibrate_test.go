@@ -13,7 +13,10 @@ func TestCalibrate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.GoRuns) != calibrationSamples || !(c.GoNsPerIter > 0) {
+	t.Logf("Go %.2f ns/iteration %v; %s %.1f ns/iteration %v", c.GoNsPerIter, c.GoRuns, c.Python, c.PyNsPerIter, c.PyRuns)
+	// A dependent multiply per iteration takes a few cycles: under 0.2 ns
+	// the compiler dropped the loop.
+	if len(c.GoRuns) != calibrationSamples || !(c.GoNsPerIter > 0.2) {
 		t.Errorf("Go loop: %v, median %v", c.GoRuns, c.GoNsPerIter)
 	}
 	_, errPy := exec.LookPath("python3")
