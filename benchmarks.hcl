@@ -182,6 +182,23 @@ gateway "litellm" {
   warmup_max      = "120s"
 }
 
+# The control release: LiteLLM 1.97.0, the one the published figures ran,
+# with the dependencies of its day, beside 1.106.12 with the same settings,
+# in the scenarios that say what a release costs (gateways/litellm/README.md).
+gateway "litellm-1-97" {
+  compose  = "compose/litellm.yaml"
+  service  = "litellm-1-97"
+  port     = 18095
+  api      = ["openai", "responses", "anthropic"]
+  api_models = { anthropic = "claude-mock" }
+  api_key  = "sk-gatewaybench"
+  version  = "LiteLLM proxy 1.97.0 (Python), litellm[proxy] from PyPI as of 2026-08-16, Python 3.11"
+  prepare  = ["gateways/litellm/prepare.sh", "gateways/litellm/1.97.0"]
+  scenarios = ["overhead", "streaming_turn_anthropic", "concurrent_agents"]
+  warmup_requests = 1500
+  warmup_max      = "120s"
+}
+
 gateway "litellm-rust" {
   compose = "compose/litellm-rust.yaml"
   service = "litellm"

@@ -14,10 +14,12 @@ usage (flags go before or after FILE; runner CMD --help prints one command's fla
   runner validate FILE    check benchmarks.hcl and its compose files; exit 2 on errors
   runner plan [--json] [--quick] [--gateway a,b] [--scenario x,y] FILE
                           print every run that apply would make, and the load it takes
-  runner apply [--quick] [--wait] [--gateway a,b] [--scenario x,y] [--results DIR] FILE
+  runner apply [--quick] [--wait] [--repeat N] [--gateway a,b] [--scenario x,y] [--results DIR] FILE
                           bring the stacks up, measure, write results/*.csv and results/SUMMARY.md
                           (--quick: one trial, short windows, into results/quick/ unless --results;
-                          --wait: wait for a run in progress on this host instead of failing)
+                          --wait: wait for a run in progress on this host instead of failing;
+                          --repeat N with --results DIR: N runs from fresh starts, each judged
+                          against the first in DIR/REPRODUCTION.md)
   runner summary [--markdown] [DIR]
                           overhead per scenario and load point from the CSVs in DIR (default results)
   runner charts [--results DIR] [--out DIR] [--report FILE] [--readme FILE]

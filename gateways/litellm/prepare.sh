@@ -6,16 +6,21 @@
 # time). The venv is kept in build/ and made again only when
 # requirements.txt changes. The image runs the venv's interpreter; the
 # compose files add the offline settings (README.md).
+#
+# prepare.sh [RELEASE_DIR]: the release whose requirements.txt to install,
+# and where its context/ and build/ go (default: this directory, 1.106.12;
+# 1.97.0/ holds the control release).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-ctx="$here/context" build="$here/build" py=/usr/bin/python3.11
+rel=$(cd "${1:-$here}" && pwd)
+ctx="$rel/context" build="$rel/build" py=/usr/bin/python3.11
 export DEBIAN_FRONTEND=noninteractive
 if [ ! -x "$py" ] || ! "$py" -c 'import ensurepip, venv' 2>/dev/null; then
   echo "prepare: installing Debian's python3.11 and python3.11-venv" >&2
   apt-get update -qq && apt-get install -y -qq --no-install-recommends python3.11 python3.11-venv >/dev/null
 fi
 
-sum=$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)
+sum=$(sha256sum "$rel/requirements.txt" | cut -d' ' -f1)
 venv="$build/venv"
 if [ "$(cat "$build/venv.sum" 2>/dev/null)" != "$sum" ]; then
   rm -rf "$venv" "$build/venv.sum"
@@ -23,7 +28,7 @@ if [ "$(cat "$build/venv.sum" 2>/dev/null)" != "$sum" ]; then
   "$py" -m venv "$venv"
   # --no-deps with --require-hashes: exactly the listed files, or an error.
   "$venv/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir \
-    --require-hashes --no-deps -r "$here/requirements.txt"
+    --require-hashes --no-deps -r "$rel/requirements.txt"
   echo "$sum" >"$build/venv.sum"
 fi
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
@@ -31,7 +32,8 @@ func (r *runner) warm(loadCtx, hardCtx context.Context, s *scenarioRun) error {
 	for i := range sc.Arms {
 		pa := &sc.Arms[i]
 		a := s.arms[pa.Name]
-		if pa.Steady.Requests <= 0 || a == nil {
+		// A hosted arm is a paid API: it is never driven but in its runs.
+		if pa.Steady.Requests <= 0 || a == nil || pa.Hosted {
 			continue
 		}
 		k := slices.IndexFunc(sc.Runs, func(run plan.Run) bool { return run.Arm == pa.Name })
@@ -45,7 +47,7 @@ func (r *runner) warm(loadCtx, hardCtx context.Context, s *scenarioRun) error {
 		conns := warmClients
 		r.o.Progress.Start(fmt.Sprintf("%s: warm-up, the scenario's request at c=%d, at least %d requests, at most %s",
 			pa.Name, conns, pa.Steady.Requests, pa.Steady.Max), pa.Steady.Max.D())
-		w, err := r.warmArm(loadCtx, hardCtx, s, &run, a, conns)
+		w, err := warmArm(loadCtx, hardCtx, s, &run, a, conns)
 		if err != nil {
 			return err
 		}
@@ -64,9 +66,8 @@ func (r *runner) warm(loadCtx, hardCtx context.Context, s *scenarioRun) error {
 }
 
 // warmArm runs one arm's warm-up.
-func (r *runner) warmArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *arm, conns int) (results.Warmup, error) {
+func warmArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *arm, conns int) (results.Warmup, error) {
 	pa := a.plan
-	m := r.meter(s.sc, run, a, s.mock)
 	ctx, cancel := context.WithTimeout(loadCtx, pa.Steady.Max.D())
 	defer cancel()
 	began := time.Now()
@@ -76,7 +77,9 @@ func (r *runner) warmArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *
 	for ctx.Err() == nil {
 		cfg := measure.RequestConfig(run, s.sc.Knobs)
 		cfg.Conns, cfg.Requests, cfg.MaxErrorRate, cfg.Abort = conns, plan.SteadyBlock, 1, hardCtx
-		res, err := m.Run(ctx, cfg)
+		// In this process, even where drivers run in containers: a
+		// warm-up's figures only decide when it ends.
+		res, err := load.Run(ctx, cfg)
 		if hardCtx.Err() != nil {
 			return w, hardCtx.Err()
 		}

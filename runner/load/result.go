@@ -118,6 +118,9 @@ func (r *Result) finish(cfg Config) {
 	var why results.Verdict
 	total := r.OK + r.Errored()
 	switch {
+	case total == 0 && r.Partial:
+		// Interrupted before its window held a request: partial, not a
+		// failure of the arm (a Ctrl-C in the warmup failed it).
 	case total == 0:
 		r.Failed = "no request was measured in the window"
 	case float64(r.Errored()) > cfg.MaxErrorRate*float64(total):

@@ -57,3 +57,21 @@ func TestWindowStretchesForSamples(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptedInWarmup: a run stopped in its warmup, before its window
+// held a request, is partial, not failed: the interrupt is the runner's,
+// not the arm's (TestApplySignals found it written "failed: no request was
+// measured in the window").
+func TestInterruptedInWarmup(t *testing.T) {
+	url := "http://" + startMock(t, fastKnobs())
+	ctx, stop := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, stop)
+	r, err := Run(ctx, Config{URL: url + "/v1/chat/completions", Shape: Shape{API: script.Chat, Model: "m"},
+		Conns: 1, Warmup: time.Minute, Duration: time.Second, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Partial || r.Failed != "" || r.OK != 0 {
+		t.Errorf("partial %v, failed %q, ok %d: want partial, not failed, nothing counted", r.Partial, r.Failed, r.OK)
+	}
+}
