@@ -24,7 +24,8 @@ const (
 	Reproduced    ReproVerdict = "reproduced"     // each median inside the other's interval
 	OneWay        ReproVerdict = "one way"        // the second inside the first's interval, not the reverse
 	NotReproduced ReproVerdict = "not reproduced" // the second outside the first's interval
-	NoInterval    ReproVerdict = "no interval"    // either side lacks a 95% interval (or the arm)
+	NoInterval    ReproVerdict = "no interval"    // either side lacks a 95% interval
+	NotMeasured   ReproVerdict = "not measured"   // no added p50 on either side (unavailable, failed)
 )
 
 // Reproduce matches two runs of one plan arm by arm and point and judges
@@ -38,6 +39,8 @@ func Reproduce(first, second []Table) []Reproduction {
 		f, s := fm[k].added(), sm[k].added()
 		r := Reproduction{Scenario: k.scenario, Point: k.point, Arm: k.arm, First: f, Second: s}
 		switch {
+		case !f.V.Set && !s.V.Set:
+			r.Verdict = NotMeasured
 		case !f.V.Set || !s.V.Set || !f.Has || !s.Has || !f.CI.Enough || !s.CI.Enough:
 			r.Verdict = NoInterval
 		case !inside(s.V.V, f):

@@ -26,7 +26,9 @@ func TestReproduce(t *testing.T) {
 		arm("litellm", 25.5, 16.5, 26.5, true), arm("one-api", 4.68, 3.48, 4.87, true), arm("caddy", 0.11, 0.1, 0.2, false))
 	second := table(arm("nginx", 0.025, 0.018, 0.031, true), arm("portkey", 1.42, 1.2, 1.6, true),
 		arm("litellm", 17.0, 16.6, 17.4, true), arm("one-api", 4.7, 4.69, 4.8, true), arm("caddy", 0.12, 0.1, 0.2, true))
-	want := map[string]ReproVerdict{"nginx": Reproduced, "portkey": NotReproduced, "litellm": OneWay, "one-api": OneWay, "caddy": NoInterval}
+	first[0].Arms = append(first[0].Arms, Arm{Name: "bifrost"})
+	second[0].Arms = append(second[0].Arms, Arm{Name: "bifrost"})
+	want := map[string]ReproVerdict{"nginx": Reproduced, "portkey": NotReproduced, "litellm": OneWay, "one-api": OneWay, "caddy": NoInterval, "bifrost": NotMeasured}
 	rs := Reproduce(first, second)
 	if len(rs) != len(want) {
 		t.Fatalf("%d reproductions, want %d", len(rs), len(want))
