@@ -194,3 +194,25 @@ func TestOneWindow(t *testing.T) {
 		t.Errorf("driver CPU window %s, usage window %s: not the same window", r.DriverCPU.Wall, ended.Sub(began))
 	}
 }
+
+// TestBufferingVerdict: a buffer (every stream in one read) is buffering;
+// an honest relay starved of its core (a third of its streams bursty, 1.4
+// events per read over the run, seen with both cores kept busy) is not,
+// nor are a few bursts.
+func TestBufferingVerdict(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		d    Delivery
+		want bool
+	}{
+		{"buffer", Delivery{Streams: 68, Events: 544, Reads: 68, Bursty: 68}, true},
+		{"coalesces pairs", Delivery{Streams: 100, Events: 800, Reads: 380, Bursty: 100}, true},
+		{"starved relay", Delivery{Streams: 210, Events: 1680, Reads: 1200, Bursty: 78}, false},
+		{"a few bursts", Delivery{Streams: 100, Events: 800, Reads: 790, Bursty: 5}, false},
+		{"no streams", Delivery{}, false},
+	} {
+		if got := c.d.Buffering(); got != c.want {
+			t.Errorf("%s (%.2f events per read, %d of %d bursty): buffering %v, want %v", c.name, c.d.EventsPerRead(), c.d.Bursty, c.d.Streams, got, c.want)
+		}
+	}
+}
