@@ -180,6 +180,9 @@ gateway "litellm" {
   # 30-40 s, as long as the 30 s that took 40% off its figure by hand.
   warmup_requests = 1500
   warmup_max      = "120s"
+  # LiteLLM states its own overhead on every answer (the proxy's time less
+  # the upstream call's); recorded as gateway_reported_p50_ms
+  overhead_header = "x-litellm-overhead-duration-ms"
 }
 
 # The control release: LiteLLM 1.97.0, the one the published figures ran,
@@ -197,6 +200,9 @@ gateway "litellm-1-97" {
   scenarios = ["overhead", "streaming_turn_anthropic", "concurrent_agents"]
   warmup_requests = 1500
   warmup_max      = "120s"
+  # LiteLLM states its own overhead on every answer (the proxy's time less
+  # the upstream call's); recorded as gateway_reported_p50_ms
+  overhead_header = "x-litellm-overhead-duration-ms"
 }
 
 gateway "litellm-rust" {
@@ -211,6 +217,9 @@ gateway "litellm-rust" {
   # the same CPython process around its Rust core
   warmup_requests = 1500
   warmup_max      = "120s"
+  # LiteLLM states its own overhead on every answer (the proxy's time less
+  # the upstream call's); recorded as gateway_reported_p50_ms
+  overhead_header = "x-litellm-overhead-duration-ms"
   # LiteLLM marks an answer its Rust core served with this header; an answer
   # without it means the Python path was taken, and the arm fails.
   expect_headers = { "x-litellm-rust" = "true" }

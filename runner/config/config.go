@@ -166,10 +166,13 @@ type Gateway struct {
 	// ExpectHeaders must come back on the readiness check's answer ("*":
 	// any value), or the gateway's rows are failed.
 	ExpectHeaders map[string]string
-	Model         string
-	APIModels     map[script.API]string // API -> model name sent over Model for that API
-	APIKey        string
-	Prepare       []string // host-side command that assembles the image's build context
+	// OverheadHeader names the answer header in which the gateway states
+	// its own overhead in ms, or "".
+	OverheadHeader string
+	Model          string
+	APIModels      map[script.API]string // API -> model name sent over Model for that API
+	APIKey         string
+	Prepare        []string // host-side command that assembles the image's build context
 	// Steady is what its runtime needs before it is measured warm (the
 	// larger of it and a scenario's own applies).
 	Steady Steady

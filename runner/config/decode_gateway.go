@@ -35,7 +35,10 @@ type rawGateway struct {
 	// its upstream provider by header needs a different one per API).
 	APIHeaders    map[string]map[string]string `hcl:"api_headers,optional"`
 	ExpectHeaders map[string]string            `hcl:"expect_headers,optional"`
-	Model         *string                      `hcl:"model,optional"`
+	// OverheadHeader names the answer header in which the gateway states
+	// its own overhead in ms (LiteLLM: x-litellm-overhead-duration-ms).
+	OverheadHeader *string `hcl:"overhead_header,optional"`
+	Model          *string `hcl:"model,optional"`
 	// APIModels are per-API model names set over Model (a gateway whose
 	// configuration names one model per upstream provider).
 	APIModels map[string]string `hcl:"api_models,optional"`
@@ -120,6 +123,10 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		c.logPatterns(b, r.LogPatterns, &g)
 		setIf(&g.Model, r.Model)
 		setIf(&g.APIKey, r.APIKey)
+		setIf(&g.OverheadHeader, r.OverheadHeader)
+		if g.OverheadHeader != "" {
+			c.checkHeaderNames(b, "overhead_header", map[string]string{g.OverheadHeader: ""})
+		}
 		// A prepare command runs on the host; a script it names must be one
 		// of the benchmark's own files, links followed.
 		if len(r.Prepare) > 0 && strings.Contains(r.Prepare[0], "/") {

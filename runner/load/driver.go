@@ -149,12 +149,13 @@ func newHist() *hdrhistogram.Histogram {
 type hists struct {
 	mu                                      sync.Mutex
 	latency, service, ttfb, ttft, itl, lead *hdrhistogram.Histogram
+	reported                                *hdrhistogram.Histogram // the gateway's own overhead header (Shape.OverheadHeader)
 	send                                    *hdrhistogram.Histogram // open loop: due to write
 	firstFailed, firstOK                    *hdrhistogram.Histogram // Config.ErrorPath only
 }
 
 func newHists(errorPath bool) *hists {
-	h := &hists{latency: newHist(), service: newHist(), ttfb: newHist(), ttft: newHist(), itl: newHist(), lead: newHist(), send: newHist()}
+	h := &hists{latency: newHist(), service: newHist(), ttfb: newHist(), ttft: newHist(), itl: newHist(), lead: newHist(), send: newHist(), reported: newHist()}
 	if errorPath {
 		h.firstFailed, h.firstOK = newHist(), newHist()
 	}
@@ -244,10 +245,14 @@ func dialTarget(u *url.URL, parseErr error) (string, *tls.Config, error) {
 }
 
 func newWorker(id int, cfg *Config, base time.Time, addr string, tlsConf *tls.Config, b *builder, h *hists) *worker {
-	return &worker{
+	w := &worker{
 		id: id, cfg: cfg, base: base, conn: httpc.NewConn(addr, tlsConf, base), b: b, h: h,
 		statuses: map[int]int64{},
 	}
+	if cfg.Shape.OverheadHeader != "" {
+		w.conn.Report = []byte(cfg.Shape.OverheadHeader)
+	}
+	return w
 }
 
 func (w *worker) OnHeaders(status int, at time.Duration, sse bool) {
@@ -488,6 +493,9 @@ func (w *worker) recordAnswer(start, end, due time.Duration) {
 	h := w.h
 	record(h.service, end-start)
 	record(h.ttfb, w.ttfb-due)
+	if len(w.conn.Report) > 0 && w.conn.Reported >= 0 {
+		record(h.reported, w.conn.Reported)
+	}
 	if w.sse && w.events > 0 {
 		record(h.ttft, w.ttft-due)
 		record(h.lead, w.ttft-w.ttfb)

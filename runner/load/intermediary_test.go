@@ -430,3 +430,59 @@ func TestErrorPath(t *testing.T) {
 		})
 	}
 }
+
+// statingProxy forwards to the mock and states an overhead of its own in
+// a header, as LiteLLM does (x-litellm-overhead-duration-ms): every odd
+// answer 2 ms, every even one 4 ms, the header left off every fifth.
+type statingProxy struct {
+	upstream string
+	n        atomic.Int64
+}
+
+func (p *statingProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	resp, ok := forward(w, r, p.upstream)
+	if !ok {
+		return
+	}
+	defer resp.Body.Close()
+	switch n := p.n.Add(1); {
+	case n%5 == 0:
+	case n%2 == 1:
+		w.Header().Set("X-Own-Overhead-Ms", "2.0")
+	default:
+		w.Header().Set("X-Own-Overhead-Ms", "4")
+	}
+	w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
+}
+
+// TestReportedOverhead: the answers' own overhead header is gathered into
+// Result.Reported, answers without it left out; without OverheadHeader
+// nothing is gathered.
+func TestReportedOverhead(t *testing.T) {
+	k := fastKnobs()
+	url := serve(t, &statingProxy{upstream: startMock(t, k)}) + "/v1/chat/completions"
+	for _, header := range []string{"x-own-overhead-ms", ""} {
+		res, err := Run(context.Background(), Config{URL: url,
+			Shape: Shape{API: script.Chat, PromptTokens: 20, Model: "m", OverheadHeader: header},
+			Conns: 1, Requests: 50, Knobs: k, Timeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := res.Reported.TotalCount(), int64(40) // 10 of 50 carry no header
+		if header == "" {
+			want = 0
+		}
+		if got != want || res.OK != 50 {
+			t.Fatalf("header %q: %d ok, %d stated overheads, want %d", header, res.OK, got, want)
+		}
+		if header == "" {
+			continue
+		}
+		// 20 at 2 ms and 20 at 4 ms: the median is the lower half's top.
+		if p50, _ := Percentile(res.Reported, 50); p50 < 1990 || p50 > 2010 {
+			t.Errorf("p50 of the stated overhead %d µs, want 2000", p50)
+		}
+	}
+}

@@ -20,6 +20,9 @@ type Shape struct {
 	Headers      [][2]string
 	Keys         []string // rotated per request; the first is used when one
 	Body         []byte   // sent as is instead of a built body (no fidelity check)
+	// OverheadHeader names a response header in which the gateway states
+	// its own overhead in ms (Result.Reported), or "".
+	OverheadHeader string
 	// Directive opens the user message ("[mock tokens=400]", script.DirectivePrefix):
 	// knobs for this request's answer that survive gateways which drop X-Mock-* headers.
 	Directive string
@@ -31,6 +34,11 @@ func (s *Shape) Check() error {
 	for _, kv := range s.Headers {
 		if err := httpc.CheckExtraHeader(kv[0], kv[1]); err != nil {
 			return fmt.Errorf("header %s: %w", kv[0], err)
+		}
+	}
+	if s.OverheadHeader != "" {
+		if err := httpc.CheckHeaderName(s.OverheadHeader); err != nil {
+			return fmt.Errorf("overhead header: %w", err)
 		}
 	}
 	for i, k := range s.Keys {

@@ -46,6 +46,9 @@ type Result struct {
 	Lead     *hdrhistogram.Histogram `json:"-"` // µs, TTFT minus TTFB: near zero when a buffer held the headers too
 	PacerLag *hdrhistogram.Histogram `json:"-"` // µs, open loop: how late the pacer released arrivals
 	SendLag  *hdrhistogram.Histogram `json:"-"` // µs, open loop: from each measured request's due time to its write
+	// Reported: µs, the overhead the gateway states in Shape.OverheadHeader
+	// on each measured answer that carried it (empty without the header).
+	Reported *hdrhistogram.Histogram `json:"-"`
 	// Config.ErrorPath: the latency of successful requests whose first
 	// attempt the mock fails, and of the others (empty without it).
 	FirstFailed, FirstOK *hdrhistogram.Histogram `json:"-"`
@@ -73,7 +76,7 @@ func merge(ws []*worker, shards []*hists, s *schedule, cfg Config) *Result {
 	r := &Result{
 		Statuses: map[int]int64{},
 		Latency:  newHist(), Service: newHist(), TTFB: newHist(), TTFT: newHist(), ITL: newHist(), Lead: newHist(), SendLag: newHist(),
-		PacerLag: newHist(), FirstFailed: newHist(), FirstOK: newHist(), Open: cfg.Rate > 0,
+		PacerLag: newHist(), Reported: newHist(), FirstFailed: newHist(), FirstOK: newHist(), Open: cfg.Rate > 0,
 	}
 	if s != nil {
 		r.PacerLag, r.Arrivals, r.Late, r.CapDelayed = s.stats.lag, s.stats.arrivals, s.stats.late, s.stats.capDelayed
@@ -102,6 +105,7 @@ func merge(ws []*worker, shards []*hists, s *schedule, cfg Config) *Result {
 		r.ITL.Merge(h.itl)
 		r.Lead.Merge(h.lead)
 		r.SendLag.Merge(h.send)
+		r.Reported.Merge(h.reported)
 		if cfg.ErrorPath {
 			r.FirstFailed.Merge(h.firstFailed)
 			r.FirstOK.Merge(h.firstOK)

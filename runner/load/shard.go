@@ -103,7 +103,7 @@ func (r *Result) histograms() map[string]**hdrhistogram.Histogram {
 	return map[string]**hdrhistogram.Histogram{
 		"latency": &r.Latency, "service": &r.Service, "ttfb": &r.TTFB, "ttft": &r.TTFT,
 		"itl": &r.ITL, "lead": &r.Lead, "pacer_lag": &r.PacerLag, "send_lag": &r.SendLag,
-		"first_failed": &r.FirstFailed, "first_ok": &r.FirstOK,
+		"first_failed": &r.FirstFailed, "first_ok": &r.FirstOK, "reported": &r.Reported,
 	}
 }
 
@@ -151,7 +151,7 @@ func Merge(cfg Config, parts ...*Result) *Result {
 	r := &Result{
 		Statuses: map[int]int64{},
 		Latency:  newHist(), Service: newHist(), TTFB: newHist(), TTFT: newHist(), ITL: newHist(), Lead: newHist(),
-		SendLag: newHist(), PacerLag: newHist(), FirstFailed: newHist(), FirstOK: newHist(), Open: cfg.Rate > 0,
+		SendLag: newHist(), PacerLag: newHist(), FirstFailed: newHist(), FirstOK: newHist(), Reported: newHist(), Open: cfg.Rate > 0,
 	}
 	for _, p := range parts {
 		r.OK += p.OK

@@ -271,7 +271,7 @@ func RequestConfig(run *plan.Run, knobs script.Knobs) load.Config {
 
 // Shape is the driver's load shape of a planned request.
 func Shape(req plan.Request) load.Shape {
-	s := load.Shape{API: req.API, Stream: req.Stream, Tools: req.Tools, PromptTokens: req.PromptTokens, Model: req.Model, Directive: req.Directive}
+	s := load.Shape{API: req.API, Stream: req.Stream, Tools: req.Tools, PromptTokens: req.PromptTokens, Model: req.Model, Directive: req.Directive, OverheadHeader: req.OverheadHeader}
 	if req.APIKey != "" {
 		s.Keys = []string{string(req.APIKey)}
 	}
@@ -451,6 +451,9 @@ func Fill(row *results.Row, res *load.Result) {
 	}
 	if v, ok := load.Percentile(res.Lead, 50); ok {
 		row.TTFTMinusTTFBP50 = results.Some(float64(v) / 1000)
+	}
+	if v, ok := load.Percentile(res.Reported, 50); ok {
+		row.GatewayReportedP50 = results.Some(float64(v) / 1000)
 	}
 }
 

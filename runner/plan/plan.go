@@ -242,6 +242,9 @@ type Request struct {
 	// ExpectHeaders must be in the answer to the readiness check, or the
 	// arm fails: how a configuration proves the path it claims.
 	ExpectHeaders map[string]string `json:"expect_headers,omitempty"`
+	// OverheadHeader names the answer header in which the gateway states
+	// its own overhead in ms (recorded as gateway_reported_p50_ms).
+	OverheadHeader string `json:"overhead_header,omitempty"`
 }
 
 // Run is one measured run: one arm at one load point in one trial.
@@ -488,6 +491,7 @@ func request(cfg *config.Config, sc *config.Scenario, g *config.Gateway, pt Load
 		r.URL, r.APIKeyEnv = g.URL+g.Paths[sc.API], g.APIKeyEnv
 	}
 	r.Model, r.APIKey, r.Headers, r.ExpectHeaders = g.ModelFor(sc.API), Secret(g.APIKey), g.HeadersFor(sc.API), g.ExpectHeaders
+	r.OverheadHeader = g.OverheadHeader
 	return r
 }
 

@@ -199,6 +199,7 @@ var (
 
 	ColGatewayCPUCores    = col("gateway_cpu_cores", "cores", Common, "the gateway's CPU over the window", opt(func(r *Row) Optional { return r.GatewayCPUCores }))
 	ColGatewayCPUUsPerReq = col("gateway_cpu_us_per_req", "µs", Common, "the gateway's CPU time per request", opt(func(r *Row) Optional { return r.GatewayCPUUsPerReq }))
+	ColGatewayReportedP50 = col("gateway_reported_p50_ms", "ms", Common, "p50 of the overhead the gateway itself states on each answer (its HCL overhead_header, e.g. LiteLLM's x-litellm-overhead-duration-ms); empty: none declared or none carried it", opt(func(r *Row) Optional { return r.GatewayReportedP50 }))
 	ColThrottledPeriods   = col("gateway_throttled_periods", "periods", Common, "CFS periods the gateway was throttled", opt(func(r *Row) Optional { return r.GatewayThrottledPeriods }))
 	ColThrottledMS        = col("gateway_throttled_ms", "ms", Common, "time the gateway was throttled", opt(func(r *Row) Optional { return r.GatewayThrottledMS }))
 	ColMemIdleMiB         = col("gateway_mem_idle_mib", "MiB", Common, "working set ready and settled, before load", opt(func(r *Row) Optional { return r.GatewayMemIdleMiB }))

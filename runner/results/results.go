@@ -61,6 +61,7 @@ type Row struct {
 	TTFTMinusTTFBP50               Optional
 	// resources (gateway container; empty for the direct arm)
 	GatewayCPUCores, GatewayCPUUsPerReq                     Optional
+	GatewayReportedP50                                      Optional // ms: the gateway's own overhead header
 	GatewayThrottledPeriods, GatewayThrottledMS             Optional
 	GatewayMemIdleMiB, GatewayMemPeakMiB, GatewayMemAnonMiB Optional
 	// the resident set as ps reports it (docs/method.md, "Memory")

@@ -336,7 +336,26 @@ func (a Arm) Notes() []string {
 	if w := a.warmupNote(); w != "" {
 		out = append(out, w)
 	}
+	if w := a.reportedNote(); w != "" {
+		out = append(out, w)
+	}
 	return out
+}
+
+// reportedNote gives the overhead the gateway states itself (its overhead
+// header), the median of its rows' p50s, beside the added p50 measured.
+func (a Arm) reportedNote() string {
+	var p50s []float64
+	for _, r := range a.Rows {
+		if v := r.Num(results.ColGatewayReportedP50); v.Set {
+			p50s = append(p50s, v.V)
+		}
+	}
+	if len(p50s) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("states its own overhead as %.3g ms (p50 of its overhead header, median of %d rows) against an added p50 of %s measured",
+		stats.Median(p50s), len(p50s), Signed(a.AddedP50))
 }
 
 // warmupNote says how the arm's starts ended their warm-up, and the p50 of

@@ -51,6 +51,12 @@ type Conn struct {
 	// KeepHead makes the connection keep each response's header block (for
 	// checks on a few requests; the load path never sets it).
 	KeepHead bool
+	// Report names a response header in which a gateway states its own
+	// overhead in milliseconds (LiteLLM's x-litellm-overhead-duration-ms);
+	// Reported is the last final response's value, or -1 when it had none
+	// or no number.
+	Report   []byte
+	Reported time.Duration
 	// mu guards nc against abort, which another goroutine calls; aborted
 	// makes every later exchange fail at once.
 	mu      sync.Mutex
@@ -239,6 +245,9 @@ func (c *Conn) readResponse(s Sink) (int, error) {
 			return 0, err
 		}
 		if h.status >= 200 || h.status == 101 {
+			if len(c.Report) > 0 {
+				c.Reported = reported(block, c.Report)
+			}
 			break
 		}
 	}
@@ -365,6 +374,28 @@ func parseHead(block []byte) (h head, err error) {
 		h.mode, h.length = bodyLength, 0
 	}
 	return h, nil
+}
+
+// reported is the value of header name in block as milliseconds, or -1
+// when the header is absent or not a non-negative number.
+func reported(block, name []byte) time.Duration {
+	_, rest, _ := bytes.Cut(block, []byte("\r\n"))
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\r\n"))
+		n, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok || !bytes.EqualFold(n, name) {
+			continue
+		}
+		// string(...) of a value that does not escape is copied to the
+		// stack: no allocation per response.
+		ms, err := strconv.ParseFloat(string(bytes.TrimSpace(value)), 64)
+		if err != nil || !(ms >= 0 && ms <= 1e9) { // NaN fails both
+			return -1
+		}
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	return -1
 }
 
 // chunkDecoder decodes a chunked body incrementally; input may end anywhere.

@@ -3,6 +3,7 @@ package httpc
 import (
 	"bytes"
 	"testing"
+	"time"
 )
 
 func TestChunkDecoder(t *testing.T) {
@@ -58,5 +59,31 @@ func TestParseHead(t *testing.T) {
 		if (err != nil) != c.err || (!c.err && (h.status != c.status || h.mode != c.mode || h.length != c.length || h.closeAfter != c.close || h.sse != c.sse)) {
 			t.Errorf("%q: got %+v %v", c.head, h, err)
 		}
+	}
+}
+
+func TestReported(t *testing.T) {
+	name := []byte("x-litellm-overhead-duration-ms")
+	cases := []struct {
+		head string
+		want time.Duration
+	}{
+		{"HTTP/1.1 200 OK\r\nX-LiteLLM-Overhead-Duration-Ms: 4.25\r\n\r\n", 4250 * time.Microsecond},
+		{"HTTP/1.1 200 OK\r\nx-litellm-overhead-duration-ms:12\r\nContent-Length: 2\r\n\r\n", 12 * time.Millisecond},
+		{"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n", -1},
+		{"HTTP/1.1 200 OK\r\nx-litellm-overhead-duration-ms: soon\r\n\r\n", -1},
+		{"HTTP/1.1 200 OK\r\nx-litellm-overhead-duration-ms: NaN\r\n\r\n", -1},
+		{"HTTP/1.1 200 OK\r\nx-litellm-overhead-duration-ms: -3\r\n\r\n", -1},
+		// The status line is not a header, whatever it holds.
+		{"HTTP/1.1 200 x-litellm-overhead-duration-ms: 3\r\n\r\n", -1},
+	}
+	for _, c := range cases {
+		if got := reported([]byte(c.head), name); got != c.want {
+			t.Errorf("%q: got %v, want %v", c.head, got, c.want)
+		}
+	}
+	block := []byte(cases[0].head)
+	if n := testing.AllocsPerRun(100, func() { reported(block, name) }); n > 0 {
+		t.Errorf("reported allocates %v times per call", n)
 	}
 }

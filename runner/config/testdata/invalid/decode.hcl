@@ -39,6 +39,7 @@ gateway "Bad Name" { # want: Invalid gateway name
   api     = ["openai"]
   api_headers = { anthropic = { "x" = "y" } } # want: Headers for an API the gateway does not serve
   api_models = { responses = "m" } # want: Model for an API the gateway does not serve
+  overhead_header = "x overhead" # want: Invalid header name
 }
 
 gateway "twice" {
