@@ -224,6 +224,7 @@ var (
 	ColInstanceUSDPer1M   = col("instance_usd_per_1m", "USD", Common, "the cost block's provisioned instance (manifest: instance) per hour / (rps x 3600) x 1e6: held whole at the rate measured, not scaled to its cores", opt(func(r *Row) Optional { return r.InstanceUSDPer1M }))
 	ColRPSPerUSDHour      = col("rps_per_usd_hour", "req/s per USD/h", Common, "throughput per hourly cost", opt(func(r *Row) Optional { return r.RPSPerUSDHour }))
 	ColVerdict            = col("verdict", "", Common, "ok, or what to know about the point (README, Verdicts); empty for an arm that never came up", verdictText)
+	ColVerdictKinds       = listCol("verdict_kinds", "", Common, "the verdict's kinds as codes, in its order (results.VerdictKinds; README, Verdicts): what readers use, the verdict column being prose", func(r *Row) []string { return r.Verdict.Codes() })
 
 	ColTTFT             = pctCols("ttft", Stream, "time to the first content event", func(r *Row) *Percentiles { return &r.TTFT })
 	ColITL              = pctCols("itl", Stream, "inter-token latency: the gaps between content events", func(r *Row) *Percentiles { return &r.ITL })

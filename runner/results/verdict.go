@@ -26,8 +26,58 @@ const (
 	VUpstreamRunsOn VerdictKind = "does not stop the upstream"
 )
 
-var verdictKinds = []VerdictKind{VFailed, VBuffering, VFallingBehind, VLateStart, VPartial, VRigSaturated, VContended,
-	VUncontrolled, VNoUsage, VNoFallback, VFallbackUnused, VUpstreamRunsOn}
+// KindDecl is one declared verdict kind: its text in the verdict column
+// and its code in verdict_kinds.
+type KindDecl struct {
+	Kind VerdictKind
+	Code string
+}
+
+// VerdictKinds declares every kind once, each with the code that stands
+// for it in the verdict_kinds column: readers take a row's kinds from
+// there, never from the prose. A kind missing here cannot be read back
+// (TestEveryVerdictKindDeclared). A function, not a variable: the column
+// declarations that use it are then initialised in their written order.
+func VerdictKinds() []KindDecl {
+	return []KindDecl{
+		{VFailed, "failed"}, {VBuffering, "buffering"}, {VFallingBehind, "falling_behind"}, {VLateStart, "late_start"},
+		{VPartial, "partial"}, {VRigSaturated, "rig_saturated"}, {VNearCeiling, "near_ceiling"}, {VContended, "contended"},
+		{VUncontrolled, "uncontrolled"}, {VNoUsage, "no_usage"}, {VNoFallback, "no_fallback"}, {VBaseline, "baseline"},
+		{VFallbackUnused, "fallback_unused"}, {VUpstreamRunsOn, "upstream_runs_on"},
+	}
+}
+
+// Code is k's code in the verdict_kinds column ("" for a kind not
+// declared).
+func (k VerdictKind) Code() string {
+	for _, d := range VerdictKinds() {
+		if d.Kind == k {
+			return d.Code
+		}
+	}
+	return ""
+}
+
+func kindOfCode(code string) (VerdictKind, bool) {
+	for _, d := range VerdictKinds() {
+		if d.Code == code {
+			return d.Kind, true
+		}
+	}
+	return "", false
+}
+
+// Codes are the verdict's kinds as codes, in order (the verdict_kinds
+// column); a kind with no code is written as its own text.
+func (v Verdict) Codes() []string {
+	out := make([]string, len(v))
+	for i, r := range v {
+		if out[i] = r.Kind.Code(); out[i] == "" {
+			out[i] = string(r.Kind)
+		}
+	}
+	return out
+}
 
 // Reason is one finding about a run.
 type Reason struct {
@@ -71,16 +121,30 @@ func (v *Verdict) Add(r Reason) {
 	}
 }
 
-// ParseVerdict reads a verdict column back. A reason starts where a known
-// kind and a colon follow "; " (details may hold "; " themselves); text
-// of no known kind is kept whole, as its own kind.
+// ParseVerdict reads a verdict column of a CSV older than verdict_kinds
+// back. A reason starts where a declared kind and a colon follow "; "
+// (details may hold "; " themselves); text of no known kind is kept
+// whole, as its own kind.
 func ParseVerdict(s string) Verdict {
+	return splitVerdict(s, func(part string) (VerdictKind, bool) {
+		for _, d := range VerdictKinds() {
+			if strings.HasPrefix(part, string(d.Kind)+":") {
+				return d.Kind, true
+			}
+		}
+		return "", false
+	})
+}
+
+// splitVerdict cuts the verdict text s into reasons, a new one wherever
+// starts says a part opens one.
+func splitVerdict(s string, starts func(part string) (VerdictKind, bool)) Verdict {
 	if s == "" || s == VerdictOK {
 		return nil
 	}
 	var v Verdict
 	for _, part := range strings.Split(s, "; ") {
-		if k, ok := kindOf(part); ok || len(v) == 0 {
+		if k, ok := starts(part); ok || len(v) == 0 {
 			if !ok {
 				k = VerdictKind(part)
 			}
@@ -92,14 +156,37 @@ func ParseVerdict(s string) Verdict {
 	return v
 }
 
-func kindOf(part string) (VerdictKind, bool) {
-	for _, k := range verdictKinds {
-		if strings.HasPrefix(part, string(k)+":") {
-			return k, true
+// Verdict is the row's verdict, read back: its kinds from verdict_kinds
+// (the prose only gives each its detail, cut where the next kind named
+// there begins); a CSV older than that column is read by ParseVerdict.
+func (r Record) Verdict() Verdict {
+	codes := r.List(ColVerdictKinds)
+	if len(codes) == 0 {
+		return ParseVerdict(r.Str(ColVerdict))
+	}
+	kinds := make([]VerdictKind, len(codes))
+	for i, c := range codes {
+		if k, ok := kindOfCode(c); ok {
+			kinds[i] = k
+		} else {
+			kinds[i] = VerdictKind(c)
 		}
 	}
-	return "", false
+	next := 0
+	v := splitVerdict(r.Str(ColVerdict), func(part string) (VerdictKind, bool) {
+		if next < len(kinds) && strings.HasPrefix(part, string(kinds[next])) {
+			next++
+			return kinds[next-1], true
+		}
+		return "", false
+	})
+	// The kinds column is the record: a reason whose prose was cut short
+	// or changed still counts with its kind.
+	for len(v) < len(kinds) {
+		v = append(v, Reason{Kind: kinds[len(v)]})
+	}
+	for i := range kinds {
+		v[i].Kind = kinds[i]
+	}
+	return v[:len(kinds)]
 }
-
-// Verdict is the row's verdict, read back.
-func (r Record) Verdict() Verdict { return ParseVerdict(r.Str(ColVerdict)) }

@@ -609,7 +609,7 @@ type verdictGroup struct {
 func (g verdictGroup) String() string {
 	s := g.first.String()
 	if g.trials > 1 {
-		s += fmt.Sprintf(" (and %d more trials)", g.trials-1)
+		s += fmt.Sprintf(" (in %d trials)", g.trials)
 	}
 	return s
 }
