@@ -144,6 +144,13 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 			if err := writable(filepath.Dir(r.csvPath(sc))); err != nil {
 				return r.out, fmt.Errorf("results for scenario %s cannot be written: %w", sc.Name, err)
 			}
+			// A CSV apply cannot read back would be replaced, and the rows
+			// of every arm this run does not measure lost with it.
+			if _, err := results.Read(r.csvPath(sc)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return r.out, fmt.Errorf("results for scenario %s: %s cannot be read back, and this run would replace it: %w "+
+					"(nothing was changed; move the file, or the manifest named, out of the way, or write elsewhere with --results DIR)",
+					sc.Name, r.csvPath(sc), err)
+			}
 		}
 	}
 
@@ -605,7 +612,12 @@ func (r *runner) complete(loadCtx context.Context, s *scenarioRun) error {
 	if err := r.writeManifest(results.ManifestPath(dir, r.runID)); err != nil {
 		return err
 	}
-	kept := r.kept(s)
+	kept, err := r.kept(s)
+	if err != nil {
+		// Checked before the run began: the file changed since. Its rows are
+		// kept in place; this run's are in its own directory.
+		return fmt.Errorf("%s cannot be read back any more, so it is left as it is (this run's rows are in %s): %w", s.path, s.runPath, err)
+	}
 	if err := results.WriteKeeping(s.path, s.groups, s.rows, kept); err != nil {
 		return fmt.Errorf("write %s: %w", s.path, err)
 	}
@@ -622,14 +634,13 @@ func (r *runner) complete(loadCtx context.Context, s *scenarioRun) error {
 // the file with its own few arms, and the README lost the rest), with the
 // direct and floor rows of their runs, which their figures are relative to.
 // A run of every arm keeps nothing.
-func (r *runner) kept(s *scenarioRun) []results.Record {
+func (r *runner) kept(s *scenarioRun) ([]results.Record, error) {
 	old, err := results.Read(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		r.o.Progress.Logf("%s: not read (%v); replaced, keeping none of its rows", s.path, err)
-		return nil
+		return nil, err
 	}
 	measured := func(gw string) bool { return s.sc.Arm(gw) != nil }
 	runs := map[string]bool{}
@@ -655,7 +666,7 @@ func (r *runner) kept(s *scenarioRun) []results.Record {
 		r.o.Progress.Logf("%s: kept %d rows of %s, which this run did not measure (runs %s), with their runs' direct and floor rows",
 			filepath.Base(s.path), len(out), strings.Join(slices.Sorted(maps.Keys(arms)), ", "), strings.Join(slices.Sorted(maps.Keys(runs)), ", "))
 	}
-	return out
+	return out, nil
 }
 
 // variant names a run's variant for progress lines, or nothing.

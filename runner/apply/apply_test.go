@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"net"
@@ -1072,4 +1073,65 @@ func TestStarts(t *testing.T) {
 	if !maps.EqualFunc(starts, want, slices.Equal) {
 		t.Errorf("rows by start %v, want %v", starts, want)
 	}
+}
+
+// TestUnreadableResultsRefused: a results directory whose CSV cannot be
+// read back (corrupt, or naming a manifest newer than this code reads) is
+// refused before anything starts, with the reason, and no file in it is
+// replaced (apply once replaced such a CSV, losing every other arm's rows).
+func TestUnreadableResultsRefused(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		spoil func(t *testing.T, dir, csv string)
+		want  string
+	}{
+		{"corrupt csv", func(t *testing.T, dir, csv string) {
+			writeFile(t, csv, "run_id,scenario,gateway\n\"unterminated,overhead,nginx\n")
+		}, "cannot be read back"},
+		{"newer manifest", func(t *testing.T, dir, csv string) {
+			writeFile(t, csv, "run_id,scenario,gateway,trial,status\nr1,overhead,portkey,1,ok\n")
+			writeFile(t, filepath.Join(dir, "manifests", "r1.json"), `{"schema_version": 999, "run_id": "r1"}`)
+		}, "newer than this code reads"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ps := newPorts(t)
+			p, o := testPlan(t, ps, 200*time.Millisecond)
+			o.Engine = inProcess(t, ps, p)
+			path := filepath.Join(p.Dir, p.Scenarios[0].CSV)
+			dir := filepath.Dir(path)
+			c.spoil(t, dir, path)
+			before := snapshot(t, dir)
+			_, err := Run(context.Background(), context.Background(), o)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "nothing was changed") {
+				t.Fatalf("err %v, want a refusal saying %q", err, c.want)
+			}
+			if after := snapshot(t, dir); !maps.Equal(before, after) {
+				t.Errorf("the results directory changed:\nbefore %v\nafter  %v", before, after)
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// snapshot is every file under dir with its content.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(path)
+			out[path] = string(b)
+		}
+		return nil
+	})
+	return out
 }
