@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
 // Bounds on a file's shape, checked on its bytes before HCL parses them:
@@ -99,4 +100,31 @@ func checkShape(filename string, src []byte) hcl.Diagnostics {
 		advance(1)
 	}
 	return nil
+}
+
+// refuseLoops refuses for expressions and template for directives
+// anywhere in the file: nested ones multiply (three over 1,000-element
+// lists are 10^9 steps in a file of a few KB, which the shape bounds do
+// not see), and no benchmark needs one; every value is written out.
+func refuseLoops(body *hclsyntax.Body) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	hclsyntax.VisitAll(body, func(n hclsyntax.Node) hcl.Diagnostics {
+		var what string
+		switch n.(type) {
+		case *hclsyntax.ForExpr:
+			what = "a for expression"
+		case *hclsyntax.TemplateJoinExpr:
+			what = "a template for directive (%{ for ... })"
+		default:
+			return nil
+		}
+		if len(diags) == 0 { // the first says it; the others add nothing
+			r := n.Range()
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Loops not supported",
+				Detail:  fmt.Sprintf("This file holds %s. gatewaybench files write every value out: a loop, nested, can keep the parser busy for hours. List the values instead.", what),
+				Subject: &r})
+		}
+		return nil
+	})
+	return diags
 }

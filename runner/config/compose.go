@@ -174,7 +174,35 @@ func loadStack(ctx context.Context, cfg *Config, roots []string, c composeRef, e
 		canonical(p, c.service)
 		out = append(out, p)
 	}
-	return out, nil
+	if set := resourceSettings(out[0].Services[c.service]); len(set) > 0 {
+		r := c.serviceRange
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Compose resource settings overridden", Subject: &r,
+			Detail: fmt.Sprintf("service %q of %s sets %s; gatewaybench places every gateway on the HCL's cpus and memory blocks and does not apply these (remove them from the compose file; set cpus and memory in the HCL).",
+				c.service, c.compose, strings.Join(set, ", "))})
+	}
+	return out, diags
+}
+
+// resourceSettings names the CPU and memory settings svc makes that the
+// plan replaces with its own cpuset and memory limit.
+func resourceSettings(svc types.ServiceConfig) []string {
+	var out []string
+	for _, s := range []struct {
+		name string
+		set  bool
+	}{
+		{"cpuset " + svc.CPUSet, svc.CPUSet != ""}, {fmt.Sprintf("cpus %g", svc.CPUS), svc.CPUS != 0},
+		{"cpu_shares", svc.CPUShares != 0}, {"cpu_quota", svc.CPUQuota != 0}, {"cpu_period", svc.CPUPeriod != 0},
+		{"cpu_count", svc.CPUCount != 0}, {"cpu_percent", svc.CPUPercent != 0},
+		{fmt.Sprintf("mem_limit %d bytes", svc.MemLimit), svc.MemLimit != 0}, {"mem_reservation", svc.MemReservation != 0},
+		{"memswap_limit", svc.MemSwapLimit != 0},
+		{"deploy.resources", svc.Deploy != nil && (svc.Deploy.Resources.Limits != nil || svc.Deploy.Resources.Reservations != nil)},
+	} {
+		if s.set {
+			out = append(out, s.name)
+		}
+	}
+	return out
 }
 
 func serviceNames(p *types.Project) []string {

@@ -299,6 +299,7 @@ func TestHostileShapes(t *testing.T) {
 		}
 		return b.String()
 	}
+	thousand := "[" + strings.Repeat("1,", 999) + "1]"
 	for _, c := range []struct {
 		name, src, summary string
 	}{
@@ -306,10 +307,13 @@ func TestHostileShapes(t *testing.T) {
 		{"nested lists", "x = " + strings.Repeat("[", 60000) + strings.Repeat("]", 60000), "Nesting too deep"},
 		{"long list", "scenario \"s\" {\n kind = \"overhead\"\n concurrency = [" + strings.Repeat("1,", 50000) + "1]\n}\n", "List too long"},
 		{"huge plan", scenarios(300), "Plan too large"},
+		// Three nested template loops over 1,000-element lists: 10^9 steps.
+		{"template loops", "scenario \"s\" {\n kind = \"overhead\"\n concurrency = [1]\n}\ngateway \"g\" {\n version = \"%{for a in " + thousand + "}%{for b in " + thousand + "}%{for c in " + thousand + "}x%{endfor}%{endfor}%{endfor}\"\n}\n", "Loops not supported"},
+		{"for expressions", "x = [for a in " + thousand + ": [for b in " + thousand + ": [for c in " + thousand + ": c]]]\n", "Loops not supported"},
 	} {
 		start := time.Now()
 		_, diags := Parse("b.hcl", []byte(c.src))
-		if d := time.Since(start); d > 5*time.Second {
+		if d := time.Since(start); d > 5*time.Second { // well under 1 s here; the margin is for a busy machine
 			t.Errorf("%s: %s to refuse", c.name, d)
 		}
 		if !diags.HasErrors() || diags[0].Summary != c.summary {
@@ -482,5 +486,38 @@ func TestGatewayScenarios(t *testing.T) {
 	_, diags = Parse("b.hcl", []byte(src(`["nope"]`)))
 	if !diags.HasErrors() || diags[0].Summary != "Unknown scenario" || diags[0].Subject.Start.Line != 6 {
 		t.Errorf("unknown scenario: %v", diags)
+	}
+}
+
+// TestComposeResourcesOverridden: a compose service's own cpuset, cpus and
+// mem_limit are not applied (the plan places every gateway), and validate
+// says so in a warning naming them, at the gateway's service attribute.
+func TestComposeResourcesOverridden(t *testing.T) {
+	dir := t.TempDir()
+	compose := "services:\n  gw:\n    image: example/gw:1\n    network_mode: host\n    cpuset: \"0\"\n    cpus: 1.5\n    mem_limit: 1g\n"
+	if err := os.WriteFile(filepath.Join(dir, "gw.yaml"), []byte(compose), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := "gateway \"gw\" {\n  compose = \"gw.yaml\"\n  service = \"gw\"\n  port = 19001\n  api = [\"openai\"]\n}\nscenario \"s\" {\n  kind = \"overhead\"\n  concurrency = [1]\n}\n"
+	path := filepath.Join(dir, "b.hcl")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, diags := Load(path)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	_, diags = LoadCompose(context.Background(), cfg)
+	if diags.HasErrors() || len(diags) != 1 {
+		t.Fatalf("want one warning, got %v", diags)
+	}
+	d := diags[0]
+	if d.Summary != "Compose resource settings overridden" || d.Subject.Start.Line != 3 {
+		t.Errorf("warning %q at line %d", d.Summary, d.Subject.Start.Line)
+	}
+	for _, want := range []string{"cpuset 0", "cpus 1.5", "mem_limit 1073741824 bytes"} {
+		if !strings.Contains(d.Detail, want) {
+			t.Errorf("the warning does not name %q: %s", want, d.Detail)
+		}
 	}
 }

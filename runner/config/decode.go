@@ -114,6 +114,9 @@ func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
+	if d := refuseLoops(file.Body.(*hclsyntax.Body)); d.HasErrors() {
+		return nil, d
+	}
 	var s1 rawStage1
 	diags = append(diags, gohcl.DecodeBody(file.Body, nil, &s1)...)
 	if s1.Remain == nil {

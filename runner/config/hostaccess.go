@@ -3,10 +3,12 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/compose-spec/compose-go/v2/types"
 	"go.yaml.in/yaml/v3"
@@ -77,6 +79,8 @@ func readInside(path string, roots []string) ([]byte, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		} else if !st.Mode().IsRegular() {
 			return nil, fmt.Errorf("%s is not a regular file (%s)", path, st.Mode().Type())
+		} else if err := linkCount(path, st); err != nil {
+			return nil, err
 		}
 		f, err := root.Open(rel)
 		if err != nil {
@@ -86,6 +90,25 @@ func readInside(path string, roots []string) ([]byte, error) {
 		return readBounded(f, path)
 	}
 	return nil, fmt.Errorf("%s: %w", path, errOutside)
+}
+
+// hardLinked refuses a regular file at path with more than one hard link
+// (a directory or a missing path is not its to judge).
+func hardLinked(path string) error {
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	return linkCount(path, st)
+}
+
+// linkCount refuses a file with other hard links: one made to a host file
+// from inside the tree passes every check of where its path leads.
+func linkCount(path string, st fs.FileInfo) error {
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink > 1 {
+		return fmt.Errorf("%s has %d hard links: another name for it may be any file on this host, so it is refused; copy the file instead of linking it", path, sys.Nlink)
+	}
+	return nil
 }
 
 // ReadInside reads a file the configuration names (a compose config, a
@@ -144,6 +167,10 @@ func serviceRefusals(p *types.Project, name string, roots []string) []string {
 			refuse("%s %s leads to %s, outside the directory tree of the HCL file (name it in defaults.allow_host_paths to allow it)", what, path, real)
 		case !inside:
 			refuse("%s %s is outside the directory tree of the HCL file (name it in defaults.allow_host_paths to allow it)", what, path)
+		default:
+			if err := hardLinked(real); err != nil {
+				refuse("%s %v", what, err)
+			}
 		}
 	}
 	if svc.Privileged {

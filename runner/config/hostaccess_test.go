@@ -50,6 +50,9 @@ func TestHostPathsFollowLinks(t *testing.T) {
 	link(filepath.Join(outside, "secret"), "secretlink")
 	link(filepath.Join(outside, "ctx"), "ctxlink")
 	link("real", "inlink")
+	if err := os.Link(filepath.Join(outside, "secret"), filepath.Join(tree, "hard.conf")); err != nil {
+		t.Fatal(err)
+	}
 
 	const service = "services:\n  gw:\n    image: example/gw:1\n    network_mode: host\n"
 	for _, c := range []struct {
@@ -59,6 +62,8 @@ func TestHostPathsFollowLinks(t *testing.T) {
 		want    string // in the diagnostics; "" for a valid file
 	}{
 		{"compose file linked out", "", "", "Compose file outside the benchmark"},
+		{"compose file hard-linked to a file outside", "hardlink", "", "hard links"},
+		{"bind of a file hard-linked to one outside", service + "    volumes: [\"./hard.conf:/s:ro\"]\n", "", "bind mount " + tree + "/hard.conf has 2 hard links"},
 		{"bind through a link to /", service + "    volumes: [\"./rootlink/etc:/host-etc:ro\"]\n", "", "bind mount " + tree + "/rootlink/etc leads to /etc"},
 		{"bind of a link to a file outside", service + "    volumes: [\"./secretlink:/s:ro\"]\n", "", "leads to " + outside + "/secret"},
 		{"env_file linked out", service + "    env_file: ./secretlink\n", "", "env_file"},
@@ -80,11 +85,16 @@ func TestHostPathsFollowLinks(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			compose := filepath.Join(tree, "compose.yaml")
 			os.Remove(compose)
-			if c.compose == "" {
+			switch c.compose {
+			case "":
 				if err := os.Symlink("secretlink", compose); err != nil {
 					t.Fatal(err)
 				}
-			} else {
+			case "hardlink":
+				if err := os.Link(filepath.Join(outside, "secret"), compose); err != nil {
+					t.Fatal(err)
+				}
+			default:
 				write(compose, c.compose)
 			}
 			src := "gateway \"gw\" {\n  compose = \"compose.yaml\"\n  service = \"gw\"\n  port = 19001\n  api = [\"openai\"]\n  " + c.hcl +
