@@ -133,6 +133,19 @@ gateway "portkey" {
   api_headers = {
     anthropic = { "x-portkey-provider" = "anthropic" }
   }
+  # In failover scenarios a Portkey config (x-portkey-config, its documented
+  # per-request config) names the mock, then the fallback mock: the fallback
+  # strategy tries the next target on any non-2xx answer.
+  fallback = true
+  fallback_headers = {
+    "x-portkey-config" = jsonencode({
+      strategy = { mode = "fallback" }
+      targets = [
+        { provider = "openai", custom_host = "${mock.url}/v1" },
+        { provider = "openai", custom_host = "${mock.fallback_url}/v1" },
+      ]
+    })
+  }
 }
 
 gateway "one-api" {
@@ -142,6 +155,9 @@ gateway "one-api" {
   api     = ["openai"]
   arm     = "default"
   version = "one-api v0.6.10 (SQLite, defaults)"
+  # its seeded channels: the mock (priority 10) and the fallback mock
+  # (priority 0), with RetryTimes=1 (gateways/one-api/README.md)
+  fallback = true
   api_key = "sk-gatewaybench"
   prepare = ["gateways/one-api/prepare.sh"]
   # A fresh SQLite database in every scenario measured a third of what one-api
@@ -160,6 +176,7 @@ gateway "one-api-tuned" {
   api     = ["openai"]
   arm     = "tuned"
   version = "one-api v0.6.10 (SQLite, batch updates, memory cache, consumption log off)"
+  fallback = true # the same two channels and one retry
   api_key = "sk-gatewaybench"
   prepare = ["gateways/one-api/prepare.sh"]
 }

@@ -8,13 +8,18 @@
 #  3. two SQLite databases, default.db and tuned.db, seeded by running the
 #     built one-api once on loopback: the root token sk-gatewaybench
 #     (INITIAL_ROOT_TOKEN), the channel in channel.json pointing at the mock
-#     (MOCK_URL, from benchmarks.hcl), and for tuned.db the consumption log
-#     turned off. A container starts from these files and needs no manual step.
-# Environment from the runner: MOCK_URL, GATEWAY_PORT (free while this runs).
+#     (MOCK_URL, from benchmarks.hcl, priority 10) and the one in
+#     channel-fallback.json pointing at the fallback mock (MOCK_FALLBACK_URL,
+#     priority 0: one-api takes the highest priority first and, on a retry,
+#     another), RetryTimes=1 (one retry of a failed request on another
+#     channel), and for tuned.db the consumption log turned off. A container
+#     starts from these files and needs no manual step.
+# Environment from the runner: MOCK_URL, MOCK_FALLBACK_URL, GATEWAY_PORT (free
+# while this runs).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ctx="$here/context" build="$here/build"
-: "${MOCK_URL:?MOCK_URL comes from benchmarks.hcl through the runner}" "${GATEWAY_PORT:?}"
+: "${MOCK_URL:?MOCK_URL comes from benchmarks.hcl through the runner}" "${MOCK_FALLBACK_URL:?}" "${GATEWAY_PORT:?}"
 version=v0.6.10 loader=v0.0.2
 
 mkdir -p "$build"
@@ -41,6 +46,7 @@ done
 mkdir -p "$ctx/rootfs/data" "$ctx/rootfs/tmp/logs"
 admin=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 channel=$(sed "s|\${MOCK_URL}|$MOCK_URL|" "$here/channel.json")
+fallback=$(sed "s|\${MOCK_FALLBACK_URL}|$MOCK_FALLBACK_URL|" "$here/channel-fallback.json")
 seed() { # seed DB [option=value...]
   local db=$1
   shift
@@ -58,6 +64,7 @@ seed() { # seed DB [option=value...]
   done
   api() { curl -sf -X "$1" "$base$2" -H "Authorization: $admin" -H 'Content-Type: application/json' -d "$3" | grep -q '"success":true'; }
   api POST /api/channel/ "$channel" || { echo "prepare: one-api refused the channel" >&2; exit 1; }
+  api POST /api/channel/ "$fallback" || { echo "prepare: one-api refused the fallback channel" >&2; exit 1; }
   for kv in "$@"; do
     api PUT /api/option/ "{\"key\":\"${kv%%=*}\",\"value\":\"${kv#*=}\"}" || { echo "prepare: one-api refused option $kv" >&2; exit 1; }
   done
@@ -65,5 +72,5 @@ seed() { # seed DB [option=value...]
   wait $pid 2>/dev/null || true
   trap - EXIT
 }
-seed "$ctx/rootfs/data/default.db"
-seed "$ctx/rootfs/data/tuned.db" LogConsumeEnabled=false
+seed "$ctx/rootfs/data/default.db" RetryTimes=1
+seed "$ctx/rootfs/data/tuned.db" RetryTimes=1 LogConsumeEnabled=false

@@ -20,6 +20,8 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+	"github.com/zclconf/go-cty/cty/function/stdlib"
 )
 
 // Stage one decodes only the mock block: its port feeds the evaluation
@@ -129,7 +131,7 @@ func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 	cfg.Placement = c.placement(s1.Placement, cfg.Engines)
 
 	var s2 rawStage2
-	c.ctx = evalContext(URLAt(cfg.MockAddress(), cfg.Mock.Port), cfg.Mock.Port)
+	c.ctx = evalContext(cfg.Mock, cfg.MockAddress())
 	diags = append(diags, gohcl.DecodeBody(s1.Remain, c.ctx, &s2)...)
 	cfg.Defaults = c.defaults(s2.Defaults, cfg.Dir)
 	cfg.CPUs, cfg.CPUsRange = c.cpus(s2.CPUs, filename)
@@ -164,13 +166,16 @@ func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 	return cfg, diags
 }
 
-func evalContext(mockURL string, mockPort int) *hcl.EvalContext {
+// evalContext gives values the mock's addresses and jsonencode (a JSON
+// header value, Portkey's config, written as HCL); no other function.
+func evalContext(m Mock, address string) *hcl.EvalContext {
 	return &hcl.EvalContext{Variables: map[string]cty.Value{
 		"mock": cty.ObjectVal(map[string]cty.Value{
-			"port": cty.NumberIntVal(int64(mockPort)),
-			"url":  cty.StringVal(mockURL),
+			"port":         cty.NumberIntVal(int64(m.Port)),
+			"url":          cty.StringVal(URLAt(address, m.Port)),
+			"fallback_url": cty.StringVal(URLAt(address, m.FallbackPort)),
 		}),
-	}}
+	}, Functions: map[string]function.Function{"jsonencode": stdlib.JSONEncodeFunc}}
 }
 
 // checker collects validation diagnostics with the range of the attribute

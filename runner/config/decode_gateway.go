@@ -35,6 +35,10 @@ type rawGateway struct {
 	// its upstream provider by header needs a different one per API).
 	APIHeaders    map[string]map[string]string `hcl:"api_headers,optional"`
 	ExpectHeaders map[string]string            `hcl:"expect_headers,optional"`
+	// FallbackHeaders are set over the others in failover scenarios: a
+	// gateway configured per request (Portkey's x-portkey-config) declares
+	// its fallback there, and the other scenarios run without one.
+	FallbackHeaders map[string]string `hcl:"fallback_headers,optional"`
 	// OverheadHeader names the answer header in which the gateway states
 	// its own overhead in ms (LiteLLM: x-litellm-overhead-duration-ms).
 	OverheadHeader *string `hcl:"overhead_header,optional"`
@@ -104,7 +108,7 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 			Name: r.Name, Arm: results.LabelDefault, Class: results.ClassAI, Compose: r.Compose, Service: r.Service, Port: r.Port,
 			ComposePath: resolve(cfg.Dir, r.Compose), Headers: r.Headers, Model: "mock-model",
 			Prepare: r.Prepare, Paths: map[script.API]string{}, APIHeaders: map[script.API]map[string]string{},
-			APIModels: map[script.API]string{}, ExpectHeaders: r.ExpectHeaders,
+			APIModels: map[script.API]string{}, ExpectHeaders: r.ExpectHeaders, FallbackHeaders: r.FallbackHeaders,
 			DeclRange: r.DeclRange, ComposeRange: attrRange(b, "compose"), ServiceRange: attrRange(b, "service"),
 		}
 		if r.Arm != nil {
@@ -135,6 +139,7 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 			}
 		}
 		c.checkHeaders(b, "headers", r.Headers)
+		c.checkHeaders(b, "fallback_headers", r.FallbackHeaders)
 		c.checkHeaderNames(b, "expect_headers", r.ExpectHeaders)
 		for _, h := range r.APIHeaders {
 			c.checkHeaders(b, "api_headers", h)

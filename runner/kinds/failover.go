@@ -101,21 +101,33 @@ func (failover) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) (r
 	row.Retries = results.Some(float64(max(int64(hits+served)-sent, 0)))
 	row.FailuresAbsorbed = results.Some(float64(max(int64(failed)-res.Errored(), 0)))
 	paths(&row, res, hits, served)
-	if m.Arm.Direct {
+	judge(&row, m.Arm.Direct, m.Arm.Fallback, res, sent, hits, failed, served)
+	return row, nil
+}
+
+// judge gives a failover row its status and verdict from what reached the
+// client (res, sent) and what the mocks saw: the primary's hits and the
+// failures it answered, the requests the fallback served.
+func judge(row *results.Row, direct, fallback bool, res *load.Result, sent int64, hits, failed, served uint64) {
+	if direct {
 		row.Verdict.Add(results.Reason{Kind: results.VBaseline, Detail: fmt.Sprintf("the primary's %d failures reach the client (%d of %d requests failed)", failed, res.Errored(), sent)})
-		return row, nil
+		return
 	}
 	hidden := res.Errors[results.ErrFidelity] + res.Errors[results.ErrMalformed]
 	switch {
 	case hidden > 0:
 		row.Status = results.Failed
 		row.Reason = fmt.Sprintf("hides upstream errors: %d answers came back 200 without the model's answer (the primary failed %d requests)", hidden, failed)
-	case !m.Arm.Fallback:
+	case fallback && hits == 0 && served > 0:
+		// Its routing sends requests to the fallback first: nothing failed
+		// over, so the row measures no failover at all.
+		row.Status = results.Failed
+		row.Reason = fmt.Sprintf("failover not exercised: the primary mock saw none of the %d requests, the fallback served %d (the configuration routes to the fallback first)", sent, served)
+	case !fallback:
 		row.Verdict.Add(results.Reason{Kind: results.VNoFallback, Detail: fmt.Sprintf("the primary's failures pass to the client (%d of %d requests failed)", res.Errored(), sent)})
 	case failed > 0 && served == 0:
 		row.Verdict.Add(results.Reason{Kind: results.VFallbackUnused, Detail: fmt.Sprintf("declares a fallback, yet the fallback mock saw none of the %d failed requests", failed)})
 	}
-	return row, nil
 }
 
 // paths fills the error and clean paths' latency: the requests the primary

@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +42,41 @@ func TestPaths(t *testing.T) {
 			}
 			if c.errorN == 0 && row.ErrorPath.P50.Set {
 				t.Errorf("an error path p50 where none was taken: %v", row.ErrorPath.P50)
+			}
+		})
+	}
+}
+
+// TestJudge: a failover row's status and verdict. An arm whose primary saw
+// none of the requests (litellm-rs with its priorities the wrong way round:
+// upstream_hits 0 in every trial, once "ok (fallback first)") fails: no
+// failover was measured.
+func TestJudge(t *testing.T) {
+	ok := &load.Result{OK: 100}
+	leaked := &load.Result{OK: 80, Errors: results.ErrorCounts{results.ErrHTTP: 20}}
+	for _, c := range []struct {
+		name                 string
+		direct, fallback     bool
+		res                  *load.Result
+		hits, failed, served uint64
+		status               results.Status
+		kind                 results.VerdictKind
+		reason               string
+	}{
+		{"rescued", false, true, ok, 100, 20, 20, results.OK, "", ""},
+		{"fallback first", false, true, ok, 0, 0, 100, results.Failed, "", "failover not exercised"},
+		{"no fallback", false, false, leaked, 100, 20, 0, results.OK, results.VNoFallback, ""},
+		{"fallback unused", false, true, leaked, 100, 20, 0, results.OK, results.VFallbackUnused, ""},
+		{"baseline", true, false, leaked, 100, 20, 0, results.OK, results.VBaseline, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			row := results.Row{Status: results.OK}
+			judge(&row, c.direct, c.fallback, c.res, c.res.OK+c.res.Errored(), c.hits, c.failed, c.served)
+			if row.Status != c.status || !strings.Contains(row.Reason, c.reason) {
+				t.Errorf("status %s (%q), want %s (%q)", row.Status, row.Reason, c.status, c.reason)
+			}
+			if (c.kind == "") != (len(row.Verdict) == 0) || (c.kind != "" && !row.Verdict.Has(c.kind)) {
+				t.Errorf("verdict %v, want %q", row.Verdict, c.kind)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ package plan
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"path/filepath"
 	"slices"
@@ -491,6 +492,14 @@ func request(cfg *config.Config, sc *config.Scenario, g *config.Gateway, pt Load
 		r.URL, r.APIKeyEnv = g.URL+g.Paths[sc.API], g.APIKeyEnv
 	}
 	r.Model, r.APIKey, r.Headers, r.ExpectHeaders = g.ModelFor(sc.API), Secret(g.APIKey), g.HeadersFor(sc.API), g.ExpectHeaders
+	if results.Kind(sc.Kind) == results.KindFailover && len(g.FallbackHeaders) > 0 {
+		h := maps.Clone(r.Headers)
+		if h == nil {
+			h = map[string]string{}
+		}
+		maps.Copy(h, g.FallbackHeaders)
+		r.Headers = h
+	}
 	r.OverheadHeader = g.OverheadHeader
 	return r
 }

@@ -211,3 +211,26 @@ func TestStartsAndSteady(t *testing.T) {
 		}
 	}
 }
+
+// TestFallbackHeaders: a gateway's fallback_headers (Portkey's fallback
+// config) are sent in failover scenarios only, over its other headers,
+// with the fallback mock's address filled in; every other scenario runs it
+// without them.
+func TestFallbackHeaders(t *testing.T) {
+	p := build(t, "../../benchmarks.hcl")
+	for _, s := range p.Scenarios {
+		for _, r := range s.Runs {
+			if r.Arm != "portkey" {
+				continue
+			}
+			cfg, has := r.Request.Headers["x-portkey-config"]
+			if has != (s.Kind == "failover") {
+				t.Fatalf("%s run #%d: x-portkey-config sent %v", s.Name, r.Index, has)
+			}
+			if has && (!strings.Contains(cfg, `"custom_host":"http://127.0.0.1:18079/v1"`) || !strings.Contains(cfg, `"mode":"fallback"`) ||
+				r.Request.Headers["x-portkey-provider"] != "openai") {
+				t.Errorf("%s: headers %v", s.Name, r.Request.Headers)
+			}
+		}
+	}
+}
