@@ -117,7 +117,9 @@ func Figures(recs []results.Record) ([]*figure, []Chart) {
 func (d *data) of(kind results.Kind, scenario string) []summary.Table {
 	var out []summary.Table
 	for _, t := range d.tables {
-		if d.kinds[t.Point.Scenario] == kind && (scenario == "" || t.Point.Scenario == scenario) {
+		// The controlled-baseline rule drops a point from every chart, as
+		// from the tables.
+		if t.Uncontrolled == "" && d.kinds[t.Point.Scenario] == kind && (scenario == "" || t.Point.Scenario == scenario) {
 			out = append(out, t)
 		}
 	}
@@ -344,14 +346,7 @@ func overClients(d *data, kind results.Kind, y func(summary.Arm) value) (*figure
 }
 
 func itlFigure(d *data) (*figure, string) {
-	f, ts := overClients(d, results.KindConcurrentAgents, func(a summary.Arm) value {
-		for _, v := range a.Verdicts {
-			if v.Has(results.VUncontrolled) {
-				return value{}
-			}
-		}
-		return some(a.ITLP99)
-	})
+	f, ts := overClients(d, results.KindConcurrentAgents, func(a summary.Arm) value { return some(a.ITLP99) })
 	if f == nil {
 		return nil, "no concurrent_agents rows in the results"
 	}

@@ -54,6 +54,10 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 		}
 		fmt.Fprintln(w)
 		fmt.Fprintln(w)
+		if t.Uncontrolled != "" {
+			fmt.Fprintf(w, "Not tabulated: %s.\n", t.DroppedText())
+			continue
+		}
 		fmt.Fprintln(w, "| arm | trials | p50 ms | p99 ms | +p50 | interval | p | +p99 | +p50 vs floor | +TTFT | ITL p99 | goodput | CPU µs/req | RSS peak MiB | working set peak MiB | USD per 1M | cold start ms | notes |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, a := range t.Arms {

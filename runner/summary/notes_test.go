@@ -1,9 +1,11 @@
 package summary
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
@@ -40,5 +42,43 @@ r1,overhead,litellm,3,2,closed,1,0,100,ok,9.000,9.500,4.200,ok
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("notes\n got: %q\nwant: %q", got, want)
+	}
+}
+
+// TestUncontrolledDropped: a point whose direct rows carry the
+// controlled-baseline verdict is not tabulated (overhead at 64 clients
+// was, with direct's p99 34 times its one-client value); a point where one
+// trial of three did is.
+func TestUncontrolledDropped(t *testing.T) {
+	csv := `run_id,scenario,gateway,trial,mode,concurrency,rate_rps,prompt_tokens,status,latency_p50_ms,latency_p99_ms,verdict,verdict_kinds
+r1,overhead,direct,1,closed,64,0,100,ok,0.6,1.6,uncontrolled: direct p99 1.6ms > 2 x 0.05ms at c=1,uncontrolled
+r1,overhead,nginx,1,closed,64,0,100,ok,1.6,3.1,uncontrolled: direct p99 1.6ms > 2 x 0.05ms at c=1,uncontrolled
+r1,overhead,direct,2,closed,64,0,100,ok,0.6,1.6,uncontrolled: direct p99 1.6ms > 2 x 0.05ms at c=1,uncontrolled
+r1,overhead,nginx,2,closed,64,0,100,ok,1.6,3.1,uncontrolled: direct p99 1.6ms > 2 x 0.05ms at c=1,uncontrolled
+r1,overhead,direct,1,closed,8,0,100,ok,0.2,0.3,uncontrolled: direct p99 0.11ms > 2 x 0.05ms at c=1,uncontrolled
+r1,overhead,nginx,1,closed,8,0,100,ok,0.3,0.4,ok,
+r1,overhead,direct,2,closed,8,0,100,ok,0.2,0.05,ok,
+r1,overhead,nginx,2,closed,8,0,100,ok,0.3,0.1,ok,
+r1,overhead,direct,3,closed,8,0,100,ok,0.2,0.05,ok,
+r1,overhead,nginx,3,closed,8,0,100,ok,0.3,0.1,ok,
+`
+	path := filepath.Join(t.TempDir(), "overhead.csv")
+	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := Build(recs)
+	if len(tables) != 2 || tables[0].Uncontrolled == "" || tables[1].Uncontrolled != "" {
+		t.Fatalf("c=64 uncontrolled %q, c=8 %q: want only c=64 dropped", tables[0].Uncontrolled, tables[1].Uncontrolled)
+	}
+	var md bytes.Buffer
+	WriteMarkdown(&md, tables)
+	out := md.String()
+	if !strings.Contains(out, "Not tabulated: dropped by the controlled-baseline rule (direct p99 1.6ms > 2 x 0.05ms at c=1)") ||
+		strings.Count(out, "| nginx |") != 1 {
+		t.Errorf("markdown:\n%s", out)
 	}
 }

@@ -88,6 +88,11 @@ type Table struct {
 	Point Point
 	Floor string
 	Arms  []Arm
+	// Uncontrolled is the controlled-baseline rule's finding when it drops
+	// the point (the direct arm's p99 past baseline_k x its one-client
+	// value in most of its trials), or "": tables print no figures for it
+	// and charts leave it out (docs/method.md).
+	Uncontrolled string
 }
 
 // Build groups records (any number of scenarios and runs) into tables.
@@ -159,10 +164,35 @@ func Build(recs []results.Record) []Table {
 				}
 			}
 			t.Arms = append(t.Arms, a)
+			if name == "direct" {
+				t.Uncontrolled = uncontrolled(a)
+			}
 		}
 		out = append(out, t)
 	}
 	return out
+}
+
+// uncontrolled is the detail of the direct arm's uncontrolled verdict when
+// most of its rows carry one, or "".
+func uncontrolled(direct Arm) string {
+	n, detail := 0, ""
+	for _, v := range direct.Verdicts {
+		for _, r := range v {
+			if r.Kind == results.VUncontrolled {
+				n, detail = n+1, r.Detail
+			}
+		}
+	}
+	if 2*n <= len(direct.Rows) {
+		return ""
+	}
+	return detail
+}
+
+// DroppedText says why a point's figures are left out.
+func (t Table) DroppedText() string {
+	return "dropped by the controlled-baseline rule (" + t.Uncontrolled + "): the rig, not the gateways, set this point's latency; its rows stay in the CSV"
 }
 
 // Code is the code version of the table's run, as its manifest says it.
@@ -464,6 +494,10 @@ func Write(w io.Writer, tables []Table) {
 			fmt.Fprintf(w, " (floor: %s)", t.Floor)
 		}
 		fmt.Fprintln(w)
+		if t.Uncontrolled != "" {
+			fmt.Fprintf(w, "    %s\n", t.DroppedText())
+			continue
+		}
 		streams := slices.ContainsFunc(arms, func(a Arm) bool { return a.TTFTP50.Set })
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		// 120 columns on a terminal: what SUMMARY.md adds (over the floor,
