@@ -455,6 +455,23 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 	p.Scenarios = append(p.Scenarios, s)
 }
 
+// InFlightRounds: a stretching closed-loop window stays open until its
+// clients have sent this many requests each. Fewer, and the window closes
+// on the first answers of slow streams while the rest are in flight (64
+// streams through LiteLLM gave 10 answers a window, and a CPU per request
+// four times the one window that held 32).
+const InFlightRounds = 2
+
+// minSamples is what a run's window must hold before it may close: the
+// scenario's min_samples, and at least InFlightRounds x its clients
+// (only where the window may stretch: max_duration set).
+func minSamples(sc *config.Scenario, pt LoadPoint) int {
+	if sc.MinSamples <= 0 || sc.MaxDuration <= sc.Duration || pt.Mode != results.Closed {
+		return sc.MinSamples
+	}
+	return max(sc.MinSamples, InFlightRounds*pt.Concurrency)
+}
+
 // addRound adds one round of the point: every arm once. Arms are
 // interleaved and their order rotates each trial, so slow drift on a noisy
 // host does not always favour the same arm.
@@ -464,7 +481,7 @@ func (s *Scenario) addRound(cfg *config.Config, sc *config.Scenario, pt LoadPoin
 		s.Runs = append(s.Runs, Run{
 			Arm: a.Name, Trial: trial, Start: start, Point: pt, Request: request(cfg, sc, cfg.Gateway(a.Name), pt),
 			Warmup: Duration(sc.Warmup), Duration: Duration(sc.Duration), Settle: Duration(sc.Settle),
-			MinSamples: sc.MinSamples, MaxDuration: Duration(sc.MaxDuration),
+			MinSamples: minSamples(sc, pt), MaxDuration: Duration(sc.MaxDuration),
 			Timeout: Duration(sc.RequestTimeout), MaxErrorRate: sc.MaxErrorRate,
 			SLO: SLO{Duration(sc.SLO.Latency), Duration(sc.SLO.TTFT), Duration(sc.SLO.ITL)},
 		})

@@ -234,3 +234,24 @@ func TestFallbackHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowHoldsItsClients: a stretching closed-loop window must hold
+// InFlightRounds requests per client before it closes (concurrent_agents
+// at 64 streams closed on 10 answers through LiteLLM); open-loop runs and
+// fixed windows keep the scenario's min_samples.
+func TestWindowHoldsItsClients(t *testing.T) {
+	p := build(t, "../../benchmarks.hcl")
+	seen := false
+	for _, s := range p.Scenarios {
+		for _, r := range s.Runs {
+			stretches := r.MaxDuration > r.Duration && r.Point.Mode == "closed" && r.MinSamples > 0
+			if stretches && r.MinSamples < InFlightRounds*r.Point.Concurrency {
+				t.Errorf("%s #%d at c=%d: closes after %d requests", s.Name, r.Index, r.Point.Concurrency, r.MinSamples)
+			}
+			seen = seen || (stretches && s.Name == "concurrent_agents" && r.Point.Concurrency == 64 && r.MinSamples == 128)
+		}
+	}
+	if !seen {
+		t.Error("no concurrent_agents run at 64 streams waits for 128 answers")
+	}
+}
