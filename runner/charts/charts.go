@@ -374,7 +374,7 @@ func itlFigure(d *data) (*figure, string) {
 // headline. An arm whose trials held too few requests for a p99 at every
 // point is listed with that reason.
 func latencyFigure(d *data) (*figure, string) {
-	f, ts := overClients(d, results.KindOverhead, func(a summary.Arm) value { return some(a.Median(results.ColLatency.P99)) })
+	f, ts := overClients(d, results.KindOverhead, func(a summary.Arm) value { return some(a.P99) })
 	if f == nil {
 		return nil, "no overhead rows in the results"
 	}

@@ -82,3 +82,36 @@ r1,overhead,nginx,3,closed,8,0,100,ok,0.3,0.1,ok,
 		t.Errorf("markdown:\n%s", out)
 	}
 }
+
+// TestCellsNameTheirTrials: a p99 carried by 1 of 3 trials is withheld
+// (Portkey's throughput +p99 came from the one trial that reached 500
+// samples, the fastest), one carried by 2 of 3 is given and named.
+func TestCellsNameTheirTrials(t *testing.T) {
+	csv := `run_id,scenario,gateway,trial,mode,concurrency,rate_rps,prompt_tokens,status,latency_p50_ms,latency_p99_ms,verdict
+r1,throughput,direct,1,closed,32,0,100,ok,1,2,ok
+r1,throughput,slow,1,closed,32,0,100,ok,5,9,ok
+r1,throughput,thin,1,closed,32,0,100,ok,5,9,ok
+r1,throughput,direct,2,closed,32,0,100,ok,1,2,ok
+r1,throughput,slow,2,closed,32,0,100,ok,5,,ok
+r1,throughput,thin,2,closed,32,0,100,ok,5,10,ok
+r1,throughput,direct,3,closed,32,0,100,ok,1,2,ok
+r1,throughput,slow,3,closed,32,0,100,ok,5,,ok
+r1,throughput,thin,3,closed,32,0,100,ok,5,,ok
+`
+	path := filepath.Join(t.TempDir(), "throughput.csv")
+	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arms := Build(recs)[0].Arms
+	slow, thin := arms[1], arms[2]
+	if slow.P99.Set || slow.AddedP99.Set || !slices.Contains(slow.Notes(), "p99 withheld: 1 of 3 trials have one") {
+		t.Errorf("1 of 3: p99 %v, +p99 %v, notes %q", slow.P99, slow.AddedP99, slow.Notes())
+	}
+	if !near(thin.P99, 9.5) || !near(thin.AddedP99, 7.5) || !slices.Contains(thin.Notes(), "+p99 from 2 of 3 trials") {
+		t.Errorf("2 of 3: p99 %v, +p99 %v, notes %q", thin.P99, thin.AddedP99, thin.Notes())
+	}
+}

@@ -72,6 +72,9 @@ type Arm struct {
 	// content events per socket read.
 	TTFTP50, AddedTTFT, ITLP99, EventsPerRead results.Optional
 	Verdicts                                  []results.Verdict // each trial's verdict other than ok
+	// Coverage: the cells drawn from fewer trials than the arm's ok ones
+	// ("p99 from 2 of 3 trials"), or withheld for it (Arm.majority).
+	Coverage []string
 	// ByStart is the added p50 of each fresh start of the stacks (the
 	// median of its rounds' differences), when the rows hold more than one
 	// start: the spread between starts, beside the interval over all.
@@ -142,11 +145,14 @@ func Build(recs []results.Record) []Table {
 			a := arm(name, rows)
 			if name != "direct" {
 				d := diffs(rows, direct, results.ColLatency.P50)
-				a.AddedP50, a.AddedP99 = med(d), added(rows, direct, results.ColLatency.P99)
+				d99 := diffs(rows, direct, results.ColLatency.P99)
+				a.AddedP50, a.AddedP99 = med(d), a.cover(d99, okRows(rows), "+p99")
 				a.AddedP50CI, a.HasCI = stats.PairedDelta(d)
 				a.Bimodal, a.IsBimodal = stats.TwoClusters(d)
 				a.ByStart = byStart(rows, direct)
-				a.AddedP99CI, a.HasP99CI = stats.PairedDelta(diffs(rows, direct, results.ColLatency.P99))
+				if a.AddedP99.Set {
+					a.AddedP99CI, a.HasP99CI = stats.PairedDelta(d99)
+				}
 				dt := diffs(rows, direct, results.ColTTFT.P50)
 				a.AddedTTFT = med(dt)
 				a.AddedTTFTCI, a.HasTTFTCI = stats.PairedDelta(dt)
@@ -240,10 +246,10 @@ func arm(name string, rows []results.Record) Arm {
 		a.Status = results.OK
 	}
 	a.P50 = median(rows, col(results.ColLatency.P50))
-	a.P99 = median(rows, col(results.ColLatency.P99))
+	a.P99 = a.majority(rows, col(results.ColLatency.P99), "p99")
 	a.CPUUsPerReq = median(rows, col(results.ColGatewayCPUUsPerReq))
-	a.TTFTP50 = median(rows, col(results.ColTTFT.P50))
-	a.ITLP99 = median(rows, col(results.ColITL.P99))
+	a.TTFTP50 = a.majority(rows, col(results.ColTTFT.P50), "TTFT p50")
+	a.ITLP99 = a.majority(rows, col(results.ColITL.P99), "ITL p99")
 	a.EventsPerRead = median(rows, col(results.ColEventsPerRead))
 	a.MemPeakMiB = median(rows, col(results.ColMemPeakMiB))
 	a.RSSPeakMiB = median(rows, col(results.ColRSSPeakMiB))
@@ -280,6 +286,46 @@ func (a Arm) MedianOf(f func(results.Record) results.Optional) results.Optional 
 
 func col(c results.Col) func(results.Record) results.Optional {
 	return func(r results.Record) results.Optional { return r.Num(c) }
+}
+
+// majority is the median of f over the ok rows under the cells rule
+// (docs/method.md, "Cells and trials"): a percentile rests on its samples
+// (a p99 on 500), and the trials that reach them are the faster ones, so
+// a median of a few would lean low. It is given only where more than half
+// of the ok trials carry the value; the arm's Coverage says so where fewer
+// than all do.
+func (a *Arm) majority(rows []results.Record, f func(results.Record) results.Optional, name string) results.Optional {
+	var v []float64
+	for _, r := range rows {
+		if x := f(r); ok(r) && x.Set {
+			v = append(v, x.V)
+		}
+	}
+	return a.cover(v, okRows(rows), name)
+}
+
+// cover is med(v) when v holds values of more than half of n trials, and
+// notes the coverage when it holds fewer than all.
+func (a *Arm) cover(v []float64, n int, name string) results.Optional {
+	switch {
+	case len(v) == n || len(v) == 0:
+	case 2*len(v) > n:
+		a.Coverage = append(a.Coverage, fmt.Sprintf("%s from %d of %d trials", name, len(v), n))
+	default:
+		a.Coverage = append(a.Coverage, fmt.Sprintf("%s withheld: %d of %d trials have one", name, len(v), n))
+		return results.Optional{}
+	}
+	return med(v)
+}
+
+func okRows(rows []results.Record) int {
+	n := 0
+	for _, r := range rows {
+		if ok(r) {
+			n++
+		}
+	}
+	return n
 }
 
 // median of f over the ok rows where it is present.
@@ -351,7 +397,7 @@ func byStart(rows, ref []results.Record) []results.Optional {
 // between starts, two clusters where its rounds fell into two, and how it
 // was warmed (the first block's p50 is its cold figure).
 func (a Arm) Notes() []string {
-	var out []string
+	out := slices.Clone(a.Coverage)
 	if len(a.ByStart) > 1 {
 		var s []string
 		for _, v := range a.ByStart {
