@@ -495,8 +495,7 @@ func frontierFigure(d *data) (*figure, string) {
 			l.Y = append(l.Y, v)
 		}
 		if !slices.ContainsFunc(l.Y, func(v value) bool { return v.Set }) {
-			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class,
-				Missing: fmt.Sprintf("%sno rate held: p99 over every bound, or failed, at every rate from %s/s", measuredPrefix, fmtValue(fr.Rates[0]))})
+			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class, Missing: measuredPrefix + a.NoRate(fr.Rates)})
 			continue
 		}
 		f.Lines = append(f.Lines, l)
@@ -505,7 +504,7 @@ func frontierFigure(d *data) (*figure, string) {
 	for i, r := range fr.Rates {
 		rates[i] = fmtValue(r)
 	}
-	f.Note = fmt.Sprintf("Scenario %s: open-loop rates of %s requests/s offered; for each bound, the highest rate at which the arm's p99 (median over trials) stayed within it, every trial passing. A missing point: no rate held; an open circle at %s/s, the highest rate offered, is a lower bound, not a ceiling.",
+	f.Note = fmt.Sprintf("Scenario %s: open-loop rates of %s requests/s offered; for each bound, the highest rate at which the arm's p99 (median over trials) stayed within it, every trial passing. A missing point: no rate held within that bound where a p99 was measured (a rate whose trials hold under 500 samples gives none); an open circle at %s/s, the highest rate offered, is a lower bound, not a ceiling.",
 		fr.Scenario, strings.Join(rates, ", "), rates[len(rates)-1])
 	f.Foot = footnote("p99 of latency from each request's scheduled send time (no coordinated omission).", arms)
 	return f, ""

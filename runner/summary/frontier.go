@@ -29,6 +29,40 @@ type FrontierArm struct {
 	Best    []results.Optional // per bound: the highest rate held, absent if none was
 	Rows    []results.Record
 	Missing string // why the arm was measured at no rate (its first reason)
+	// Failed and Thin are the rates at which a trial failed, and at which
+	// every trial passed with too few samples for a p99: no claim about a
+	// bound rests on them.
+	Failed, Thin []float64
+}
+
+// NoRate says why the arm held no bound at any rate, from what each rate
+// gave: never "no rate held" where no p99 was measured.
+func (fa FrontierArm) NoRate(rates []float64) string {
+	var over []string
+	for i, p := range fa.P99 {
+		if p.Set {
+			over = append(over, fmt.Sprintf("%s ms at %s/s", num(p), strconv.FormatFloat(rates[i], 'f', -1, 64)))
+		}
+	}
+	if len(over) == 0 {
+		return fa.Unsupported()
+	}
+	return strings.Join(append([]string{"p99 over every bound where one was measured (" + strings.Join(over, ", ") + ")"}, fa.unsupported()...), "; ")
+}
+
+// Unsupported names the rates that support no claim: too few samples, or
+// a failed trial.
+func (fa FrontierArm) Unsupported() string { return strings.Join(fa.unsupported(), "; ") }
+
+func (fa FrontierArm) unsupported() []string {
+	var parts []string
+	if len(fa.Thin) > 0 {
+		parts = append(parts, "too few samples for a p99 at "+joinRates(fa.Thin)+"/s")
+	}
+	if len(fa.Failed) > 0 {
+		parts = append(parts, "failed at "+joinRates(fa.Failed)+"/s")
+	}
+	return parts
 }
 
 // Frontiers finds the frontier of every scenario whose open-loop rows state
@@ -75,14 +109,23 @@ func Frontiers(tables []Table) []Frontier {
 				}
 				fa := &f.Arms[j]
 				fa.Rows = append(fa.Rows, a.Rows...)
-				if a.Trials > 0 && a.Trials == len(a.Rows) {
+				switch {
+				case a.Trials > 0 && a.Trials == len(a.Rows) && a.P99.Set:
 					fa.P99[ri] = a.P99
+				case a.Trials > 0 && a.Trials == len(a.Rows):
+					fa.Thin = append(fa.Thin, t.Point.Rate)
+				case a.Status != results.Unavailable:
+					fa.Failed = append(fa.Failed, t.Point.Rate)
 				}
 				if a.Trials > 0 {
 					measured[a.Name] = true
 				} else if fa.Missing == "" && a.Reason != "" {
 					reason, _, _ := strings.Cut(a.Reason, ";")
 					fa.Missing = string(a.Status) + ": " + reason
+					if a.Status != results.Unavailable {
+						// measured, and failed at every rate
+						fa.Missing = "measured, failed at every rate: " + reason
+					}
 				}
 			}
 		}
@@ -148,14 +191,20 @@ func writeFrontiers(w io.Writer, fs []Frontier) {
 				case b.Set:
 					fmt.Fprintf(w, " %s |", strconv.FormatFloat(b.V, 'f', -1, 64))
 				default:
-					fmt.Fprint(w, " no rate held |")
+					fmt.Fprint(w, " - |")
 				}
 			}
 			var p []string
 			for _, v := range a.P99 {
 				p = append(p, num(v))
 			}
-			fmt.Fprintf(w, " %s |\n", strings.Join(p, " / "))
+			note := ""
+			if !slices.ContainsFunc(a.Best, func(b results.Optional) bool { return b.Set }) {
+				note = " (" + a.NoRate(f.Rates) + ")"
+			} else if u := a.Unsupported(); u != "" {
+				note = " (" + u + ")"
+			}
+			fmt.Fprintf(w, " %s%s |\n", strings.Join(p, " / "), note)
 		}
 	}
 }

@@ -115,3 +115,24 @@ r1,throughput,thin,3,closed,32,0,100,ok,5,,ok
 		t.Errorf("2 of 3: p99 %v, +p99 %v, notes %q", thin.P99, thin.AddedP99, thin.Notes())
 	}
 }
+
+// TestFrontierClaims: an arm that held no bound is told apart by what its
+// rates gave (frontier.png once said Portkey held "no rate: p99 over every
+// bound, or failed" where its 250/s trials passed with too few samples
+// for a p99 at all).
+func TestFrontierClaims(t *testing.T) {
+	rates := []float64{250, 1000, 4000}
+	for _, c := range []struct {
+		arm  FrontierArm
+		want string
+	}{
+		{FrontierArm{P99: make([]results.Optional, 3), Thin: []float64{250}, Failed: []float64{1000, 4000}},
+			"too few samples for a p99 at 250/s; failed at 1000, 4000/s"},
+		{FrontierArm{P99: []results.Optional{{}, results.Some(120), {}}, Thin: []float64{250}, Failed: []float64{4000}},
+			"p99 over every bound where one was measured (120.000 ms at 1000/s); too few samples for a p99 at 250/s; failed at 4000/s"},
+	} {
+		if got := c.arm.NoRate(rates); got != c.want {
+			t.Errorf("got  %q\nwant %q", got, c.want)
+		}
+	}
+}
