@@ -117,6 +117,37 @@ func writeCapacity(w io.Writer, tables []summary.Table) {
 }
 
 // host is where the table's run measured: the CPU and the layout.
+// writeBehaviour lists, per scenario and point, what each gateway did
+// beside its rows' status (summary.Behaviour).
+func writeBehaviour(w io.Writer, tables []summary.Table) {
+	var lines []string
+	for _, t := range tables {
+		if t.Uncontrolled != "" {
+			continue
+		}
+		for _, a := range t.Arms {
+			if b := a.Behaviours(); len(b) > 0 {
+				lines = append(lines, fmt.Sprintf("| %s | %s | %s | %s |", t.Point.Scenario, t.Point, a.Name, strings.Join(b, "; ")))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "## Behaviour")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "What each gateway did where its rows are ok: a row's status is about the measurement, this is about")
+	fmt.Fprintln(w, "the gateway (buffers streams, misses the SLO, drops streams under the error limit, fails over, lets")
+	fmt.Fprintln(w, "the upstream run on after the client left). Counts are summed over the point's ok trials.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| scenario | point | arm | behaviour |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintln(w)
+}
+
 func host(t summary.Table) string {
 	for _, a := range t.Arms {
 		for _, r := range a.Rows {
@@ -191,6 +222,7 @@ func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, char
 		fmt.Fprintln(w)
 	}
 	writeCapacity(w, tables)
+	writeBehaviour(w, tables)
 	fmt.Fprintln(w, "## Figures")
 	fmt.Fprintln(w)
 	for _, c := range drawn {

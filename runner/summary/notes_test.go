@@ -136,3 +136,42 @@ func TestFrontierClaims(t *testing.T) {
 		}
 	}
 }
+
+// TestBehaviours: what a gateway did is said beside an ok status, from the
+// rows' typed fields: Portkey buffered every stream at 64 streams, Caddy
+// dropped 1 of 170 under the 1% limit, LiteLLM's goodput was 0 at 16
+// clients, and a fallback answered the primary's failures.
+func TestBehaviours(t *testing.T) {
+	csv := `run_id,scenario,gateway,trial,mode,concurrency,rate_rps,prompt_tokens,status,latency_p50_ms,requests_ok,streams,bursty_streams,errors_fidelity,goodput,failures_absorbed,upstream_errors,verdict,verdict_kinds
+r1,s,direct,1,closed,64,0,100,ok,1,100,100,0,0,1,,,ok,
+r1,s,direct,2,closed,64,0,100,ok,1,100,100,0,0,1,,,ok,
+r1,s,buffer,1,closed,64,0,100,ok,5,100,100,100,0,1,,,buffering: 100 of 100,buffering
+r1,s,buffer,2,closed,64,0,100,ok,5,100,100,99,0,1,,,buffering: 99 of 100,buffering
+r1,s,dropper,1,closed,64,0,100,ok,5,84,85,0,1,1,,,ok,
+r1,s,dropper,2,closed,64,0,100,ok,5,85,85,0,0,1,,,ok,
+r1,s,slow,1,closed,64,0,100,ok,500,10,10,0,0,0,,,ok,
+r1,s,slow,2,closed,64,0,100,ok,500,10,10,0,0,0,,,ok,
+r1,s,rescuer,1,closed,64,0,100,ok,5,100,100,0,0,1,20,20,ok,
+r1,s,rescuer,2,closed,64,0,100,ok,5,100,100,0,0,1,18,20,ok,
+`
+	path := filepath.Join(t.TempDir(), "s.csv")
+	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"direct":  nil,
+		"buffer":  {"buffers streams: 199 of 200 streams in bursts"},
+		"dropper": {"drops streams: 1 of 170 streamed requests failed"},
+		"slow":    {"misses the SLO: goodput 0.000"},
+		"rescuer": {"fails over: 38 of the primary's 40 failures answered"},
+	}
+	for _, a := range Build(recs)[0].Arms {
+		if got := a.Behaviours(); !slices.Equal(got, want[a.Name]) {
+			t.Errorf("%s: %q, want %q", a.Name, got, want[a.Name])
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package summary
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gatewaybench/gatewaybench/runner/results"
+)
+
+// Behaviour is what a gateway did at a load point, beside its rows' status
+// (which is about the measurement): what a chooser needs said even where
+// every row is ok.
+type Behaviour string
+
+const (
+	BBuffers      Behaviour = "buffers streams"            // its streams came in bursts where direct's did not
+	BMissesSLO    Behaviour = "misses the SLO"             // goodput under 99%
+	BDropsStreams Behaviour = "drops streams"              // streamed requests failed, under the run's error limit
+	BFailsOver    Behaviour = "fails over"                 // requests the primary failed were answered
+	BRunsOn       Behaviour = "does not stop the upstream" // streams ran on after the client left
+)
+
+// Behaviours are the arm's behaviours at its point, each with its figures,
+// from the ok rows' typed fields (counts summed over its trials).
+func (a Arm) Behaviours() []string {
+	var out []string
+	add := func(b Behaviour, format string, args ...any) {
+		out = append(out, string(b)+": "+fmt.Sprintf(format, args...))
+	}
+	var streams, bursty, dropped, requests, absorbed, failed int64
+	buffering, runsOn := 0, 0
+	for _, r := range a.Rows {
+		if !r.OK() {
+			continue
+		}
+		streams += int64(r.Num(results.ColStreams).V)
+		bursty += int64(r.Num(results.ColBurstyStreams).V)
+		requests += int64(r.Num(results.ColRequestsOK).V) + r.Errored()
+		if r.Num(results.ColStreams).V > 0 {
+			for _, c := range []results.ErrorClass{results.ErrFidelity, results.ErrMidstream, results.ErrTransport, results.ErrTimeout} {
+				dropped += int64(r.Num(c.Col()).V)
+			}
+		}
+		absorbed += int64(r.Num(results.ColAbsorbed).V)
+		failed += int64(r.Num(results.ColUpstreamErrors).V)
+		v := r.Verdict()
+		if v.Has(results.VBuffering) {
+			buffering++
+		}
+		if v.Has(results.VUpstreamRunsOn) {
+			runsOn++
+		}
+	}
+	if a.Name == "direct" {
+		return nil
+	}
+	if 2*buffering > a.Trials {
+		add(BBuffers, "%d of %d streams in bursts", bursty, streams)
+	}
+	if a.Goodput.Set && a.Goodput.V < 0.99 {
+		add(BMissesSLO, "goodput %.3f", a.Goodput.V)
+	}
+	if dropped > 0 {
+		add(BDropsStreams, "%d of %d streamed requests failed", dropped, requests)
+	}
+	if absorbed > 0 {
+		add(BFailsOver, "%d of the primary's %d failures answered", absorbed, failed)
+	}
+	if 2*runsOn > a.Trials {
+		add(BRunsOn, "in %d of %d trials", runsOn, a.Trials)
+	}
+	return out
+}
+
+// behaviourCell is the behaviours for a table cell, or "-".
+func (a Arm) behaviourCell() string {
+	if b := a.Behaviours(); len(b) > 0 {
+		return strings.Join(b, "; ")
+	}
+	return "-"
+}
