@@ -367,6 +367,29 @@ func TestLayoutIsHonest(t *testing.T) {
 					t.Errorf("%s, %s: a bar of %g is %d px long (log axis %v)", name, f.File, b.v, b.px, b.log)
 				}
 			}
+			// An axis label cut short says less than it means (fidelity.png
+			// and cold_start.png lost their units so).
+			for _, a := range l.axes {
+				if strings.HasSuffix(a, "…") {
+					t.Errorf("%s, %s: axis label cut: %q", name, f.File, a)
+				}
+				// A share of a whole ends at all of it (goodput's ran to 150%).
+				if strings.HasPrefix(a, "% of") && !strings.Contains(a, "log") && l.ends[a] > 100 {
+					t.Errorf("%s, %s: axis %q runs to %g", name, f.File, a, l.ends[a])
+				}
+			}
+			// On a log axis a bar ten times the shortest says the ratio.
+			shortest := map[string]float64{}
+			for _, b := range l.bars {
+				if b.log && b.v > 0 && (shortest[b.panel] == 0 || b.v < shortest[b.panel]) {
+					shortest[b.panel] = b.v
+				}
+			}
+			for _, b := range l.bars {
+				if m := shortest[b.panel]; b.log && m > 0 && b.v >= 20*m && !strings.HasSuffix(b.label, "x)") {
+					t.Errorf("%s, %s: a log-axis bar of %g (%.0fx the shortest) drawn without its ratio: %q", name, f.File, b.v, b.v/m, b.label)
+				}
+			}
 		}
 	}
 }

@@ -52,6 +52,8 @@ type pen struct {
 type layout struct {
 	texts []box
 	bars  []bar
+	axes  []string           // the bar panels' axis labels, as drawn
+	ends  map[string]float64 // each bar panel's last tick, by its axis label
 }
 
 type box struct {
@@ -61,9 +63,11 @@ type box struct {
 
 type bar struct {
 	v      float64
-	px     int  // drawn length
-	log    bool // on a log axis
-	neg    bool // its panel holds a value below 0, so no log axis could be drawn
+	label  string // drawn beside it
+	panel  string // its panel's title
+	px     int    // drawn length
+	log    bool   // on a log axis
+	neg    bool   // its panel holds a value below 0, so no log axis could be drawn
 	figure string
 }
 
@@ -247,9 +251,19 @@ func (p *pen) barFigure(f *figure) int {
 			classes = append(classes, r.Class)
 		}
 	}
-	if len(f.Panels) > 0 {
-		for _, s := range f.Panels[0].Series {
-			seriesNames = append(seriesNames, s.Name)
+	// The legend's shades name each panel's series at that position ("p50,
+	// RSS" dark, "p99, working set" lighter): one panel's names alone told
+	// the next panel's lighter bar wrong.
+	for _, pn := range f.Panels {
+		for i, s := range pn.Series {
+			if len(pn.Series) < 2 {
+				break
+			}
+			if i == len(seriesNames) {
+				seriesNames = append(seriesNames, s.Name)
+			} else if !slices.Contains(strings.Split(seriesNames[i], ", "), s.Name) {
+				seriesNames[i] += ", " + s.Name
+			}
 		}
 	}
 	y := p.header(f, classes, seriesNames)
@@ -266,15 +280,22 @@ func (p *pen) barFigure(f *figure) int {
 	}
 	rowH := groups*barH + rowGap
 	plotH := len(f.Rows) * rowH
+	ratios := false
 	for i, pn := range f.Panels {
 		x0 := left + i*(panelW+panelGap)
-		p.barPanel(f, pn, i == 0, x0, top, panelW-labelRoom, plotH, rowH)
+		ratios = p.barPanel(f, pn, i == 0, x0, top, panelW-labelRoom, plotH, rowH) || ratios
 	}
 	for i, r := range f.Rows {
 		ry := top + i*rowH + rowH/2 + 4
 		p.text(r.Name, left-8-p.width(r.Name, textSize), ry, textSize, ink)
 	}
-	return p.footer(f, p.missingList(f.Missing, top+plotH+pixels(smallSize)+pixels(textSize)+4))
+	y = p.missingList(f.Missing, top+plotH+pixels(smallSize)+pixels(textSize)+4)
+	if ratios {
+		g := *f
+		g.Foot = append([]string{"On a log axis a bar's (Nx) is its value over the shortest bar of its panel."}, f.Foot...)
+		return p.footer(&g, y)
+	}
+	return p.footer(f, y)
 }
 
 // missingList writes the arms without a figure, one a line, with why.
@@ -294,7 +315,9 @@ func (p *pen) missingList(rows []row, y int) int {
 	return y
 }
 
-func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int) {
+// barPanel draws one panel of bars; it says whether it wrote a ratio
+// beside a bar (a log axis).
+func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int) (ratios bool) {
 	p.text(pn.Title, x0, top-6, textSize, ink)
 	lo, hi, set := 0.0, 0.0, 0
 	for _, s := range pn.Series {
@@ -312,7 +335,7 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 	if set == 0 {
 		msg := "no values in these rows"
 		p.text(msg, x0+w/2-p.width(msg, textSize)/2, top+h/2, textSize, grey)
-		return
+		return false
 	}
 	axis := pn.Axis
 	var ticks []float64
@@ -336,9 +359,15 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 			return x0 + int(math.Round((math.Log10(math.Max(v, ticks[0]))-lLo)/(lHi-lLo)*float64(w)))
 		}
 		axis += " (log scale)"
+		if p.width(axis, textSize) > w+labelRoom {
+			axis = strings.TrimSuffix(axis, " (log scale)") + " (log)"
+		}
 		logAxis = true
 	} else {
 		ticks = niceTicks(lo, hi*1.2) // room past the longest bar for its label
+		if strings.HasPrefix(axis, "% of") && hi <= 100 && lo >= 0 {
+			ticks = niceTicks(0, 100) // a share of a whole ends at all of it (goodput ran to 150%)
+		}
 		lo, hi = math.Min(lo, ticks[0]), math.Max(hi, ticks[len(ticks)-1])
 		xOf = func(v float64) int { return x0 + int(math.Round((v-lo)/(hi-lo)*float64(w))) }
 	}
@@ -346,7 +375,7 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 		x := xOf(t)
 		p.line(x, top, x, top+h, gridInk, 1)
 		label := fmtTick(t, ticks)
-		if strings.HasSuffix(axis, "(log scale)") {
+		if logAxis {
 			label = strconv.FormatFloat(t, 'f', -1, 64) // decades: 0.001 ... 100
 			if t >= 1000 {
 				label = summary.Thousands(int64(t))
@@ -357,6 +386,13 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 	p.line(xOf(0), top, xOf(0), top+h, zeroInk, 1)
 	p.line(x0, top+h, x0+w, top+h, axisInk, 1)
 	axis = p.fit(axis, w+labelRoom, textSize)
+	if p.layout != nil {
+		p.layout.axes = append(p.layout.axes, axis)
+		if p.layout.ends == nil {
+			p.layout.ends = map[string]float64{}
+		}
+		p.layout.ends[axis] = ticks[len(ticks)-1]
+	}
 	p.text(axis, x0+w/2-p.width(axis, textSize)/2, top+h+pixels(smallSize)+pixels(textSize), textSize, ink)
 	for i, r := range f.Rows {
 		ry := top + i*rowH + rowGap/2
@@ -374,7 +410,7 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 			c := tint(f.colours.of(r.Name), seriesTn[min(j, len(seriesTn)-1)])
 			p.rect(xOf(0), by+1, xOf(v.V), by+barH-1, c)
 			if p.layout != nil {
-				p.layout.bars = append(p.layout.bars, bar{v: v.V, px: xOf(v.V) - xOf(0), log: logAxis, neg: lo < 0, figure: f.File})
+				p.layout.bars = append(p.layout.bars, bar{v: v.V, px: xOf(v.V) - xOf(0), log: logAxis, neg: lo < 0, figure: f.File, panel: pn.Title})
 			}
 			end := xOf(v.V)
 			if v.CI {
@@ -388,10 +424,42 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 			if v.Label != "" {
 				label = v.Label
 			}
+			// On a log axis lengths hide ratios (1,160x looked like 2.3x):
+			// a bar ten times the panel's shortest or more says how many.
+			if m := shortestBar(pn); logAxis && m > 0 && v.V >= 10*m {
+				label += " (" + ratioText(v.V/m) + ")"
+				ratios = true
+			}
+			if p.layout != nil {
+				p.layout.bars[len(p.layout.bars)-1].label = label
+			}
 			at := max(end, xOf(0)) + 5
 			p.text(p.fit(label, x0+w+labelRoom-at, smallSize), at, by+barH-2, smallSize, ink)
 		}
 	}
+	return ratios
+}
+
+// ratioText is a ratio to the panel's shortest bar: "12x", "1,160x".
+func ratioText(r float64) string {
+	if r < 100 {
+		return strconv.FormatFloat(math.Round(r*10)/10, 'f', -1, 64) + "x"
+	}
+	return summary.Thousands(int64(math.Round(r))) + "x"
+}
+
+// shortestBar is the smallest bar above 0 in a panel (whiskers left out),
+// or 0.
+func shortestBar(pn panel) float64 {
+	m := 0.0
+	for _, s := range pn.Series {
+		for _, v := range s.Values {
+			if v.Set && v.V > 0 && (m == 0 || v.V < m) {
+				m = v.V
+			}
+		}
+	}
+	return m
 }
 
 // positiveMin is the smallest value above 0 a panel draws (its whiskers'
