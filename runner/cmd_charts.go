@@ -57,8 +57,13 @@ func cmdCharts(args []string) int {
 		fmt.Printf("  %s  %s\n", filepath.Join(*out, c.File), c.Title)
 	}
 	if *reportPath != "" {
+		rep, err := report.ReadRepeats(filepath.Join(*dir, "reproduction"))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "charts: the reproduction beside the results: %v\n", err)
+			return exitFailure
+		}
 		var buf bytes.Buffer
-		report.WriteResults(&buf, recs, drawn, relative(*reportPath, *out))
+		report.WriteResults(&buf, recs, drawn, relative(*reportPath, *out), rep)
 		if err := os.WriteFile(*reportPath, buf.Bytes(), 0o644); err != nil {
 			fmt.Fprintf(os.Stderr, "charts: %v\n", err)
 			return exitFailure

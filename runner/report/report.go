@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -117,6 +118,45 @@ func writeCapacity(w io.Writer, tables []summary.Table) {
 }
 
 // host is where the table's run measured: the CPU and the layout.
+// Repeats are the runs of the last `apply --repeat` kept beside the
+// results (results/reproduction/run-N), read back; none: no section.
+type Repeats struct {
+	Dirs   []string
+	Tables [][]summary.Table
+}
+
+// ReadRepeats reads base's repeats; fewer than two is no reproduction.
+func ReadRepeats(base string) (Repeats, error) {
+	dirs := summary.RepeatDirs(base)
+	if len(dirs) < 2 {
+		return Repeats{}, nil
+	}
+	tables, err := summary.ReadRepeats(dirs)
+	return Repeats{Dirs: dirs, Tables: tables}, err
+}
+
+// writeReproduction states the last reproduction: each repeat's added p50
+// against the first run's interval, arm by arm, with the runs named (they
+// are not the run the rest of this report is drawn from).
+func writeReproduction(w io.Writer, rep Repeats) {
+	if len(rep.Dirs) < 2 {
+		return
+	}
+	fmt.Fprintln(w, "## Last reproduction")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "`runner apply --repeat %d`, kept in `reproduction/` beside the results CSVs (its REPRODUCTION.md has both ways): the same plan run %d times, every stack started afresh. "+
+		"These runs are not the one the rest of this report is drawn from:\n\n", len(rep.Dirs), len(rep.Dirs))
+	for i, d := range rep.Dirs {
+		fmt.Fprintf(w, "- %s: %s\n", filepath.Base(d), summary.Provenance(rep.Tables[i]))
+	}
+	for i := 1; i < len(rep.Dirs); i++ {
+		rs := summary.Reproduce(rep.Tables[0], rep.Tables[i])
+		fmt.Fprintf(w, "\n%s against %s (the repeat's added p50 inside the first run's interval): %s.\n\n", filepath.Base(rep.Dirs[i]), filepath.Base(rep.Dirs[0]), summary.Tally(rs))
+		summary.WriteReproduction(w, rs, true)
+	}
+	fmt.Fprintln(w)
+}
+
 // writeBehaviour lists, per scenario and point, what each gateway did
 // beside its rows' status (summary.Behaviour).
 func writeBehaviour(w io.Writer, tables []summary.Table) {
@@ -189,7 +229,7 @@ func Splice(src []byte, block string) ([]byte, error) {
 
 // WriteResults writes RESULTS.md: the runs behind the CSVs, the headline
 // table, every chart (and the ones not drawn, with why).
-func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, chartsDir string) {
+func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, chartsDir string, rep Repeats) {
 	tables := summary.Build(recs)
 	fmt.Fprintln(w, "# Results")
 	fmt.Fprintln(w)
@@ -223,6 +263,7 @@ func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, char
 	}
 	writeCapacity(w, tables)
 	writeBehaviour(w, tables)
+	writeReproduction(w, rep)
 	fmt.Fprintln(w, "## Figures")
 	fmt.Fprintln(w)
 	for _, c := range drawn {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -42,8 +43,12 @@ func TestCommittedReportIsCurrent(t *testing.T) {
 			t.Errorf("charts/%s is not drawn from the CSVs any more: %s", filepath.Base(p), regenerate)
 		}
 	}
+	rep, err := ReadRepeats("../../results/reproduction")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var buf bytes.Buffer
-	WriteResults(&buf, recs, list, "charts")
+	WriteResults(&buf, recs, list, "charts", rep)
 	if got, _ := os.ReadFile("../../RESULTS.md"); !bytes.Equal(got, buf.Bytes()) {
 		t.Errorf("RESULTS.md differs from what the CSVs give: %s", regenerate)
 	}
@@ -102,5 +107,43 @@ func TestSplice(t *testing.T) {
 	}
 	if _, err := Splice([]byte("# no markers\n"), "x"); err == nil || !strings.Contains(err.Error(), "no results block") {
 		t.Errorf("a README without markers: %v", err)
+	}
+}
+
+// TestLastReproduction: with two repeats kept beside the results, RESULTS.md
+// names both runs and says, arm by arm, whether the repeat's added p50
+// lies inside the first run's interval.
+func TestLastReproduction(t *testing.T) {
+	base := t.TempDir()
+	for i, lat := range []float64{2.0, 2.01} {
+		var b strings.Builder
+		b.WriteString("run_id,scenario,gateway,trial,mode,concurrency,rate_rps,prompt_tokens,status,latency_p50_ms,verdict\n")
+		for trial := 1; trial <= 6; trial++ {
+			d := 1 + float64(trial)/1000
+			fmt.Fprintf(&b, "r%d,overhead,direct,%d,closed,1,0,100,ok,%g,ok\n", i+1, trial, d)
+			fmt.Fprintf(&b, "r%d,overhead,portkey,%d,closed,1,0,100,ok,%g,ok\n", i+1, trial, d+lat+float64(trial)/100)
+		}
+		dir := filepath.Join(base, fmt.Sprintf("run-%d", i+1))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "overhead.csv"), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := ReadRepeats(base)
+	if err != nil || len(rep.Dirs) != 2 {
+		t.Fatalf("%d repeats, %v", len(rep.Dirs), err)
+	}
+	var buf bytes.Buffer
+	writeReproduction(&buf, rep)
+	out := buf.String()
+	for _, want := range []string{"## Last reproduction", "- run-1: ", "- run-2: ", "run-2 against run-1 (the repeat's added p50 inside the first run's interval): 1 reproduced.", "| overhead | c=1 prompt=100 | portkey |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if rep, _ := ReadRepeats(filepath.Join(base, "run-1")); len(rep.Dirs) != 0 {
+		t.Error("a directory of no repeats reads as a reproduction")
 	}
 }

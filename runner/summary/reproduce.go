@@ -4,7 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"text/tabwriter"
+
+	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
 // Reproduction is one gateway arm's added p50 at one load point in a run
@@ -98,4 +103,63 @@ func WriteReproduction(w io.Writer, rs []Reproduction, markdown bool) {
 			Signed(r.Second.V), Interval(r.Second.CI, r.Second.Has), moved, string(r.Verdict)))
 	}
 	tw.Flush()
+}
+
+// RepeatDirs are the runs of an `apply --repeat` directory (base/run-1,
+// base/run-2, ...) that exist, in order.
+func RepeatDirs(base string) []string {
+	var out []string
+	for i := 1; ; i++ {
+		d := filepath.Join(base, fmt.Sprintf("run-%d", i))
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return out
+		}
+		out = append(out, d)
+	}
+}
+
+// ReadRepeats builds the tables of each repeat's CSVs.
+func ReadRepeats(dirs []string) ([][]Table, error) {
+	out := make([][]Table, len(dirs))
+	for i, d := range dirs {
+		recs, err := results.ReadDir(d)
+		if err != nil {
+			return nil, fmt.Errorf("read %s back: %w", d, err)
+		}
+		out[i] = Build(recs)
+	}
+	return out, nil
+}
+
+// WriteRepeats writes what each run was (its run, code and host), then
+// every repeat against the first, both ways, as Markdown.
+func WriteRepeats(w io.Writer, dirs []string, tables [][]Table) {
+	fmt.Fprintln(w)
+	for i, d := range dirs {
+		fmt.Fprintf(w, "- %s: %s\n", filepath.Base(d), Provenance(tables[i]))
+	}
+	for i := 1; i < len(dirs); i++ {
+		for _, way := range [][2]int{{0, i}, {i, 0}} {
+			a, b := way[0], way[1]
+			fmt.Fprintf(w, "\n## %s against %s\n\n", filepath.Base(dirs[b]), filepath.Base(dirs[a]))
+			WriteReproduction(w, Reproduce(tables[a], tables[b]), true)
+		}
+	}
+}
+
+// Tally counts the verdicts of rs, in the order they are declared.
+func Tally(rs []Reproduction) string {
+	var parts []string
+	for _, v := range []ReproVerdict{Reproduced, OneWay, NotReproduced, NoInterval, NotMeasured} {
+		n := 0
+		for _, r := range rs {
+			if r.Verdict == v {
+				n++
+			}
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, v))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
