@@ -146,50 +146,47 @@ func (r *runner) isolate(ctx context.Context, s *scenarioRun, active string) err
 	if r.o.Plan.Isolation != config.Freeze {
 		return nil
 	}
-	mgr := r.mgr(r.o.Plan.Layout.Gateway.Engine)
 	// Thaw first: an arm about to be measured never waits on another's freeze.
-	names := []string{}
+	if a := s.arms[active]; a != nil {
+		if err := r.setFrozen(ctx, a, false); err != nil {
+			return err
+		}
+	}
 	for _, pa := range s.sc.Arms {
-		names = append(names, pa.Name)
-	}
-	slices.SortStableFunc(names, func(x, y string) int {
-		switch {
-		case x == active:
-			return -1
-		case y == active:
-			return 1
-		}
-		return 0
-	})
-	for _, name := range names {
-		a := s.arms[name]
-		if a == nil || len(a.containers) == 0 {
-			continue
-		}
-		freeze := name != active
-		if a.frozen == freeze {
-			continue
-		}
-		for _, c := range a.containers {
-			var err error
-			if freeze {
-				err = mgr.Engine.Pause(ctx, c.ID)
-			} else {
-				err = mgr.Engine.Unpause(ctx, c.ID)
-			}
-			if err != nil {
-				// A container that stopped fails its own rows (unchanged);
-				// any other failure leaves a neighbour running beside the
-				// measured arm, which no row could say.
-				if st, ierr := mgr.Engine.Inspect(ctx, c.ID); ierr == nil && !st.Running {
-					continue
-				}
-				verb := map[bool]string{true: "freeze", false: "thaw"}[freeze]
-				return fmt.Errorf("%s %s (isolation = \"freeze\"): %w; set isolation = \"none\" in the defaults block to measure with idle neighbours running", verb, c.Spec.Name, err)
+		if a := s.arms[pa.Name]; a != nil && pa.Name != active {
+			if err := r.setFrozen(ctx, a, true); err != nil {
+				return err
 			}
 		}
-		a.frozen = freeze
 	}
+	return nil
+}
+
+// setFrozen pauses (or unpauses) every container of a, unless it is so
+// already. A container that stopped fails its own rows (unchanged); any
+// other failure would leave a neighbour running beside the measured arm,
+// which no row could say, and stops the run.
+func (r *runner) setFrozen(ctx context.Context, a *arm, freeze bool) error {
+	if a.frozen == freeze || len(a.containers) == 0 {
+		return nil
+	}
+	mgr := r.mgr(r.o.Plan.Layout.Gateway.Engine)
+	for _, c := range a.containers {
+		var err error
+		if freeze {
+			err = mgr.Engine.Pause(ctx, c.ID)
+		} else {
+			err = mgr.Engine.Unpause(ctx, c.ID)
+		}
+		if err != nil {
+			if st, ierr := mgr.Engine.Inspect(ctx, c.ID); ierr == nil && !st.Running {
+				continue
+			}
+			verb := map[bool]string{true: "freeze", false: "thaw"}[freeze]
+			return fmt.Errorf("%s %s (isolation = \"freeze\"): %w; set isolation = \"none\" in the defaults block to measure with idle neighbours running", verb, c.Spec.Name, err)
+		}
+	}
+	a.frozen = freeze
 	return nil
 }
 
@@ -199,20 +196,10 @@ func (r *runner) thawAll(ctx context.Context, s *scenarioRun) error {
 	if r.o.Plan.Isolation != config.Freeze {
 		return nil
 	}
-	mgr := r.mgr(r.o.Plan.Layout.Gateway.Engine)
 	for _, a := range s.arms {
-		if !a.frozen {
-			continue
+		if err := r.setFrozen(ctx, a, false); err != nil {
+			return err
 		}
-		for _, c := range a.containers {
-			if err := mgr.Engine.Unpause(ctx, c.ID); err != nil {
-				if st, ierr := mgr.Engine.Inspect(ctx, c.ID); ierr == nil && !st.Running {
-					continue
-				}
-				return fmt.Errorf("thaw %s: %w", c.Spec.Name, err)
-			}
-		}
-		a.frozen = false
 	}
 	return nil
 }
