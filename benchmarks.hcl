@@ -141,8 +141,9 @@ gateway "portkey" {
     "x-portkey-config" = jsonencode({
       strategy = { mode = "fallback" }
       targets = [
-        { provider = "openai", custom_host = "${mock.url}/v1" },
-        { provider = "openai", custom_host = "${mock.fallback_url}/v1" },
+        # a target needs a key of its own; the mock takes any
+        { provider = "openai", api_key = "sk-mock", custom_host = "${mock.url}/v1" },
+        { provider = "openai", api_key = "sk-mock", custom_host = "${mock.fallback_url}/v1" },
       ]
     })
   }
@@ -156,7 +157,7 @@ gateway "one-api" {
   arm     = "default"
   version = "one-api v0.6.10 (SQLite, defaults)"
   # its seeded channels: the mock (priority 10) and the fallback mock
-  # (priority 0), with RetryTimes=1 (gateways/one-api/README.md)
+  # (priority 0), with RetryTimes=2 (gateways/one-api/README.md)
   fallback = true
   api_key = "sk-gatewaybench"
   prepare = ["gateways/one-api/prepare.sh"]
@@ -176,7 +177,7 @@ gateway "one-api-tuned" {
   api     = ["openai"]
   arm     = "tuned"
   version = "one-api v0.6.10 (SQLite, batch updates, memory cache, consumption log off)"
-  fallback = true # the same two channels and one retry
+  fallback = true # the same two channels and retries
   api_key = "sk-gatewaybench"
   prepare = ["gateways/one-api/prepare.sh"]
 }

@@ -10,9 +10,9 @@
 #     (INITIAL_ROOT_TOKEN), the channel in channel.json pointing at the mock
 #     (MOCK_URL, from benchmarks.hcl, priority 10) and the one in
 #     channel-fallback.json pointing at the fallback mock (MOCK_FALLBACK_URL,
-#     priority 0: one-api takes the highest priority first and, on a retry,
-#     another), RetryTimes=1 (one retry of a failed request on another
-#     channel), and for tuned.db the consumption log turned off. A container
+#     priority 0), RetryTimes=2 (one-api's first retry draws from the highest
+#     priority again and skips the channel that failed; the second draws from
+#     the others), and for tuned.db the consumption log turned off. A container
 #     starts from these files and needs no manual step.
 # Environment from the runner: MOCK_URL, MOCK_FALLBACK_URL, GATEWAY_PORT (free
 # while this runs).
@@ -72,5 +72,5 @@ seed() { # seed DB [option=value...]
   wait $pid 2>/dev/null || true
   trap - EXIT
 }
-seed "$ctx/rootfs/data/default.db" RetryTimes=1
-seed "$ctx/rootfs/data/tuned.db" RetryTimes=1 LogConsumeEnabled=false
+seed "$ctx/rootfs/data/default.db" RetryTimes=2
+seed "$ctx/rootfs/data/tuned.db" RetryTimes=2 LogConsumeEnabled=false

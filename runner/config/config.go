@@ -166,8 +166,8 @@ type Gateway struct {
 	// ExpectHeaders must come back on the readiness check's answer ("*":
 	// any value), or the gateway's rows are failed.
 	ExpectHeaders map[string]string
-	// FallbackHeaders are set over the others in failover scenarios (a
-	// fallback declared per request).
+	// FallbackHeaders are sent in place of the others in failover
+	// scenarios (a fallback declared per request).
 	FallbackHeaders map[string]string
 	// OverheadHeader names the answer header in which the gateway states
 	// its own overhead in ms, or "".

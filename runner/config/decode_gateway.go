@@ -35,9 +35,10 @@ type rawGateway struct {
 	// its upstream provider by header needs a different one per API).
 	APIHeaders    map[string]map[string]string `hcl:"api_headers,optional"`
 	ExpectHeaders map[string]string            `hcl:"expect_headers,optional"`
-	// FallbackHeaders are set over the others in failover scenarios: a
-	// gateway configured per request (Portkey's x-portkey-config) declares
-	// its fallback there, and the other scenarios run without one.
+	// FallbackHeaders are sent in place of the others in failover
+	// scenarios: a gateway configured per request (Portkey's
+	// x-portkey-config) declares its fallback there, and the other
+	// scenarios run without one.
 	FallbackHeaders map[string]string `hcl:"fallback_headers,optional"`
 	// OverheadHeader names the answer header in which the gateway states
 	// its own overhead in ms (LiteLLM: x-litellm-overhead-duration-ms).

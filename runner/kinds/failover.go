@@ -119,10 +119,11 @@ func judge(row *results.Row, direct, fallback bool, res *load.Result, sent int64
 		row.Status = results.Failed
 		row.Reason = fmt.Sprintf("hides upstream errors: %d answers came back 200 without the model's answer (the primary failed %d requests)", hidden, failed)
 	case fallback && hits == 0 && served > 0:
-		// Its routing sends requests to the fallback first: nothing failed
-		// over, so the row measures no failover at all.
+		// Its routing sent every request to the fallback (an order, or a
+		// breaker the warm-up's failures opened): no request failed over,
+		// so the row measures no failover at all.
 		row.Status = results.Failed
-		row.Reason = fmt.Sprintf("failover not exercised: the primary mock saw none of the %d requests, the fallback served %d (the configuration routes to the fallback first)", sent, served)
+		row.Reason = fmt.Sprintf("failover not exercised: the primary mock saw none of the %d requests, the fallback served %d (the gateway stopped sending to the primary: its routing order, or a circuit breaker the primary's failures opened)", sent, served)
 	case !fallback:
 		row.Verdict.Add(results.Reason{Kind: results.VNoFallback, Detail: fmt.Sprintf("the primary's failures pass to the client (%d of %d requests failed)", res.Errored(), sent)})
 	case failed > 0 && served == 0:

@@ -48,9 +48,9 @@ func TestPaths(t *testing.T) {
 }
 
 // TestJudge: a failover row's status and verdict. An arm whose primary saw
-// none of the requests (litellm-rs with its priorities the wrong way round:
-// upstream_hits 0 in every trial, once "ok (fallback first)") fails: no
-// failover was measured.
+// none of the requests (litellm-rs, its circuit breaker opened: upstream_hits
+// 0 in every trial, once "ok (fallback first)") fails: no failover was
+// measured.
 func TestJudge(t *testing.T) {
 	ok := &load.Result{OK: 100}
 	leaked := &load.Result{OK: 80, Errors: results.ErrorCounts{results.ErrHTTP: 20}}

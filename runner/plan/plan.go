@@ -510,12 +510,9 @@ func request(cfg *config.Config, sc *config.Scenario, g *config.Gateway, pt Load
 	}
 	r.Model, r.APIKey, r.Headers, r.ExpectHeaders = g.ModelFor(sc.API), Secret(g.APIKey), g.HeadersFor(sc.API), g.ExpectHeaders
 	if results.Kind(sc.Kind) == results.KindFailover && len(g.FallbackHeaders) > 0 {
-		h := maps.Clone(r.Headers)
-		if h == nil {
-			h = map[string]string{}
-		}
-		maps.Copy(h, g.FallbackHeaders)
-		r.Headers = h
+		// In place of the others: Portkey's x-portkey-custom-host would
+		// send every target of its fallback config to the mock.
+		r.Headers = maps.Clone(g.FallbackHeaders)
 	}
 	r.OverheadHeader = g.OverheadHeader
 	return r
