@@ -394,13 +394,18 @@ scenario "throughput" {
   }
 }
 
-# The frontier: Poisson arrivals at fixed rates, latency from each request's
-# scheduled send time; per bound, the highest rate whose p99 stays within it.
+# The frontier: Poisson arrivals at shares of each arm's own capacity (its
+# closed-loop throughput above, in the same run), latency from each
+# request's scheduled send time; per bound, the highest rate whose p99 stays
+# within it. Each window is long enough for a p99 (550 requests at the
+# rate), up to max_duration: a slower arm's low shares say "too few samples".
 scenario "throughput_frontier" {
-  kind       = "throughput"
-  api        = "openai"
-  rates      = [250, 1000, 4000, 16000]
-  arrival    = "poisson"
+  kind            = "throughput"
+  api             = "openai"
+  capacity_from   = "throughput"
+  capacity_shares = [0.25, 0.5, 0.75, 0.9]
+  max_duration    = "10s"
+  arrival         = "poisson"
   p99_bounds = ["1ms", "5ms", "10ms", "50ms", "100ms"]
   trials     = 2
   mock {

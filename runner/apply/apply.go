@@ -107,6 +107,9 @@ type runner struct {
 	manifest     results.Manifest
 	dirs         map[string]bool
 	runManifests map[string]bool // the manifests written in this run's own directories
+	// capacity is each arm's closed-loop throughput per finished scenario,
+	// for the points of later scenarios given as shares of it.
+	capacity map[string]map[string]float64
 }
 
 // Run executes the plan. loadCtx cancelled (first Ctrl-C) stops load: the
@@ -283,6 +286,10 @@ func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) e
 	}
 	kind.Finish(r.o.Plan, sc, s.rows)
 	kinds.JudgeBuffering(s.rows)
+	if r.capacity == nil {
+		r.capacity = map[string]map[string]float64{}
+	}
+	r.capacity[sc.Name] = capacities(s.rows)
 	if err := r.save(s); err != nil {
 		return err
 	}
@@ -494,11 +501,12 @@ func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, runs [
 		if i == len(queue) {
 			break
 		}
-		run := &queue[i]
-		a := s.arms[run.Arm]
+		a := s.arms[queue[i].Arm]
 		if a == nil {
 			continue // unavailable or failed: recorded once, in startArms
 		}
+		resolved, noCapacity := r.atCapacity(sc, queue[i])
+		run := &resolved
 		s.measured++
 		n, total := s.measured, s.total
 		if err := r.isolate(hardCtx, s, run.Arm); err != nil {
@@ -508,9 +516,13 @@ func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, runs [
 			r.loadLeft(run.Index).Round(time.Second)), run.Warmup.D()+run.Duration.D())
 		m := r.meter(sc, run, a, s.mock)
 		m.Abort = hardCtx
-		row, err := s.kind.Measure(loadCtx, m, run)
-		if err != nil {
+		row := m.Base
+		if noCapacity != "" {
+			row.Status, row.Reason = results.Failed, noCapacity
+		} else if measured, err := s.kind.Measure(loadCtx, m, run); err != nil {
 			return err
+		} else {
+			row = measured
 		}
 		if err := r.unchanged(hardCtx, s, a); err != nil && row.Status != results.Unavailable {
 			row.Status, row.Reason = results.Failed, err.Error()

@@ -11,6 +11,13 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 )
 
+func optionalShare(s float64) results.Optional {
+	if s > 0 {
+		return results.Some(s)
+	}
+	return results.Optional{}
+}
+
 // baseRow is a row's identity and layout: what the executor knows of a run
 // before a kind measures it (its provenance is in the run's manifest).
 func (r *runner) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.LoadPoint) results.Row {
@@ -18,7 +25,8 @@ func (r *runner) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.Load
 	row := results.Row{
 		RunID: r.runID, Scenario: sc.Name, Kind: sc.Kind, Gateway: a.Name, ArmLabel: a.Label, GatewayClass: a.Class,
 		Trial: trial, Mode: pt.Mode, Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
-		Status: results.OK, Floor: r.o.Plan.Floor,
+		CapacityShare: optionalShare(pt.Share),
+		Status:        results.OK, Floor: r.o.Plan.Floor,
 		CPUsDriver: l.Driver.CPUs.Text, CPUsMock: l.Mock.CPUs.Text, CPUsGateway: []string{l.Gateway.CPUs.Text},
 		RigRTTSameUs: usOf(r.topo.Same, r.topo.Err == nil), RigRTTCrossUs: usOf(r.topo.Cross, r.topo.HasCross),
 		Engines: r.enginesText(), Hosts: r.hostsText(), Drivers: max(r.o.Plan.Drivers.Instances, 1),

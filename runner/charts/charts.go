@@ -491,21 +491,17 @@ func frontierFigure(d *data) (*figure, string) {
 		l := line{Name: a.Name, Class: a.Class}
 		for _, b := range a.Best {
 			v := some(b)
-			v.Hollow = v.Set && v.V >= fr.Rates[len(fr.Rates)-1]
+			v.Hollow = a.AtTop(b)
 			l.Y = append(l.Y, v)
 		}
 		if !slices.ContainsFunc(l.Y, func(v value) bool { return v.Set }) {
-			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class, Missing: measuredPrefix + a.NoRate(fr.Rates)})
+			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class, Missing: measuredPrefix + a.NoRate(fr)})
 			continue
 		}
 		f.Lines = append(f.Lines, l)
 	}
-	rates := make([]string, len(fr.Rates))
-	for i, r := range fr.Rates {
-		rates[i] = fmtValue(r)
-	}
-	f.Note = fmt.Sprintf("Scenario %s: open-loop rates of %s requests/s offered; for each bound, the highest rate at which the arm's p99 (median over trials) stayed within it, every trial passing. A missing point: no rate held within that bound where a p99 was measured (a rate whose trials hold under 500 samples gives none); an open circle at %s/s, the highest rate offered, is a lower bound, not a ceiling.",
-		fr.Scenario, strings.Join(rates, ", "), rates[len(rates)-1])
+	f.Note = fmt.Sprintf("Scenario %s: open-loop load offered at %s; for each bound, the highest rate at which the arm's p99 (median over trials) stayed within it, every trial passing. A missing point: no rate held within that bound where a p99 was measured (a level whose trials hold under 500 samples gives none); an open circle, held at the highest level offered, is a lower bound, not a ceiling.",
+		fr.Scenario, fr.Levels(fr.Rates))
 	f.Foot = footnote("p99 of latency from each request's scheduled send time (no coordinated omission).", arms)
 	return f, ""
 }

@@ -265,8 +265,13 @@ type Scenario struct {
 	PromptTokens []int
 	Concurrency  []int     // closed-loop load points
 	Rates        []float64 // open-loop load points, requests per second
-	Arrival      string    // "constant" or "poisson"
-	MaxInFlight  int       // open-loop cap on requests in flight
+	// CapacityShares: open-loop load points as shares of each arm's
+	// capacity, its closed-loop throughput in scenario CapacityFrom of the
+	// same run (a frontier per arm).
+	CapacityShares []float64
+	CapacityFrom   string
+	Arrival        string // "constant" or "poisson"
+	MaxInFlight    int    // open-loop cap on requests in flight
 	Run
 	Gateways    []string // empty = every gateway that speaks API
 	CancelAfter []int    // cancellation: content events read before the client leaves

@@ -274,7 +274,7 @@ func (c *checker) planSize(cfg *Config) {
 				arms++
 			}
 		}
-		points := len(s.PromptTokens) * (len(s.Concurrency) + len(s.Rates))
+		points := len(s.PromptTokens) * (len(s.Concurrency) + len(s.Rates) + len(s.CapacityShares))
 		// Each factor is bounded (lists by maxListLen, trials by 1000), so
 		// the product fits an int.
 		total += points * s.Trials * arms

@@ -21,16 +21,50 @@ type rawScenario struct {
 	PromptTokens []int     `hcl:"prompt_tokens,optional"`
 	Concurrency  []int     `hcl:"concurrency,optional"`
 	Rates        []float64 `hcl:"rates,optional"`
-	Arrival      *string   `hcl:"arrival,optional"`
-	MaxInFlight  *int      `hcl:"max_in_flight,optional"`
-	Gateways     []string  `hcl:"gateways,optional"`
-	CancelAfter  []int     `hcl:"cancel_after,optional"`
-	P99Bounds    []string  `hcl:"p99_bounds,optional"`
-	Session      *string   `hcl:"session,optional"`
-	Mock         *rawKnobs `hcl:"mock,block"`
-	Run          hcl.Body  `hcl:",remain"`
-	Body         hcl.Body  `hcl:",body"`
-	DeclRange    hcl.Range `hcl:",def_range"`
+	// CapacityShares are open-loop rates as shares of each arm's capacity,
+	// measured in scenario CapacityFrom of the same run.
+	CapacityShares []float64 `hcl:"capacity_shares,optional"`
+	CapacityFrom   *string   `hcl:"capacity_from,optional"`
+	Arrival        *string   `hcl:"arrival,optional"`
+	MaxInFlight    *int      `hcl:"max_in_flight,optional"`
+	Gateways       []string  `hcl:"gateways,optional"`
+	CancelAfter    []int     `hcl:"cancel_after,optional"`
+	P99Bounds      []string  `hcl:"p99_bounds,optional"`
+	Session        *string   `hcl:"session,optional"`
+	Mock           *rawKnobs `hcl:"mock,block"`
+	Run            hcl.Body  `hcl:",remain"`
+	Body           hcl.Body  `hcl:",body"`
+	DeclRange      hcl.Range `hcl:",def_range"`
+}
+
+// capacity checks capacity_shares and capacity_from: shares of an arm's
+// capacity above 0 and at most 4, measured in a scenario declared before
+// this one (scenarios run in the file's order), never beside fixed rates.
+func (c *checker) capacity(b hcl.Body, r *rawScenario, s *Scenario, declared map[string]hcl.Range) {
+	switch {
+	case len(r.CapacityShares) == 0 && r.CapacityFrom == nil:
+		return
+	case len(r.CapacityShares) == 0 || r.CapacityFrom == nil:
+		c.errorf(r.DeclRange, "Capacity shares need both attributes",
+			"capacity_shares = [0.25, 0.5, ...] are rates as shares of each arm's capacity, which capacity_from names the scenario that measures (a closed-loop throughput scenario declared before this one): give both.")
+		return
+	case len(r.Rates) > 0:
+		c.errorf(attrRange(b, "capacity_shares"), "Rates and capacity shares",
+			"give either fixed rates = [...] or capacity_shares = [...], not both.")
+		return
+	}
+	for _, v := range r.CapacityShares {
+		if !(v > 0 && v <= 4) { // NaN fails both
+			c.errorf(attrRange(b, "capacity_shares"), sumOutOfRange, "capacity_shares are shares of an arm's capacity, above 0 and at most 4; got %g.", v)
+			return
+		}
+	}
+	if _, ok := declared[*r.CapacityFrom]; !ok || *r.CapacityFrom == r.Name {
+		c.errorf(attrRange(b, "capacity_from"), "Unknown capacity scenario",
+			"capacity_from = %q names no scenario declared before this one; scenarios run in the file's order, and the capacity must be measured first.", *r.CapacityFrom)
+		return
+	}
+	s.CapacityShares, s.CapacityFrom = r.CapacityShares, *r.CapacityFrom
 }
 
 func resolve(dir, p string) string {
@@ -93,10 +127,11 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 					"session = %q is not a file here (%s). Profiles live in scenarios/ (claude-code.json, codex.json).", s.Session, real)
 			}
 		}
-		if len(r.P99Bounds) > 0 && len(r.Rates) == 0 {
+		if len(r.P99Bounds) > 0 && len(r.Rates) == 0 && len(r.CapacityShares) == 0 {
 			c.errorf(attrRange(b, "p99_bounds"), "Bounds without rates",
-				"p99_bounds finds the highest open-loop rate whose p99 stays under each bound: give rates = [...] to sweep.")
+				"p99_bounds finds the highest open-loop rate whose p99 stays under each bound: give rates = [...] or capacity_shares = [...] to sweep.")
 		}
+		c.capacity(b, &r, &s, seen)
 		for _, v := range r.Rates {
 			if !(v > 0 && v <= maxRate) { // NaN fails both
 				c.errorf(attrRange(b, "rates"), sumOutOfRange, "rates are requests per second, above zero and at most %g; got %g.", maxRate, v)
@@ -104,7 +139,7 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 			}
 			s.Rates = append(s.Rates, v)
 		}
-		if len(r.Concurrency) == 0 && len(r.Rates) == 0 && !written(b, "concurrency") && !written(b, "rates") {
+		if len(r.Concurrency) == 0 && len(r.Rates) == 0 && len(s.CapacityShares) == 0 && !written(b, "concurrency") && !written(b, "rates") && !written(b, "capacity_shares") {
 			c.errorf(r.DeclRange, "No load points",
 				"scenario %q needs concurrency = [...] (closed loop) or rates = [...] (open loop, requests per second).", r.Name)
 		}

@@ -175,6 +175,9 @@ type Scenario struct {
 	CancelAfter []int `json:"cancel_after,omitempty"`
 	// P99Bounds: each bound of the throughput frontier (docs/method.md).
 	P99Bounds []Duration `json:"p99_bounds,omitempty"`
+	// CapacityFrom: the scenario whose closed-loop throughput is each arm's
+	// capacity, for points given as shares of it (LoadPoint.Share).
+	CapacityFrom string `json:"capacity_from,omitempty"`
 	// Session: the agent session profile (relative paths resolve in Plan.Dir).
 	Session string      `json:"session,omitempty"`
 	Arms    []Arm       `json:"arms"`
@@ -209,14 +212,24 @@ const (
 
 // LoadPoint is one load level of a scenario.
 type LoadPoint struct {
-	Mode         results.Mode `json:"mode"`
-	Concurrency  int          `json:"concurrency"` // closed loop: connections; open loop: max in flight
-	Rate         float64      `json:"rate,omitempty"`
-	Arrival      Arrival      `json:"arrival,omitempty"`
-	PromptTokens int          `json:"prompt_tokens"`
+	Mode        results.Mode `json:"mode"`
+	Concurrency int          `json:"concurrency"` // closed loop: connections; open loop: max in flight
+	Rate        float64      `json:"rate,omitempty"`
+	// Share > 0: the rate is this share of the arm's capacity, known only
+	// once Scenario.CapacityFrom has run (apply sets Rate then).
+	Share        float64 `json:"share,omitempty"`
+	Arrival      Arrival `json:"arrival,omitempty"`
+	PromptTokens int     `json:"prompt_tokens"`
 }
 
 func (p LoadPoint) String() string {
+	if p.Share > 0 {
+		rate := ""
+		if p.Rate > 0 {
+			rate = fmt.Sprintf(" (%g/s)", p.Rate) // resolved by apply
+		}
+		return fmt.Sprintf("share=%g%% of capacity%s %s max_in_flight=%d prompt=%d", p.Share*100, rate, p.Arrival, p.Concurrency, p.PromptTokens)
+	}
 	if p.Mode == results.Open {
 		return fmt.Sprintf("rate=%g/s %s max_in_flight=%d prompt=%d", p.Rate, p.Arrival, p.Concurrency, p.PromptTokens)
 	}
@@ -393,7 +406,7 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 		CSV: filepath.Join(cfg.Defaults.ResultsDir, sc.Name+".csv"), Settle: Duration(sc.Settle),
 		MockCmd: append([]string{"-addr=" + net.JoinHostPort(cfg.MockAddress(), strconv.Itoa(cfg.Mock.Port))}, sc.Knobs.Args()...),
 		MockKey: Secret(sc.Knobs.APIKey), Knobs: sc.Knobs, CancelAfter: sc.CancelAfter,
-		P99Bounds: durations(sc.P99Bounds), Session: sc.Session,
+		P99Bounds: durations(sc.P99Bounds), Session: sc.Session, CapacityFrom: sc.CapacityFrom,
 	}
 	for _, a := range p.Arms {
 		g := cfg.Gateway(a.Name)
@@ -426,6 +439,10 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 			s.Points = append(s.Points, LoadPoint{Mode: results.Open, Rate: r, Arrival: Arrival(sc.Arrival),
 				Concurrency: sc.MaxInFlight, PromptTokens: tokens})
 		}
+		for _, share := range sc.CapacityShares {
+			s.Points = append(s.Points, LoadPoint{Mode: results.Open, Share: share, Arrival: Arrival(sc.Arrival),
+				Concurrency: sc.MaxInFlight, PromptTokens: tokens})
+		}
 	}
 	for i := range s.Arms {
 		a := &s.Arms[i]
@@ -441,6 +458,10 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 	}
 	if kinds != nil {
 		kinds.Plan(p, &s)
+	}
+	if s.CapacityFrom != "" && !slices.ContainsFunc(p.Scenarios, func(prev Scenario) bool { return prev.Name == s.CapacityFrom && prev.NotRun == "" }) {
+		s.NotRun = fmt.Sprintf("its rates are shares of each arm's capacity, which scenario %s measures, and %s is not run before it in this plan (add it: --scenario %s,%s)",
+			s.CapacityFrom, s.CapacityFrom, s.CapacityFrom, s.Name)
 	}
 	if s.NotRun != "" {
 		s.Runs = []Run{}

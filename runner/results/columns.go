@@ -240,10 +240,11 @@ var (
 	ColBurstyStreams    = col("bursty_streams", "streams", Stream, "streams of 4+ content events that came at 2+ events per read on average", i64(func(r *Row) int64 { return r.BurstyStreams }))
 	ColStalls           = col("stalls", "gaps", Stream, "gaps over 10 times the mock's interval", i64(func(r *Row) int64 { return r.Stalls }))
 
-	ColSendLag    = pctCols("send_lag", OpenLoop, "send lag: an arrival's due time to its request written", func(r *Row) *Percentiles { return &r.SendLag })
-	ColCapDelayed = col("cap_delayed", "requests", OpenLoop, "arrivals that found every worker busy", i64(func(r *Row) int64 { return r.CapDelayed }))
-	ColP99Bounds  = listCol("p99_bounds_ms", "ms", Frontier, "the frontier's p99 bounds", func(r *Row) []string { return optTexts(r.P99BoundsMS) })
-	ColVariant    = col("variant", "", Variants, "what else ran beside the measured requests", func(r *Row) string { return r.Variant })
+	ColSendLag       = pctCols("send_lag", OpenLoop, "send lag: an arrival's due time to its request written", func(r *Row) *Percentiles { return &r.SendLag })
+	ColCapacityShare = col("capacity_share", "share", OpenLoop, "the offered rate as a share of the arm's own capacity (its closed-loop throughput in the scenario capacity_from names, same run); rate_rps is what it came to", opt(func(r *Row) Optional { return r.CapacityShare }))
+	ColCapDelayed    = col("cap_delayed", "requests", OpenLoop, "arrivals that found every worker busy", i64(func(r *Row) int64 { return r.CapDelayed }))
+	ColP99Bounds     = listCol("p99_bounds_ms", "ms", Frontier, "the frontier's p99 bounds", func(r *Row) []string { return optTexts(r.P99BoundsMS) })
+	ColVariant       = col("variant", "", Variants, "what else ran beside the measured requests", func(r *Row) string { return r.Variant })
 
 	ColReplicaCPUCores    = listCol("replica_cpu_cores", "cores", Replicas, "each replica's CPU, in replica order", func(r *Row) []string { return optTexts(r.ReplicaCPUCores) })
 	ColReplicaMemPeakMiB  = listCol("replica_mem_peak_mib", "MiB", Replicas, "each replica's peak working set, in replica order", func(r *Row) []string { return optTexts(r.ReplicaMemPeakMiB) })

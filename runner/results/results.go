@@ -31,6 +31,7 @@ type Row struct {
 	Variant                  string // what else ran beside the measured requests (head_of_line)
 	Concurrency              int
 	RateRPS                  float64
+	CapacityShare            Optional // open loop at a share of the arm's capacity: the share (RateRPS is what it came to)
 	PromptTokens             int
 	// topology: the layout and what it costs (docs/method.md, "Topology")
 	Floor                string // the run's floor arm, or ""

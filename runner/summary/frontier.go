@@ -17,19 +17,44 @@ import (
 type Frontier struct {
 	RunID, Scenario string
 	Bounds          []float64 // ms
-	Rates           []float64 // requests per second, ascending
-	Arms            []FrontierArm
+	// Rates are the levels offered, ascending: requests per second, or,
+	// with Shares, shares of each arm's own capacity (its rate at each is
+	// FrontierArm.At).
+	Rates  []float64
+	Shares bool
+	Arms   []FrontierArm
+}
+
+// Level says a level offered: "250/s", or "25% of capacity".
+func (f Frontier) Level(v float64) string {
+	if f.Shares {
+		return strconv.FormatFloat(v*100, 'f', -1, 64) + "% of capacity"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64) + "/s"
+}
+
+// Levels says several levels: "1000, 4000/s", "75%, 90% of capacity".
+func (f Frontier) Levels(vs []float64) string {
+	if f.Shares {
+		var s []string
+		for _, v := range vs {
+			s = append(s, strconv.FormatFloat(v*100, 'f', -1, 64)+"%")
+		}
+		return strings.Join(s, ", ") + " of capacity"
+	}
+	return joinRates(vs) + "/s"
 }
 
 // FrontierArm is one arm across the rates.
 type FrontierArm struct {
 	Name    string
 	Class   results.Class
-	P99     []results.Optional // per rate; absent where a trial failed or samples were too few
-	Best    []results.Optional // per bound: the highest rate held, absent if none was
+	P99     []results.Optional // per level; absent where a trial failed or samples were too few
+	At      []results.Optional // per level: the rate offered, req/s (with shares, the median of its rows)
+	Best    []results.Optional // per bound: the highest rate held (req/s), absent if none was
 	Rows    []results.Record
 	Missing string // why the arm was measured at no rate (its first reason)
-	// Failed and Thin are the rates at which a trial failed, and at which
+	// Failed and Thin are the levels at which a trial failed, and at which
 	// every trial passed with too few samples for a p99: no claim about a
 	// bound rests on them.
 	Failed, Thin []float64
@@ -37,30 +62,30 @@ type FrontierArm struct {
 
 // NoRate says why the arm held no bound at any rate, from what each rate
 // gave: never "no rate held" where no p99 was measured.
-func (fa FrontierArm) NoRate(rates []float64) string {
+func (fa FrontierArm) NoRate(f Frontier) string {
 	var over []string
 	for i, p := range fa.P99 {
 		if p.Set {
-			over = append(over, fmt.Sprintf("%s ms at %s/s", num(p), strconv.FormatFloat(rates[i], 'f', -1, 64)))
+			over = append(over, fmt.Sprintf("%s ms at %s", num(p), f.Level(f.Rates[i])))
 		}
 	}
 	if len(over) == 0 {
-		return fa.Unsupported()
+		return fa.Unsupported(f)
 	}
-	return strings.Join(append([]string{"p99 over every bound where one was measured (" + strings.Join(over, ", ") + ")"}, fa.unsupported()...), "; ")
+	return strings.Join(append([]string{"p99 over every bound where one was measured (" + strings.Join(over, ", ") + ")"}, fa.unsupported(f)...), "; ")
 }
 
-// Unsupported names the rates that support no claim: too few samples, or
+// Unsupported names the levels that support no claim: too few samples, or
 // a failed trial.
-func (fa FrontierArm) Unsupported() string { return strings.Join(fa.unsupported(), "; ") }
+func (fa FrontierArm) Unsupported(f Frontier) string { return strings.Join(fa.unsupported(f), "; ") }
 
-func (fa FrontierArm) unsupported() []string {
+func (fa FrontierArm) unsupported(f Frontier) []string {
 	var parts []string
 	if len(fa.Thin) > 0 {
-		parts = append(parts, "too few samples for a p99 at "+joinRates(fa.Thin)+"/s")
+		parts = append(parts, "too few samples for a p99 at "+f.Levels(fa.Thin))
 	}
 	if len(fa.Failed) > 0 {
-		parts = append(parts, "failed at "+joinRates(fa.Failed)+"/s")
+		parts = append(parts, "failed at "+f.Levels(fa.Failed))
 	}
 	return parts
 }
@@ -83,10 +108,10 @@ func Frontiers(tables []Table) []Frontier {
 		if !ok {
 			i = len(out)
 			index[k] = i
-			out = append(out, Frontier{RunID: t.Point.RunID, Scenario: t.Point.Scenario, Bounds: bounds})
+			out = append(out, Frontier{RunID: t.Point.RunID, Scenario: t.Point.Scenario, Bounds: bounds, Shares: t.Point.Share > 0})
 		}
-		if !slices.Contains(out[i].Rates, t.Point.Rate) {
-			out[i].Rates = append(out[i].Rates, t.Point.Rate)
+		if l := t.Point.level(); !slices.Contains(out[i].Rates, l) {
+			out[i].Rates = append(out[i].Rates, l)
 		}
 	}
 	for i := range out {
@@ -98,24 +123,28 @@ func Frontiers(tables []Table) []Frontier {
 			if t.Point.Mode != results.Open || t.Point.RunID != f.RunID || t.Point.Scenario != f.Scenario {
 				continue
 			}
-			ri := slices.Index(f.Rates, t.Point.Rate)
+			ri := slices.Index(f.Rates, t.Point.level())
 			for _, a := range t.Arms {
 				j, ok := byName[a.Name]
 				if !ok {
 					j = len(f.Arms)
 					byName[a.Name] = j
-					f.Arms = append(f.Arms, FrontierArm{Name: a.Name, Class: a.Class,
-						P99: make([]results.Optional, len(f.Rates)), Best: make([]results.Optional, len(f.Bounds))})
+					f.Arms = append(f.Arms, FrontierArm{Name: a.Name, Class: a.Class, P99: make([]results.Optional, len(f.Rates)),
+						At: make([]results.Optional, len(f.Rates)), Best: make([]results.Optional, len(f.Bounds))})
 				}
 				fa := &f.Arms[j]
 				fa.Rows = append(fa.Rows, a.Rows...)
+				fa.At[ri] = results.Some(t.Point.Rate)
+				if f.Shares {
+					fa.At[ri] = a.Median(results.ColRateRPS)
+				}
 				switch {
 				case a.Trials > 0 && a.Trials == len(a.Rows) && a.P99.Set:
 					fa.P99[ri] = a.P99
 				case a.Trials > 0 && a.Trials == len(a.Rows):
-					fa.Thin = append(fa.Thin, t.Point.Rate)
+					fa.Thin = append(fa.Thin, t.Point.level())
 				case a.Status != results.Unavailable:
-					fa.Failed = append(fa.Failed, t.Point.Rate)
+					fa.Failed = append(fa.Failed, t.Point.level())
 				}
 				if a.Trials > 0 {
 					measured[a.Name] = true
@@ -136,14 +165,30 @@ func Frontiers(tables []Table) []Frontier {
 			}
 			for bi, b := range f.Bounds {
 				for ri, p := range fa.P99 {
-					if p.Set && p.V <= b {
-						fa.Best[bi] = results.Some(f.Rates[ri])
+					if p.Set && p.V <= b && fa.At[ri].Set {
+						fa.Best[bi] = fa.At[ri]
 					}
 				}
 			}
 		}
 	}
 	return out
+}
+
+// AtTop says whether a rate held is the one offered at the highest level:
+// a lower bound, not a ceiling.
+func (fa FrontierArm) AtTop(b results.Optional) bool {
+	top := fa.At[len(fa.At)-1]
+	return b.Set && top.Set && b.V == top.V
+}
+
+// level is the point's place on a frontier: its rate, or its share of
+// capacity.
+func (p Point) level() float64 {
+	if p.Share > 0 {
+		return p.Share
+	}
+	return p.Rate
 }
 
 // boundsOf reads the bounds the table's rows state (p99_bounds_ms).
@@ -167,13 +212,13 @@ func boundsOf(t Table) []float64 {
 // writeFrontiers adds the frontier tables to the Markdown report.
 func writeFrontiers(w io.Writer, fs []Frontier) {
 	for _, f := range fs {
-		fmt.Fprintf(w, "\n## %s: throughput frontier\n\nRun `%s`. The highest open-loop rate (requests per second, of %s offered) at which the arm's\n"+
-			"p99 stayed within each bound, median p99 over trials, every trial passing.\n\n", f.Scenario, f.RunID, joinRates(f.Rates))
+		fmt.Fprintf(w, "\n## %s: throughput frontier\n\nRun `%s`. The highest open-loop rate (requests per second; offered: %s) at which the arm's\n"+
+			"p99 stayed within each bound, median p99 over trials, every trial passing.\n\n", f.Scenario, f.RunID, f.Levels(f.Rates))
 		fmt.Fprint(w, "| arm |")
 		for _, b := range f.Bounds {
 			fmt.Fprintf(w, " p99 ≤ %s ms |", strconv.FormatFloat(b, 'f', -1, 64))
 		}
-		fmt.Fprint(w, " p99 ms at each rate |\n|---|")
+		fmt.Fprint(w, " p99 ms at each level offered |\n|---|")
 		for range f.Bounds {
 			fmt.Fprint(w, "---|")
 		}
@@ -185,7 +230,7 @@ func writeFrontiers(w io.Writer, fs []Frontier) {
 			fmt.Fprintf(w, "| %s |", a.Name)
 			for _, b := range a.Best {
 				switch {
-				case b.Set && b.V == f.Rates[len(f.Rates)-1]:
+				case a.AtTop(b):
 					// Held at the most that was offered: a lower bound, not a ceiling.
 					fmt.Fprintf(w, " ≥ %s (the highest offered) |", strconv.FormatFloat(b.V, 'f', -1, 64))
 				case b.Set:
@@ -195,13 +240,17 @@ func writeFrontiers(w io.Writer, fs []Frontier) {
 				}
 			}
 			var p []string
-			for _, v := range a.P99 {
+			for i, v := range a.P99 {
+				if f.Shares && a.At[i].Set {
+					p = append(p, fmt.Sprintf("%s (at %s/s)", num(v), strconv.FormatFloat(a.At[i].V, 'f', -1, 64)))
+					continue
+				}
 				p = append(p, num(v))
 			}
 			note := ""
 			if !slices.ContainsFunc(a.Best, func(b results.Optional) bool { return b.Set }) {
-				note = " (" + a.NoRate(f.Rates) + ")"
-			} else if u := a.Unsupported(); u != "" {
+				note = " (" + a.NoRate(f) + ")"
+			} else if u := a.Unsupported(f); u != "" {
 				note = " (" + u + ")"
 			}
 			fmt.Fprintf(w, " %s%s |\n", strings.Join(p, " / "), note)

@@ -121,7 +121,7 @@ r1,throughput,thin,3,closed,32,0,100,ok,5,,ok
 // bound, or failed" where its 250/s trials passed with too few samples
 // for a p99 at all).
 func TestFrontierClaims(t *testing.T) {
-	rates := []float64{250, 1000, 4000}
+	f := Frontier{Rates: []float64{250, 1000, 4000}}
 	for _, c := range []struct {
 		arm  FrontierArm
 		want string
@@ -131,7 +131,7 @@ func TestFrontierClaims(t *testing.T) {
 		{FrontierArm{P99: []results.Optional{{}, results.Some(120), {}}, Thin: []float64{250}, Failed: []float64{4000}},
 			"p99 over every bound where one was measured (120.000 ms at 1000/s); too few samples for a p99 at 250/s; failed at 4000/s"},
 	} {
-		if got := c.arm.NoRate(rates); got != c.want {
+		if got := c.arm.NoRate(f); got != c.want {
 			t.Errorf("got  %q\nwant %q", got, c.want)
 		}
 	}
@@ -173,5 +173,42 @@ r1,s,rescuer,2,closed,64,0,100,ok,5,100,100,0,0,1,18,20,ok,
 		if got := a.Behaviours(); !slices.Equal(got, want[a.Name]) {
 			t.Errorf("%s: %q, want %q", a.Name, got, want[a.Name])
 		}
+	}
+}
+
+// TestFrontierAtShares: points at shares of each arm's own capacity are
+// one table per share (each arm at its own rate), and the rate an arm held
+// within a bound is its own rate there, not the share.
+func TestFrontierAtShares(t *testing.T) {
+	csv := `run_id,scenario,gateway,trial,mode,concurrency,rate_rps,capacity_share,prompt_tokens,status,latency_p50_ms,latency_p99_ms,p99_bounds_ms,verdict
+r1,fr,direct,1,open,256,5000,0.5,100,ok,0.1,0.3,1;50,ok
+r1,fr,slow,1,open,256,20,0.5,100,ok,30,45,1;50,ok
+r1,fr,direct,1,open,256,9000,0.9,100,ok,0.1,0.4,1;50,ok
+r1,fr,slow,1,open,256,36,0.9,100,ok,60,300,1;50,ok
+`
+	path := filepath.Join(t.TempDir(), "fr.csv")
+	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := Build(recs)
+	if len(tables) != 2 || tables[0].Point.String() != "50% of capacity prompt=100" {
+		t.Fatalf("%d tables, first %q: want one per share", len(tables), tables[0].Point)
+	}
+	fs := Frontiers(tables)
+	if len(fs) != 1 || !fs[0].Shares {
+		t.Fatalf("frontiers %+v", fs)
+	}
+	for _, a := range fs[0].Arms {
+		want := map[string][2]float64{"direct": {9000, 9000}, "slow": {0, 20}}[a.Name]
+		if a.Best[0].V != want[0] || a.Best[1].V != want[1] || (want[0] == 0) == a.Best[0].Set {
+			t.Errorf("%s held %v within 1 ms and %v within 50 ms, want %v", a.Name, a.Best[0], a.Best[1], want)
+		}
+	}
+	if !fs[0].Arms[0].AtTop(fs[0].Arms[0].Best[1]) || fs[0].Arms[1].AtTop(fs[0].Arms[1].Best[1]) {
+		t.Error("direct held the highest share (a lower bound); slow did not")
 	}
 }

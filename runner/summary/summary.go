@@ -27,12 +27,18 @@ type Point struct {
 	Mode                results.Mode
 	Concurrency, Prompt int
 	Rate                float64
-	Variant             string // what ran beside it, when a kind varies that
+	// Share > 0: the point is a share of each arm's own capacity (Rate 0:
+	// each arm's rate is its rows' rate_rps).
+	Share   float64
+	Variant string // what ran beside it, when a kind varies that
 }
 
 func (p Point) String() string {
 	s := fmt.Sprintf("c=%d prompt=%d", p.Concurrency, p.Prompt)
-	if p.Mode == results.Open {
+	switch {
+	case p.Share > 0:
+		s = fmt.Sprintf("%g%% of capacity prompt=%d", p.Share*100, p.Prompt)
+	case p.Mode == results.Open:
 		s = fmt.Sprintf("rate=%g/s prompt=%d", p.Rate, p.Prompt)
 	}
 	if p.Variant != "" {
@@ -111,6 +117,9 @@ func Build(recs []results.Record) []Table {
 	for _, r := range recs {
 		p := Point{RunID: r.Str(results.ColRunID), Scenario: r.Str(results.ColScenario), Mode: r.Mode(), Rate: r.Num(results.ColRateRPS).V,
 			Concurrency: int(r.Num(results.ColConcurrency).V), Prompt: int(r.Num(results.ColPromptTokens).V), Variant: r.Str(results.ColVariant)}
+		if s := r.Num(results.ColCapacityShare); s.Set {
+			p.Share, p.Rate = s.V, 0 // arms at one share ran at rates of their own
+		}
 		arm := r.Str(results.ColGateway)
 		if r.Status() == results.Unavailable || r.Status() == results.Failed && r.Str(results.ColTrial) == "0" {
 			// A stack that never came up has one row without a load point:

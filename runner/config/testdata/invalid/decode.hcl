@@ -128,3 +128,25 @@ gateway "balanced" {
     cpus    = "a-b" # want: Invalid cpuset
   }
 }
+
+scenario "shares_without_source" { # want: Capacity shares need both attributes
+  kind            = "throughput"
+  capacity_shares = [0.5]
+}
+
+scenario "shares_from_later" {
+  kind            = "throughput"
+  capacity_shares = [0.5]
+  capacity_from   = "later" # want: Unknown capacity scenario
+}
+
+scenario "shares_too_big" {
+  kind            = "throughput"
+  capacity_shares = [0.5, 9] # want: Value out of range
+  capacity_from   = "a"
+}
+
+scenario "later" {
+  kind        = "throughput"
+  concurrency = [8]
+}
