@@ -107,8 +107,7 @@ func checkShape(filename string, src []byte) hcl.Diagnostics {
 // lists are 10^9 steps in a file of a few KB, which the shape bounds do
 // not see), and no benchmark needs one; every value is written out.
 func refuseLoops(body *hclsyntax.Body) hcl.Diagnostics {
-	var diags hcl.Diagnostics
-	hclsyntax.VisitAll(body, func(n hclsyntax.Node) hcl.Diagnostics {
+	diags := hclsyntax.VisitAll(body, func(n hclsyntax.Node) hcl.Diagnostics {
 		var what string
 		switch n.(type) {
 		case *hclsyntax.ForExpr:
@@ -118,13 +117,10 @@ func refuseLoops(body *hclsyntax.Body) hcl.Diagnostics {
 		default:
 			return nil
 		}
-		if len(diags) == 0 { // the first says it; the others add nothing
-			r := n.Range()
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Loops not supported",
-				Detail:  fmt.Sprintf("This file holds %s. gatewaybench files write every value out: a loop, nested, can keep the parser busy for hours. List the values instead.", what),
-				Subject: &r})
-		}
-		return nil
+		r := n.Range()
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Loops not supported",
+			Detail:  fmt.Sprintf("This file holds %s. gatewaybench files write every value out: a loop, nested, can keep the parser busy for hours. List the values instead.", what),
+			Subject: &r}}
 	})
-	return diags
+	return diags[:min(len(diags), 1)] // the first says it; the others add nothing
 }
