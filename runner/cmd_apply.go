@@ -134,7 +134,10 @@ func cmdApply(args []string) int {
 		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 		return exitFailure
 	}
-	run := func(p *plan.Plan) int { return applyOnce(loadCtx, hardCtx, p, engine, others, src) }
+	// The code is read once: repeats run for an hour or more, and what is
+	// committed meanwhile is not the code this process runs.
+	code := apply.CodeOf(p, moduleDir(p.Dir))
+	run := func(p *plan.Plan) int { return applyOnce(loadCtx, hardCtx, p, engine, others, src, &code) }
 	if *repeat == 1 {
 		return run(p)
 	}
@@ -152,10 +155,10 @@ func cmdApply(args []string) int {
 }
 
 // applyOnce runs one plan and prints what it wrote.
-func applyOnce(loadCtx, hardCtx context.Context, p *plan.Plan, engine stack.Engine, others map[string]stack.Engine, src results.Source) int {
+func applyOnce(loadCtx, hardCtx context.Context, p *plan.Plan, engine stack.Engine, others map[string]stack.Engine, src results.Source, code *results.Code) int {
 	st, _ := os.Stdout.Stat()
 	out, err := apply.Run(loadCtx, hardCtx, apply.Options{
-		Plan: p, Engine: engine, Engines: others, ModuleDir: moduleDir(p.Dir), Source: src, Calibrate: rig.Calibrate,
+		Plan: p, Engine: engine, Engines: others, ModuleDir: moduleDir(p.Dir), Source: src, Calibrate: rig.Calibrate, Code: code,
 		Progress: &apply.Progress{W: os.Stdout, TTY: st != nil && st.Mode()&os.ModeCharDevice != 0},
 		// What each scenario's file says, read back from it: the summary
 		// sees exactly what a reader of the CSV will.

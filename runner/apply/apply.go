@@ -45,7 +45,10 @@ type Options struct {
 	DriverImage func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error)
 	ModuleDir   string // the repository, to build the mock image from source (and whose commit the manifest names)
 	// Source is the benchmark file the plan came from, for the manifest.
-	Source     results.Source
+	Source results.Source
+	// Code, when set, is the code version the manifest names (CodeOf, read
+	// when the process started); nil reads the checkout now.
+	Code       *results.Code
 	CgroupRoot string // usually /sys/fs/cgroup
 	Progress   *Progress
 	// ReadyTimeout bounds a stack's start-up: container start to first answer.

@@ -1135,3 +1135,25 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	})
 	return out
 }
+
+// TestManifestNamesTheCodeGiven: a process that runs several plans (apply
+// --repeat) names the code it read when it started in every run's
+// manifest, not the checkout's state when each run began: a repeat an hour
+// later once named commits made meanwhile, which it did not run.
+func TestManifestNamesTheCodeGiven(t *testing.T) {
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 200*time.Millisecond)
+	o.Engine = inProcess(t, ps, p)
+	o.Code = &results.Code{Commit: "0123456789abcdef0123456789abcdef01234567", Clean: true}
+	out, err := Run(context.Background(), context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := results.ReadManifest(results.ManifestPath(filepath.Join(p.Dir, "results"), out.RunID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Code.Commit != o.Code.Commit || !m.Code.Clean || len(m.Code.Modified) != 0 {
+		t.Errorf("manifest code %+v, want %+v", m.Code, *o.Code)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/cost"
 	"github.com/gatewaybench/gatewaybench/runner/measure"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
@@ -19,14 +20,11 @@ import (
 // the mock is built: the code, the gateways' host, the layout, the mock.
 func (r *runner) stamp() {
 	m := &r.manifest
-	var outputs []string
-	for _, sc := range r.o.Plan.Scenarios {
-		if d, err := filepath.Abs(filepath.Dir(sc.CSV)); err == nil && !slices.Contains(outputs, d) {
-			outputs = append(outputs, d)
-		}
+	if r.o.Code != nil {
+		m.Code = *r.o.Code
+	} else {
+		m.Code = CodeOf(r.o.Plan, r.o.ModuleDir)
 	}
-	v := gitversion.Of(r.o.ModuleDir, outputs...)
-	m.Code = results.Code{Commit: v.Commit, Clean: v.Clean, Modified: v.Modified}
 	h := r.gatewayHost()
 	m.Host = results.Host{CPU: h.CPU, Cores: h.Cores, Kernel: h.Kernel}
 	l := r.o.Plan.Layout
@@ -39,6 +37,22 @@ func (r *runner) stamp() {
 			USDPerHour: cost.InstanceHourly(c)}
 	}
 	m.SetArm("direct", results.ArmImage{Image: r.mock.Ref, ImageID: r.mock.ID, ImageSizeMiB: measure.MiB(uint64(r.mock.Size))})
+}
+
+// CodeOf is the commit and state of the checkout in moduleDir, the plan's
+// results directories aside (a run's own earlier results are not a change
+// to the code that measures). A process that runs several plans reads it
+// once, when it starts: the code it runs is the code it was built from,
+// whatever is committed meanwhile.
+func CodeOf(p *plan.Plan, moduleDir string) results.Code {
+	var outputs []string
+	for _, sc := range p.Scenarios {
+		if d, err := filepath.Abs(filepath.Dir(sc.CSV)); err == nil && !slices.Contains(outputs, d) {
+			outputs = append(outputs, d)
+		}
+	}
+	v := gitversion.Of(moduleDir, outputs...)
+	return results.Code{Commit: v.Commit, Clean: v.Clean, Modified: v.Modified}
 }
 
 // calibrate runs the reference workload on the gateway's first CPU before
