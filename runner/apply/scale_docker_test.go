@@ -134,7 +134,7 @@ func shape(t *testing.T, path string) []string {
 	t.Helper()
 	// Columns that say how the load was made, not what it measured.
 	how := []results.Col{results.ColRunID, results.ColEngines, results.ColHosts, results.ColDrivers, results.ColHostCPU, results.ColKernel, results.ColImage, results.ColImageID, results.ColImageSizeMiB,
-		results.ColConfigHash, results.ColRigRTTSame, results.ColRigRTTCross, results.ColTopologyUs, results.ColVerdict}
+		results.ColConfigHash, results.ColRigRTTSame, results.ColRigRTTCross, results.ColTopologyUs, results.ColVerdict, results.ColVerdictKinds}
 	// Tail percentiles are given only from enough samples (p99 from 500),
 	// so whether one is filled depends on a count near the bound in a short
 	// window (70 streams of 7 gaps each: 490 inter-token gaps), not on how
