@@ -7,6 +7,7 @@ package gitversion
 import (
 	"context"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -33,8 +34,13 @@ func Of(dir string, outputs ...string) Version {
 		return Version{}
 	}
 	args := []string{"status", "--porcelain", "--untracked-files=no", "--", ":/"}
+	top, _ := git("rev-parse", "--show-toplevel")
 	for _, o := range outputs {
-		args = append(args, ":(exclude)"+o)
+		// git refuses a pathspec outside the checkout, and the status with
+		// it: an output elsewhere (--results /tmp/x) is no file of the code.
+		if rel, err := filepath.Rel(top, o); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			args = append(args, ":(exclude)"+o)
+		}
 	}
 	status, ok := git(args...)
 	if !ok {

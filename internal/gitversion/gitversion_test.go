@@ -32,6 +32,11 @@ func TestOf(t *testing.T) {
 	if len(v.Commit) != 40 || !v.Clean || len(v.Modified) != 0 {
 		t.Fatalf("fresh commit: %+v", v)
 	}
+	// Results written outside the checkout (--results /tmp/x): git refused
+	// the pathspec, and every such run was stamped unclean with no change.
+	if v := Of(dir, t.TempDir()); !v.Clean || len(v.Modified) != 0 {
+		t.Errorf("an output outside the checkout: %+v", v)
+	}
 	os.WriteFile(filepath.Join(dir, "untracked.txt"), []byte("u"), 0o644)
 	if v := Of(dir); !v.Clean {
 		t.Errorf("an untracked file made the checkout unclean: %+v", v)
