@@ -105,6 +105,9 @@ func gatewayArms(tables []Table) (map[armKey]Arm, []armKey) {
 	m := map[armKey]Arm{}
 	var order []armKey
 	for _, t := range tables {
+		if t.Uncontrolled != "" {
+			continue // the controlled-baseline rule drops it from every reading
+		}
 		for _, a := range t.Arms {
 			if a.Name == "direct" {
 				continue

@@ -81,6 +81,12 @@ r1,overhead,nginx,3,closed,8,0,100,ok,0.3,0.1,ok,
 		strings.Count(out, "| nginx |") != 1 {
 		t.Errorf("markdown:\n%s", out)
 	}
+	// compare and the reproduction judge no dropped point either.
+	for _, r := range Reproduce(tables, tables) {
+		if strings.HasPrefix(r.Point, "c=64") {
+			t.Errorf("the reproduction judges a dropped point: %+v", r)
+		}
+	}
 }
 
 // TestCellsNameTheirTrials: a p99 carried by 1 of 3 trials is withheld
