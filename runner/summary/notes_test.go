@@ -23,14 +23,7 @@ r1,overhead,litellm,2,2,closed,1,0,100,ok,8.000,9.000,4.300,ok
 r1,overhead,direct,3,2,closed,1,0,100,ok,1.000,1.200,,ok
 r1,overhead,litellm,3,2,closed,1,0,100,ok,9.000,9.500,4.200,ok
 `
-	path := filepath.Join(t.TempDir(), "overhead.csv")
-	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := results.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := recordsOf(t, "overhead.csv", csv)
 	tables := Build(recs)
 	if len(tables) != 1 || len(tables[0].Arms) != 2 {
 		t.Fatalf("tables: %+v", tables)
@@ -62,14 +55,7 @@ r1,overhead,nginx,2,closed,8,0,100,ok,0.3,0.1,ok,
 r1,overhead,direct,3,closed,8,0,100,ok,0.2,0.05,ok,
 r1,overhead,nginx,3,closed,8,0,100,ok,0.3,0.1,ok,
 `
-	path := filepath.Join(t.TempDir(), "overhead.csv")
-	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := results.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := recordsOf(t, "overhead.csv", csv)
 	tables := Build(recs)
 	if len(tables) != 2 || tables[0].Uncontrolled == "" || tables[1].Uncontrolled != "" {
 		t.Fatalf("c=64 uncontrolled %q, c=8 %q: want only c=64 dropped", tables[0].Uncontrolled, tables[1].Uncontrolled)
@@ -104,14 +90,7 @@ r1,throughput,direct,3,closed,32,0,100,ok,1,2,ok
 r1,throughput,slow,3,closed,32,0,100,ok,5,,ok
 r1,throughput,thin,3,closed,32,0,100,ok,5,,ok
 `
-	path := filepath.Join(t.TempDir(), "throughput.csv")
-	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := results.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := recordsOf(t, "throughput.csv", csv)
 	arms := Build(recs)[0].Arms
 	slow, thin := arms[1], arms[2]
 	if slow.P99.Set || slow.AddedP99.Set || !slices.Contains(slow.Notes(), "p99 withheld: 1 of 3 trials have one") {
@@ -160,14 +139,7 @@ r1,s,slow,2,closed,64,0,100,ok,500,10,10,0,0,0,,,ok,
 r1,s,rescuer,1,closed,64,0,100,ok,5,100,100,0,0,1,20,20,ok,
 r1,s,rescuer,2,closed,64,0,100,ok,5,100,100,0,0,1,18,20,ok,
 `
-	path := filepath.Join(t.TempDir(), "s.csv")
-	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := results.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := recordsOf(t, "s.csv", csv)
 	want := map[string][]string{
 		"direct":  nil,
 		"buffer":  {"buffers streams: 199 of 200 streams in bursts"},
@@ -192,14 +164,7 @@ r1,fr,slow,1,open,256,20,0.5,100,ok,30,45,1;50,ok
 r1,fr,direct,1,open,256,9000,0.9,100,ok,0.1,0.4,1;50,ok
 r1,fr,slow,1,open,256,36,0.9,100,ok,60,300,1;50,ok
 `
-	path := filepath.Join(t.TempDir(), "fr.csv")
-	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := results.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := recordsOf(t, "fr.csv", csv)
 	tables := Build(recs)
 	if len(tables) != 2 || tables[0].Point.String() != "50% of capacity prompt=100" {
 		t.Fatalf("%d tables, first %q: want one per share", len(tables), tables[0].Point)
@@ -217,4 +182,18 @@ r1,fr,slow,1,open,256,36,0.9,100,ok,60,300,1;50,ok
 	if !fs[0].Arms[0].AtTop(fs[0].Arms[0].Best[1]) || fs[0].Arms[1].AtTop(fs[0].Arms[1].Best[1]) {
 		t.Error("direct held the highest share (a lower bound); slow did not")
 	}
+}
+
+// recordsOf reads csv back as the rows of a results file named name.
+func recordsOf(t *testing.T, name, csv string) []results.Record {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
 }
