@@ -92,6 +92,13 @@ type arm struct {
 	idleRSSRead bool
 	warmup      results.Warmup // how it was brought to a steady state in this start
 	frozen      bool           // paused while another arm is measured (isolation)
+	// A stack's life over the scenarios it serves (Plan.Stacks kept): what
+	// it runs, the requests it served (warm-ups and windows), whether a
+	// warm-up reached its requests, and the scenarios it was measured in.
+	spec      string
+	served    int
+	warmed    bool
+	scenarios map[string]bool
 }
 
 type runner struct {
@@ -113,6 +120,9 @@ type runner struct {
 	// capacity is each arm's closed-loop throughput per finished scenario,
 	// for the points of later scenarios given as shares of it.
 	capacity map[string]map[string]float64
+	// pool holds the gateway stacks kept for later scenarios, by arm name
+	// (Plan.Stacks kept), frozen between them when the plan isolates.
+	pool map[string]*arm
 }
 
 // Run executes the plan. loadCtx cancelled (first Ctrl-C) stops load: the
@@ -139,7 +149,7 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 			return stack.DriverImage(ctx, e, o.ModuleDir, labels)
 		}
 	}
-	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, drivers: map[string]stack.Image{}, dirs: map[string]bool{}, runManifests: map[string]bool{}}
+	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, drivers: map[string]stack.Image{}, dirs: map[string]bool{}, runManifests: map[string]bool{}, pool: map[string]*arm{}}
 	r.manifest = results.Manifest{RunID: r.runID, Started: time.Now().UTC().Truncate(time.Second), HCL: o.Source}
 	r.out = Outcome{RunID: r.runID, Unavailable: map[string]string{}}
 	p := o.Progress
@@ -171,6 +181,7 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 	}
 	defer tmp.Remove()
 	defer r.down()
+	defer r.releaseKept()
 	if err := r.connect(hardCtx, tmp.Dir); err != nil {
 		return r.out, err
 	}
@@ -190,17 +201,8 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 	r.stamp()
 	r.calibrate(hardCtx)
 	defer r.finish(loadCtx)
-	for i := range o.Plan.Scenarios {
-		if loadCtx.Err() != nil {
-			break
-		}
-		if sc := &o.Plan.Scenarios[i]; sc.NotRun != "" {
-			p.Logf("scenario %s (%s): not run: %s", sc.Name, sc.Kind, sc.NotRun)
-			continue
-		}
-		if err := r.scenario(loadCtx, hardCtx, &o.Plan.Scenarios[i]); err != nil {
-			return r.out, err
-		}
+	if err := r.passes(loadCtx, hardCtx); err != nil {
+		return r.out, err
 	}
 	r.out.Partial = loadCtx.Err() != nil
 	r.out.Dirs = slices.Sorted(maps.Keys(r.dirs))
@@ -245,69 +247,139 @@ type scenarioRun struct {
 	arms     map[string]*arm // up, by name (direct included)
 	mock     usage.Source
 	mocks    []*stack.Container // the scenario's mock (and fallback), checked after every run
-	teardown []func()
-	// armsDown removes the gateway arms of the current start; down are the
-	// arms that could not come up in an earlier start (their row is written).
-	armsDown []func()
-	down     map[string]bool
+	teardown []func() // the mocks of the current start
+	// down are the arms that could not come up in an earlier start (their
+	// row is written).
+	down map[string]bool
+	// finished: every start ran and the CSV is complete.
+	finished bool
 	// measured and total count the scenario's runs for the progress lines,
 	// over all its starts.
 	measured, total int
 }
 
-func (r *runner) scenario(loadCtx, hardCtx context.Context, sc *plan.Scenario) error {
+// passes runs the plan's starts as passes over its scenarios: every
+// scenario's first start, then the second start of those that have one,
+// and so on. A scenario's starts lie apart in time, so its interval spans
+// the run's drift too; with kept stacks, each pass's starts share its
+// stacks, warmed once (docs/method.md, "Steady state").
+func (r *runner) passes(loadCtx, hardCtx context.Context) error {
+	scs := r.o.Plan.Scenarios
+	runs := make([]*scenarioRun, len(scs))
+	passes := 1
+	for i := range scs {
+		if scs[i].NotRun == "" {
+			passes = max(passes, scs[i].Starts)
+		}
+	}
+	for start := 1; start <= passes && loadCtx.Err() == nil; start++ {
+		for i := range scs {
+			sc := &scs[i]
+			if loadCtx.Err() != nil {
+				break
+			}
+			if sc.NotRun != "" {
+				if start == 1 {
+					r.o.Progress.Logf("scenario %s (%s): not run: %s", sc.Name, sc.Kind, sc.NotRun)
+				}
+				continue
+			}
+			if max(sc.Starts, 1) < start {
+				continue
+			}
+			if runs[i] == nil {
+				s, err := r.newScenario(sc)
+				if err != nil {
+					return err
+				}
+				runs[i] = s
+			}
+			if err := r.scenarioStart(loadCtx, hardCtx, runs[i], start); err != nil {
+				return err
+			}
+		}
+	}
+	// Interrupted between its starts: a scenario keeps its rows in the run's
+	// own directory only (complete).
+	for _, s := range runs {
+		if s != nil && !s.finished {
+			if err := r.finishScenario(loadCtx, s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (r *runner) newScenario(sc *plan.Scenario) (*scenarioRun, error) {
 	kind, ok := kinds.Lookup(sc.Kind)
 	if !ok {
-		return fmt.Errorf("scenario %s: kind %q has no implementation", sc.Name, sc.Kind)
+		return nil, fmt.Errorf("scenario %s: kind %q has no implementation", sc.Name, sc.Kind)
 	}
 	// Every finished run is written at once to this run's own file; the
 	// scenario's file in the results directory is replaced only when the
 	// scenario completes, so an interrupted re-run never loses the complete
 	// results of an earlier one (its partial rows stay in runs/<run id>/).
 	path := r.csvPath(sc)
-	s := &scenarioRun{sc: sc, kind: kind, path: path, runPath: filepath.Join(r.runDir(path), filepath.Base(path)),
-		groups: kinds.Columns(sc), arms: map[string]*arm{}, down: map[string]bool{}}
+	return &scenarioRun{sc: sc, kind: kind, path: path, runPath: filepath.Join(r.runDir(path), filepath.Base(path)),
+		groups: kinds.Columns(sc), arms: map[string]*arm{}, down: map[string]bool{}}, nil
+}
+
+// scenarioStart runs one start of a scenario: its mocks, its arms' stacks
+// (fresh or kept), their warm-ups and its runs of that start. After its last
+// start the scenario is judged and its CSV completed.
+func (r *runner) scenarioStart(loadCtx, hardCtx context.Context, s *scenarioRun, start int) error {
+	sc := s.sc
+	s.teardown = nil
 	defer func() {
-		s.removeArms()
+		r.leaveArms(hardCtx, s)
 		for i := len(s.teardown) - 1; i >= 0; i-- {
 			s.teardown[i]()
 		}
 	}()
-	left := "nothing"
-	if len(sc.Runs) > 0 {
-		left = r.loadLeft(sc.Runs[0].Index).Round(time.Second).String()
+	if start == 1 {
+		left := "nothing"
+		if len(sc.Runs) > 0 {
+			left = r.loadLeft(sc.Runs[0].Index).Round(time.Second).String()
+		}
+		r.o.Progress.Logf("scenario %s (%s): %d runs -> %s (%s of load left in the plan, stack start-ups aside)", sc.Name, sc.Kind, len(sc.Runs), s.path, left)
+	} else {
+		r.o.Progress.Logf("scenario %s: start %d of %d, on gateway stacks of its own", sc.Name, start, sc.Starts)
 	}
-	r.o.Progress.Logf("scenario %s (%s): %d runs -> %s (%s of load left in the plan, stack start-ups aside)", sc.Name, sc.Kind, len(sc.Runs), path, left)
-
 	if err := r.startMocks(hardCtx, s); err != nil {
 		return err
 	}
-	for start := 1; start <= max(sc.Starts, 1) && loadCtx.Err() == nil; start++ {
-		if err := r.measureStart(loadCtx, hardCtx, s, start); err != nil {
-			return err
-		}
+	if err := r.measureStart(loadCtx, hardCtx, s, start); err != nil {
+		return err
 	}
-	kind.Finish(r.o.Plan, sc, s.rows)
-	kinds.JudgeBuffering(s.rows)
 	if r.capacity == nil {
 		r.capacity = map[string]map[string]float64{}
 	}
 	r.capacity[sc.Name] = capacities(s.rows)
+	if start < max(sc.Starts, 1) && loadCtx.Err() == nil {
+		return nil
+	}
+	return r.finishScenario(loadCtx, s)
+}
+
+// finishScenario judges a scenario's rows once its starts ran (or the run
+// was interrupted) and completes its CSV.
+func (r *runner) finishScenario(loadCtx context.Context, s *scenarioRun) error {
+	s.finished = true
+	s.kind.Finish(r.o.Plan, s.sc, s.rows)
+	kinds.JudgeBuffering(s.rows)
+	r.capacity[s.sc.Name] = capacities(s.rows)
 	if err := r.save(s); err != nil {
 		return err
 	}
 	return r.complete(loadCtx, s)
 }
 
-// measureStart starts every gateway arm afresh (start 2 on: the previous
-// start's containers removed first), warms them, and measures the runs of
-// that start. The rig's topology and qualification are read in the first.
+// measureStart brings every gateway arm up (afresh, or kept from an
+// earlier scenario), warms them, and measures the runs of that start. The
+// rig's topology and qualification are read in the first.
 func (r *runner) measureStart(loadCtx, hardCtx context.Context, s *scenarioRun, start int) error {
 	sc := s.sc
-	if start > 1 {
-		s.removeArms()
-		r.o.Progress.Logf("scenario %s: start %d of %d: every gateway stack removed and started again", sc.Name, start, sc.Starts)
-	}
 	if err := r.startArms(hardCtx, s, start); err != nil {
 		return err
 	}
@@ -349,15 +421,6 @@ func (r *runner) measureStart(loadCtx, hardCtx context.Context, s *scenarioRun, 
 		r.recoveredMemory(hardCtx, s, start)
 	}
 	return nil
-}
-
-// removeArms removes the current start's gateway containers.
-func (s *scenarioRun) removeArms() {
-	for i := len(s.armsDown) - 1; i >= 0; i-- {
-		s.armsDown[i]()
-	}
-	s.armsDown = nil
-	s.arms = map[string]*arm{}
 }
 
 // save writes the scenario's rows so far to this run's own directory.
@@ -408,6 +471,11 @@ func (r *runner) startArms(hardCtx context.Context, s *scenarioRun, start int) e
 		if s.down[pa.Name] {
 			continue // said in its row at an earlier start
 		}
+		if a := r.takeKept(hardCtx, s, pa); a != nil {
+			s.arms[pa.Name] = a
+			p.Logf("%s kept from earlier scenarios (cold start %s): %d requests served so far", pa.Name, a.coldStart.Round(time.Millisecond), a.served)
+			continue
+		}
 		a, err := r.startArm(hardCtx, pa)
 		if err != nil {
 			if hardCtx.Err() != nil {
@@ -437,6 +505,8 @@ func (r *runner) startArms(hardCtx context.Context, s *scenarioRun, start int) e
 			}
 			continue
 		}
+		a.spec, a.scenarios = specOf(pa), map[string]bool{}
+		a.warmup = results.Warmup{Stack: results.StackFresh, Before: results.Some(0)}
 		s.arms[pa.Name] = a
 		prov := results.ArmImage{Version: pa.Version, Image: a.image.Ref, ImageID: a.image.ID, ImageSizeMiB: measure.MiB(uint64(a.image.Size))}
 		if len(a.containers) > 0 {
@@ -446,10 +516,6 @@ func (r *runner) startArms(hardCtx context.Context, s *scenarioRun, start int) e
 		if len(a.containers) == 0 {
 			p.Logf("%s (hosted) answers", pa.Name)
 			continue
-		}
-		mgr := r.mgr(r.o.Plan.Layout.Gateway.Engine)
-		for _, c := range a.containers {
-			s.armsDown = append(s.armsDown, func() { mgr.Discard(c) })
 		}
 		replicas := ""
 		if len(a.containers) > 1 {
@@ -470,8 +536,8 @@ func (r *runner) idleMemory(hardCtx context.Context, s *scenarioRun) error {
 		return hardCtx.Err()
 	}
 	for _, a := range s.arms {
-		if a.source == nil {
-			continue // direct or hosted
+		if a.source == nil || a.idleRead {
+			continue // direct or hosted; or kept, read before its first load
 		}
 		if c, err := a.source.Read(); err == nil {
 			a.idleMem, a.idleRead = c.WorkingSet(), true
@@ -534,6 +600,7 @@ func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, runs [
 		if why := nearCeiling(r.manifest.Rig, run.Point); why != "" {
 			row.Verdict.Add(results.Reason{Kind: results.VNearCeiling, Detail: why})
 		}
+		a.served += int(row.OK + row.Errors.Total())
 		s.rows = append(s.rows, row)
 		if err := r.save(s); err != nil {
 			return err

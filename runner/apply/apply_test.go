@@ -1157,3 +1157,77 @@ func TestManifestNamesTheCodeGiven(t *testing.T) {
 		t.Errorf("manifest code %+v, want %+v", m.Code, *o.Code)
 	}
 }
+
+// TestKeptStacks: with stacks = "kept", a warmed stack serves the next
+// scenario that runs its container (kept, re-checked, its earlier requests
+// counted), frozen between; a scenario's second start runs after every
+// scenario's first, on a stack of its own; a cold start neither takes a
+// kept stack nor leaves one.
+func TestKeptStacks(t *testing.T) {
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 100*time.Millisecond)
+	p.Stacks, p.Isolation = config.KeptStacks, config.Freeze
+	first := &p.Scenarios[0]
+	first.Starts, first.Trials = 2, 1
+	for i := range first.Runs {
+		first.Runs[i].Start = first.Runs[i].Trial
+	}
+	first.Arm("proxy").Steady = plan.Steady{Requests: 300, Max: plan.Duration(time.Minute)}
+	scenario := func(name string, fresh bool) plan.Scenario {
+		sc := *first
+		sc.Name, sc.CSV, sc.Starts, sc.FreshStacks = name, filepath.Join("results", name+".csv"), 1, fresh
+		sc.Arms = slices.Clone(first.Arms)
+		if fresh {
+			sc.Arm("proxy").Steady = plan.Steady{}
+		}
+		sc.Runs = nil
+		for _, run := range first.Runs {
+			if run.Start == 1 {
+				sc.Runs = append(sc.Runs, run)
+			}
+		}
+		return sc
+	}
+	p.Scenarios = append(p.Scenarios, scenario("second", false), scenario("cold", true))
+	e := inProcess(t, ps, p)
+	o.Engine = e
+	out, err := Run(context.Background(), context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	for _, c := range e.Calls {
+		if f := strings.Fields(c); strings.Contains(c, "proxy") && (f[0] == "create" || f[0] == "remove") {
+			calls = append(calls, f[0])
+		}
+	}
+	// overhead 1 creates, second keeps it, cold removes it and starts its
+	// own, overhead 2 starts a third, removed at the end.
+	if want := []string{"create", "remove", "create", "remove", "create", "remove"}; !slices.Equal(calls, want) {
+		t.Errorf("the proxy's containers: %v, want %v", calls, want)
+	}
+	type life struct {
+		start, stack string
+		before       float64
+		warmState    string
+	}
+	got := map[string][]life{}
+	for _, f := range out.Files {
+		for _, r := range readCSV(t, f) {
+			if r.Str(results.ColGateway) == "proxy" {
+				sc := r.Str(results.ColScenario)
+				got[sc] = append(got[sc], life{r.Str(results.ColStart), r.Str(results.ColStack), r.Num(results.ColStackBefore).V, r.Str(results.ColWarmupState)})
+			}
+		}
+	}
+	ov, second, cold := got["overhead"], got["second"], got["cold"]
+	if len(ov) != 2 || ov[0].stack != "fresh" || ov[0].before != 0 || ov[1].stack != "fresh" || ov[1].before != 0 || ov[1].start != "2" {
+		t.Errorf("overhead's proxy rows %+v: want two fresh stacks, starts 1 and 2", ov)
+	}
+	if len(second) != 1 || second[0].stack != "kept" || second[0].before < 300 || second[0].warmState == "" {
+		t.Errorf("second's proxy row %+v: want the kept stack, with its 300 warm-up requests and more before, re-checked", second)
+	}
+	if len(cold) != 1 || cold[0].stack != "fresh" || cold[0].warmState != "" {
+		t.Errorf("cold's proxy row %+v: want a fresh stack, not warmed", cold)
+	}
+}

@@ -45,13 +45,22 @@ func (r *runner) warm(loadCtx, hardCtx context.Context, s *scenarioRun) error {
 		}
 		run := sc.Runs[k]
 		conns := warmClients
-		r.o.Progress.Start(fmt.Sprintf("%s: warm-up, the scenario's request at c=%d, at least %d requests, at most %s",
-			pa.Name, conns, pa.Steady.Requests, pa.Steady.Max), pa.Steady.Max.D())
-		w, err := warmArm(loadCtx, hardCtx, s, &run, a, conns)
+		// A stack that served its warm-up's requests in an earlier scenario
+		// is re-checked at this one's request: the same rule, a shorter bound.
+		need, bound, what := max(pa.Steady.Requests-a.served, 0), pa.Steady.Max, "warm-up"
+		if a.warmed {
+			need, bound, what = 0, min(bound, plan.SteadyRecheckMax), "re-check of the kept stack"
+		}
+		r.o.Progress.Start(fmt.Sprintf("%s: %s, the scenario's request at c=%d, at least %d requests, at most %s",
+			pa.Name, what, conns, need, bound), bound.D())
+		w, err := warmArm(loadCtx, hardCtx, s, &run, a, conns, need, bound)
 		if err != nil {
 			return err
 		}
+		w.Stack, w.Before = a.warmup.Stack, a.warmup.Before
 		a.warmup = w
+		a.served += int(w.Requests.V)
+		a.warmed = a.warmed || a.served >= pa.Steady.Requests
 		if loadCtx.Err() != nil {
 			return nil // interrupted: nothing more is measured
 		}
@@ -59,16 +68,17 @@ func (r *runner) warm(loadCtx, hardCtx context.Context, s *scenarioRun) error {
 		if n := len(w.P50s); n > 0 {
 			first, last = w.P50s[0].String()+"ms", w.P50s[n-1].String()+"ms"
 		}
-		r.o.Progress.Done(fmt.Sprintf("%s: warm-up %s after %.0f requests in %.1fs (p50 of the first block %s, of the last %s)",
-			pa.Name, w.State, w.Requests.V, w.Seconds.V, first, last))
+		r.o.Progress.Done(fmt.Sprintf("%s: %s %s after %.0f requests in %.1fs (p50 of the first block %s, of the last %s)",
+			pa.Name, what, w.State, w.Requests.V, w.Seconds.V, first, last))
 	}
 	return nil
 }
 
-// warmArm runs one arm's warm-up.
-func warmArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *arm, conns int) (results.Warmup, error) {
+// warmArm runs one arm's warm-up: at least need requests, then until
+// steadyAfter, for at most bound.
+func warmArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *arm, conns, need int, bound plan.Duration) (results.Warmup, error) {
 	pa := a.plan
-	ctx, cancel := context.WithTimeout(loadCtx, pa.Steady.Max.D())
+	ctx, cancel := context.WithTimeout(loadCtx, bound.D())
 	defer cancel()
 	began := time.Now()
 	var w results.Warmup
@@ -99,7 +109,7 @@ func warmArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a 
 		p50 := float64(res.Latency.ValueAtQuantile(50)) / 1e3
 		p50s = append(p50s, p50)
 		w.P50s = append(w.P50s, results.Some(p50))
-		if served >= pa.Steady.Requests && steadyAfter(p50s) {
+		if served >= need && steadyAfter(p50s) {
 			w.State = results.WarmSteady
 			break
 		}

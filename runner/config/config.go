@@ -52,6 +52,7 @@ type Defaults struct {
 	FloorRange hcl.Range
 	ResultsDir string
 	Isolation  Isolation
+	Stacks     Stacks
 }
 
 // Run is how a scenario's runs go: set in defaults, each overridable by a
@@ -117,6 +118,21 @@ const (
 	Freeze Isolation = "freeze"
 	// NoIsolation leaves them running, idle.
 	NoIsolation Isolation = "none"
+)
+
+// Stacks is whether a gateway stack lives beyond the scenario it was
+// started for.
+type Stacks string
+
+const (
+	// FreshStacks starts every gateway afresh for each start of each
+	// scenario and removes it after.
+	FreshStacks Stacks = "fresh"
+	// KeptStacks keeps a warmed stack for the next scenario that runs the
+	// same container: it is warmed once over its life and re-checked at
+	// each scenario's request; a scenario's second start is a stack of its
+	// own (docs/method.md, "Steady state").
+	KeptStacks Stacks = "kept"
 )
 
 // CIWidth bounds the width of an added p50's interval: Abs, or Share of

@@ -44,6 +44,7 @@ type rawDefaults struct {
 	Floor          *string  `hcl:"floor,optional"`
 	ResultsDir     *string  `hcl:"results_dir,optional"`
 	Isolation      *string  `hcl:"isolation,optional"`
+	Stacks         *string  `hcl:"stacks,optional"`
 	AllowHostPaths []string `hcl:"allow_host_paths,optional"`
 	Run            hcl.Body `hcl:",remain"`
 	Body           hcl.Body `hcl:",body"`
@@ -67,7 +68,7 @@ type rawCost struct {
 func (c *checker) defaults(r *rawDefaults, dir string) Defaults {
 	d := Defaults{Run: Run{Trials: 3, Starts: 1, Warmup: 2 * time.Second, Duration: 10 * time.Second,
 		Settle: 2 * time.Second, RequestTimeout: 30 * time.Second, MaxErrorRate: 0.01, Steady: Steady{Max: time.Minute}},
-		BaselineK: 2, ResultsDir: "results", Isolation: Freeze}
+		BaselineK: 2, ResultsDir: "results", Isolation: Freeze, Stacks: FreshStacks}
 	if r == nil {
 		return d
 	}
@@ -97,6 +98,15 @@ func (c *checker) defaults(r *rawDefaults, dir string) Defaults {
 		default:
 			c.errorf(attrRange(r.Body, "isolation"), "Invalid isolation",
 				"isolation = %q: write \"freeze\" (the other arms' containers are paused while an arm is measured) or \"none\" (they stay up, idle).", *r.Isolation)
+		}
+	}
+	if r.Stacks != nil {
+		switch st := Stacks(*r.Stacks); st {
+		case FreshStacks, KeptStacks:
+			d.Stacks = st
+		default:
+			c.errorf(attrRange(r.Body, "stacks"), "Invalid stacks",
+				"stacks = %q: write \"fresh\" (every scenario starts its gateways afresh) or \"kept\" (a warmed stack serves the next scenarios that run the same container).", *r.Stacks)
 		}
 	}
 	d.AllowHostPaths = r.AllowHostPaths

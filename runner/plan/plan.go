@@ -41,8 +41,10 @@ type Plan struct {
 	QuickLook bool `json:"quick,omitempty"`
 	// Isolation: whether the arms not being measured are frozen meanwhile.
 	Isolation config.Isolation `json:"isolation"`
-	Arms      []Arm            `json:"arms"`
-	Scenarios []Scenario       `json:"scenarios"`
+	// Stacks: whether a warmed gateway stack serves later scenarios.
+	Stacks    config.Stacks `json:"stacks"`
+	Arms      []Arm         `json:"arms"`
+	Scenarios []Scenario    `json:"scenarios"`
 }
 
 // Placement is where a role runs: its engine, its CPUs there and its
@@ -130,6 +132,12 @@ const (
 	SteadyTrendBlocks = 8
 )
 
+// SteadyRecheckMax bounds the warm-up of a kept stack that reached its
+// warm-up's requests in an earlier scenario: at the new scenario's request
+// it runs until the same rule holds again (at least three blocks), or for
+// this long.
+const SteadyRecheckMax = Duration(10 * time.Second)
+
 // Replica is one container of a gateway arm.
 type Replica struct {
 	Port    int           `json:"port"`
@@ -167,7 +175,10 @@ type Scenario struct {
 	MockCmd   []string       `json:"mock_cmd"`
 	// FallbackCmd, when set, starts the fallback mock beside the mock
 	// (failover scenarios).
-	FallbackCmd []string     `json:"fallback_cmd,omitempty"`
+	FallbackCmd []string `json:"fallback_cmd,omitempty"`
+	// FreshStacks: with Plan.Stacks kept, this scenario still starts its
+	// gateways afresh and keeps none after (cold starts, failover).
+	FreshStacks bool         `json:"fresh_stacks,omitempty"`
 	MockKey     Secret       `json:"mock_key,omitempty"` // the key the mock requires, put in a file in its container
 	Knobs       script.Knobs `json:"-"`                  // what MockCmd sets, for the driver's fidelity check
 	// CancelAfter: cancellation scenarios, the content events a client
@@ -307,7 +318,7 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 	mockURL := config.URLAt(cfg.MockAddress(), cfg.Mock.Port)
 	p := &Plan{
 		Source: cfg.Filename, Dir: cfg.Dir, Cost: cfg.Cost, Floor: cfg.Defaults.Floor, BaselineK: cfg.Defaults.BaselineK,
-		Isolation: cfg.Defaults.Isolation,
+		Isolation: cfg.Defaults.Isolation, Stacks: cfg.Defaults.Stacks,
 		Layout: Layout{Placement{cfg.Placement.Driver, cfg.CPUs.Driver, cfg.Memory.Driver}, Placement{cfg.Placement.Mock, cfg.CPUs.Mock, cfg.Memory.Mock},
 			Placement{cfg.Placement.Gateway, cfg.CPUs.Gateway, cfg.Memory.Gateway}},
 		Engines: cfg.Engines, Drivers: cfg.Drivers,

@@ -22,6 +22,9 @@ func (p *Plan) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "memory: driver=%s mock=%s gateway=%s\n", config.FormatSize(l.Driver.Memory),
 		config.FormatSize(l.Mock.Memory), config.FormatSize(l.Gateway.Memory))
 	fmt.Fprintf(w, "cost:   $%g per vCPU-hour, $%g per GB-hour\n", p.Cost.USDPerVCPUHour, p.Cost.USDPerGBHour)
+	if p.Stacks == config.KeptStacks {
+		fmt.Fprintf(w, "stacks: kept: a warmed gateway stack serves the next scenarios that run its container (re-checked at each one's request, for at most %s); starts run as passes over the scenarios, each on a stack of its own\n", SteadyRecheckMax)
+	}
 	// Engines and drivers are told only where a file sets them: one engine
 	// and one driver in this process is the default.
 	if len(p.Engines) > 1 || l.Driver.Engine != config.LocalEngine || l.Mock.Engine != config.LocalEngine || l.Gateway.Engine != config.LocalEngine {
@@ -119,6 +122,9 @@ func (p *Plan) WriteText(w io.Writer) {
 		trials := fmt.Sprintf("%d trials", s.Trials)
 		if s.Starts > 1 {
 			trials = fmt.Sprintf("%d starts x %d trials (every gateway stack started afresh for each start)", s.Starts, s.Trials)
+			if p.Stacks == config.KeptStacks {
+				trials = fmt.Sprintf("%d starts x %d trials (each start on a gateway stack of its own)", s.Starts, s.Trials)
+			}
 		}
 		fmt.Fprintf(w, "  arms: %s; %d load points x %s; warmup %s, window %s, settle %s, request timeout %s\n",
 			strings.Join(names, ", "), len(s.Points), trials, first.Warmup, window, s.Settle, first.Timeout)
@@ -126,6 +132,9 @@ func (p *Plan) WriteText(w io.Writer) {
 		if warm := steadyText(s.Arms); warm != "" {
 			fmt.Fprintf(w, "  warm-up before the first round (blocks of %d, until two blocks' p50 agree within %.0f%%, with no trend over the last %d): %s\n",
 				SteadyBlock, SteadyTolerance*100, SteadyTrendBlocks, warm)
+		}
+		if p.Stacks == config.KeptStacks && s.FreshStacks {
+			fmt.Fprintf(w, "  stacks: started afresh for this scenario, none kept after it\n")
 		}
 		if s.FallbackCmd != nil {
 			fmt.Fprintf(w, "  fallback mock (no injected failures): %s\n", strings.Join(s.FallbackCmd, " "))

@@ -49,6 +49,10 @@ type Manifest struct {
 	// Isolation: "freeze" (the arms not being measured were paused) or
 	// "none" (they stayed up, idle, beside the measured arm).
 	Isolation string `json:"isolation"`
+	// Stacks: "kept" (a warmed gateway stack served later scenarios too,
+	// frozen between) or "fresh" (started for each start of each
+	// scenario); absent in runs before the setting.
+	Stacks string `json:"stacks,omitempty"`
 	// Calibration is a fixed reference workload on the gateway's first
 	// CPU at the run's start, before any stack was up (absent: not run,
 	// with CalibrationMissing saying why).

@@ -114,7 +114,22 @@ type Warmup struct {
 	Requests, Seconds Optional
 	State             WarmupState
 	P50s              []Optional // ms, one per block, in order
+	// Stack: whether the arm ran on a stack started for this scenario or
+	// kept from an earlier one; Before, the requests that stack had served
+	// before this warm-up (earlier warm-ups and windows).
+	Stack  StackState
+	Before Optional
 }
+
+// StackState is where a row's gateway stack came from.
+type StackState string
+
+const (
+	// StackFresh: started for this start of this scenario.
+	StackFresh StackState = "fresh"
+	// StackKept: started and warmed for an earlier scenario of the run.
+	StackKept StackState = "kept"
+)
 
 // WarmupState is how a warm-up ended.
 type WarmupState string

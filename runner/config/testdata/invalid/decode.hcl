@@ -6,6 +6,7 @@ defaults {
   duration = "0s" # want: Value out of range
   floor    = "nobody" # want: Unknown floor gateway
   settle   = "1000h" # want: Value out of range
+  stacks   = "shared" # want: Invalid stacks
 }
 
 cpus {
