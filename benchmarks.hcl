@@ -222,6 +222,7 @@ gateway "litellm-1-97" {
   version  = "LiteLLM proxy 1.97.0 (Python), litellm[proxy] and the official image's OpenTelemetry SDK and prisma from PyPI as of 2026-08-16, Python 3.11"
   prepare  = ["gateways/litellm/prepare.sh", "gateways/litellm/1.97.0"]
   scenarios = ["overhead", "streaming_turn_anthropic", "concurrent_agents"]
+  release_of = "litellm" # RESULTS.md sets the two releases side by side
   warmup_requests = 1500
   warmup_max      = "120s"
   # LiteLLM states its own overhead on every answer (the proxy's time less

@@ -247,7 +247,7 @@ type scenarioRun struct {
 	arms     map[string]*arm // up, by name (direct included)
 	mock     usage.Source
 	mocks    []*stack.Container // the scenario's mock (and fallback), checked after every run
-	teardown []func() // the mocks of the current start
+	teardown []func()           // the mocks of the current start
 	// down are the arms that could not come up in an earlier start (their
 	// row is written).
 	down map[string]bool

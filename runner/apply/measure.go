@@ -23,7 +23,7 @@ func optionalShare(s float64) results.Optional {
 func (r *runner) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.LoadPoint) results.Row {
 	l := r.o.Plan.Layout
 	row := results.Row{
-		RunID: r.runID, Scenario: sc.Name, Kind: sc.Kind, Gateway: a.Name, ArmLabel: a.Label, GatewayClass: a.Class,
+		RunID: r.runID, Scenario: sc.Name, Kind: sc.Kind, Gateway: a.Name, ArmLabel: a.Label, GatewayClass: a.Class, ReleaseOf: a.ReleaseOf,
 		Trial: trial, Mode: pt.Mode, Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
 		CapacityShare: optionalShare(pt.Share),
 		Status:        results.OK, Floor: r.o.Plan.Floor,

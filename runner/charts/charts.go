@@ -219,6 +219,37 @@ func addedValue(v results.Optional, d stats.Delta, has bool, unset string) value
 	return some(v)
 }
 
+// addedP50 is an arm's added p50 with its interval as a whisker; an arm
+// whose rounds fell into two clusters says so beside its bar, with both
+// cluster medians (docs/method.md, "Starts"), since one bar and one
+// whisker would read as a single spread.
+func addedP50(a summary.Arm, unset string) value {
+	v := addedValue(a.AddedP50, a.AddedP50CI, a.HasCI, unset)
+	if a.HasCI && v.Set {
+		v.Lo, v.Hi, v.CI = a.AddedP50CI.Lo, a.AddedP50CI.Hi, true
+	}
+	if a.IsBimodal && v.Set {
+		v.Label = fmtValue(v.V) + " bimodal"
+	}
+	return v
+}
+
+// bimodal are the foot lines that give each bimodal arm's two cluster
+// medians (a bar's label has no room for them).
+func bimodal(ts ...summary.Table) []string {
+	var out []string
+	for _, t := range ts {
+		for _, a := range t.Arms {
+			if a.IsBimodal {
+				c := a.Bimodal
+				out = append(out, fmt.Sprintf("%s at %s: bimodal, its rounds' added p50 in two clusters, at %s ms (%d rounds) and %s ms (%d rounds).",
+					a.Name, t.Point, summary.Signed(results.Some(c.Low)), c.NLow, summary.Signed(results.Some(c.High)), c.NHigh))
+			}
+		}
+	}
+	return out
+}
+
 func col(column results.Col) func(summary.Arm) value {
 	return func(a summary.Arm) value { return some(a.Median(column)) }
 }
@@ -232,13 +263,7 @@ func overheadFigure(d *data) (*figure, string) {
 	}
 	f := barsOf(t, true,
 		panelSpec{"Added latency", "ms over direct", []seriesSpec{
-			{"p50", func(a summary.Arm) value {
-				v := addedValue(a.AddedP50, a.AddedP50CI, a.HasCI, "")
-				if a.HasCI && v.Set {
-					v.Lo, v.Hi, v.CI = a.AddedP50CI.Lo, a.AddedP50CI.Hi, true
-				}
-				return v
-			}},
+			{"p50", func(a summary.Arm) value { return addedP50(a, "") }},
 			{"p99", func(a summary.Arm) value {
 				v := some(a.AddedP99)
 				if !v.Set && a.Trials > 0 {
@@ -253,7 +278,7 @@ func overheadFigure(d *data) (*figure, string) {
 			{"CPU", col(results.ColGatewayCPUUsPerReq)}}})
 	f.Note = fmt.Sprintf("Scenario %s, %s: non-streamed chat completions, each arm against the same mock on the same CPUs. Lower is better. "+
 		"Memory: the resident set as ps counts it, then the cgroup working set (lighter). CPU per request is the capacity figure that carries over between machines (1e6 / µs = req/s per core).", t.Point.Scenario, t.Point)
-	f.Foot = footnote(methodAdded, t.Arms)
+	f.Foot = append(footnote(methodAdded, t.Arms), bimodal(t)...)
 	return f, ""
 }
 
@@ -677,6 +702,7 @@ func sessionFigure(d *data) (*figure, string) {
 	}
 	var panels []panelSpec
 	var arms []summary.Arm
+	var drawn []summary.Table
 	// The rows are every arm of any panel: one that failed in one variant
 	// only keeps its bars elsewhere, the failure written where it failed.
 	all := summary.Table{}
@@ -691,6 +717,7 @@ func sessionFigure(d *data) (*figure, string) {
 				continue
 			}
 			arms = append(arms, t.Arms...)
+			drawn = append(drawn, t)
 			for _, a := range t.Arms {
 				j, seen := index[a.Name]
 				switch {
@@ -712,7 +739,7 @@ func sessionFigure(d *data) (*figure, string) {
 						return value{Label: missing(b)}
 					}
 					if b.Name == a.Name {
-						return addedValue(b.AddedP50, b.AddedP50CI, b.HasCI, "no p50: under 10 sessions a window")
+						return addedP50(b, "no p50: under 10 sessions a window")
 					}
 				}
 				return value{}
@@ -722,7 +749,7 @@ func sessionFigure(d *data) (*figure, string) {
 	}
 	f := barsOf(all, true, panels...)
 	f.Note = "Each client runs a profile's session over and over; every turn carries the whole history (system prompt, tools, the model's tool calls and the tools' outputs), so the context grows to the profile's size. The mock answers at once: the time is the path's."
-	f.Foot = footnote("Added = median over trials of (arm - direct) session duration, measured in the same trial.", arms)
+	f.Foot = append(footnote("Added = median over trials of (arm - direct) session duration, measured in the same trial.", arms), bimodal(drawn...)...)
 	return f, ""
 }
 

@@ -504,3 +504,39 @@ func TestMemoryTimeIsLinear(t *testing.T) {
 		}
 	}
 }
+
+// TestBimodalOnTheChart: an arm whose rounds fall into two clusters says
+// so beside its bar on the overhead chart, with both cluster medians, as
+// SUMMARY.md does; one bar and a whisker would read as one spread.
+func TestBimodalOnTheChart(t *testing.T) {
+	var recs []results.Record
+	for trial := 1; trial <= 6; trial++ {
+		gw := 2 + 0.05*float64((trial-1)%3)
+		if trial > 3 {
+			gw += 3
+		}
+		for arm, p50 := range map[string]float64{"direct": 1, "portkey": gw} {
+			recs = append(recs, results.NewRecord(map[results.Col]string{results.ColRunID: "20261201t000000-abcdef", results.ColScenario: "overhead",
+				results.ColKind: "overhead", results.ColGateway: arm, results.ColGatewayClass: map[string]string{"direct": "direct", "portkey": "ai"}[arm],
+				results.ColTrial: strconv.Itoa(trial), results.ColMode: "closed", results.ColConcurrency: "1", results.ColPromptTokens: "100",
+				results.ColStatus: "ok", results.ColRequestsOK: "1000", results.ColLatency.P50: strconv.FormatFloat(p50, 'f', -1, 64)}))
+		}
+	}
+	figs, _ := Figures(recs)
+	var label string
+	var figFoot []string
+	for _, f := range figs {
+		if f.File != "overhead.png" {
+			continue
+		}
+		figFoot = f.Foot
+		for i, r := range f.Rows {
+			if r.Name == "portkey" {
+				label = f.Panels[0].Series[0].Values[i].Label
+			}
+		}
+	}
+	if foot := strings.Join(figFoot, "\n"); label != "2.55 bimodal" || !strings.Contains(foot, "portkey at c=1 prompt=100: bimodal, its rounds' added p50 in two clusters, at +1.050 ms (3 rounds) and +4.050 ms (3 rounds)") {
+		t.Errorf("portkey's added p50 on overhead.png is labelled %q, its foot %q: want it flagged, both clusters named", label, foot)
+	}
+}

@@ -188,6 +188,10 @@ type Gateway struct {
 	// OverheadHeader names the answer header in which the gateway states
 	// its own overhead in ms, or "".
 	OverheadHeader string
+	// ReleaseOf names the gateway this one is an earlier release of (a
+	// control arm), or "": the report sets their figures side by side.
+	ReleaseOf      string
+	ReleaseOfRange hcl.Range
 	Model          string
 	APIModels      map[script.API]string // API -> model name sent over Model for that API
 	APIKey         string

@@ -144,6 +144,12 @@ func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 		c.errorf(cfg.Defaults.FloorRange, "Unknown floor gateway",
 			"floor = %q names no gateway block; the floor is a plain proxy declared as a gateway (nginx, say), measured in every scenario so that what the layout adds cancels out.", f)
 	}
+	for _, g := range cfg.Gateways {
+		if g.ReleaseOf != "" && (g.ReleaseOf == g.Name || !slices.ContainsFunc(cfg.Gateways, func(o Gateway) bool { return o.Name == g.ReleaseOf })) {
+			c.errorf(g.ReleaseOfRange, "Unknown gateway",
+				"release_of = %q names no other gateway block; it names the gateway this one is an earlier release of, so the report sets their figures side by side.", g.ReleaseOf)
+		}
+	}
 	cfg.Scenarios = c.scenarios(s2.Scenarios, cfg)
 	for _, g := range cfg.Gateways {
 		for _, name := range g.Scenarios {

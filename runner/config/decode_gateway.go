@@ -43,7 +43,9 @@ type rawGateway struct {
 	// OverheadHeader names the answer header in which the gateway states
 	// its own overhead in ms (LiteLLM: x-litellm-overhead-duration-ms).
 	OverheadHeader *string `hcl:"overhead_header,optional"`
-	Model          *string `hcl:"model,optional"`
+	// ReleaseOf names the gateway this one is an earlier release of.
+	ReleaseOf *string `hcl:"release_of,optional"`
+	Model     *string `hcl:"model,optional"`
 	// APIModels are per-API model names set over Model (a gateway whose
 	// configuration names one model per upstream provider).
 	APIModels map[string]string `hcl:"api_models,optional"`
@@ -129,6 +131,8 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		setIf(&g.Model, r.Model)
 		setIf(&g.APIKey, r.APIKey)
 		setIf(&g.OverheadHeader, r.OverheadHeader)
+		setIf(&g.ReleaseOf, r.ReleaseOf)
+		g.ReleaseOfRange = attrRange(b, "release_of")
 		if g.OverheadHeader != "" {
 			c.checkHeaderNames(b, "overhead_header", map[string]string{g.OverheadHeader: ""})
 		}

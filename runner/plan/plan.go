@@ -80,17 +80,19 @@ type Arm struct {
 	Label results.Label `json:"label"`
 	Class results.Class `json:"class"`
 	// Fallback: the configuration retries failed requests on the fallback mock.
-	Fallback bool     `json:"fallback,omitempty"`
-	Direct   bool     `json:"direct,omitempty"`
-	Floor    bool     `json:"floor,omitempty"`  // the plain proxy overhead is also reported against
-	Hosted   bool     `json:"hosted,omitempty"` // no stack: a hosted API at URL
-	URL      string   `json:"url,omitempty"`    // hosted: scheme and host
-	Port     int      `json:"port"`
-	Version  string   `json:"version,omitempty"`
-	Compose  string   `json:"compose,omitempty"` // compose file as written in HCL
-	Service  string   `json:"service,omitempty"`
-	Image    string   `json:"image,omitempty"`
-	Prepare  []string `json:"prepare,omitempty"` // run in Plan.Dir before the image is built
+	Fallback bool   `json:"fallback,omitempty"`
+	Direct   bool   `json:"direct,omitempty"`
+	Floor    bool   `json:"floor,omitempty"`  // the plain proxy overhead is also reported against
+	Hosted   bool   `json:"hosted,omitempty"` // no stack: a hosted API at URL
+	URL      string `json:"url,omitempty"`    // hosted: scheme and host
+	Port     int    `json:"port"`
+	Version  string `json:"version,omitempty"`
+	// ReleaseOf: the arm this one is an earlier release of (a control).
+	ReleaseOf string   `json:"release_of,omitempty"`
+	Compose   string   `json:"compose,omitempty"` // compose file as written in HCL
+	Service   string   `json:"service,omitempty"`
+	Image     string   `json:"image,omitempty"`
+	Prepare   []string `json:"prepare,omitempty"` // run in Plan.Dir before the image is built
 	// Steady: on a scenario's arms, the warm-up before its first measured
 	// round (the scenario's and the gateway's, the larger of each bound);
 	// LogPatterns are counted in its log per window.
@@ -328,7 +330,8 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 	p.Arms = append(p.Arms, Arm{Name: config.DirectArm, Label: results.LabelDirect, Class: results.ClassDirect, Direct: true, Port: cfg.Mock.Port})
 	for i := range cfg.Gateways {
 		g := &cfg.Gateways[i]
-		a := Arm{Name: g.Name, Label: g.Arm, Class: g.Class, Fallback: g.Fallback, Port: g.Port, Version: g.Version, Floor: g.Name == cfg.Defaults.Floor}
+		a := Arm{Name: g.Name, Label: g.Arm, Class: g.Class, Fallback: g.Fallback, Port: g.Port, Version: g.Version, Floor: g.Name == cfg.Defaults.Floor,
+			ReleaseOf: g.ReleaseOf}
 		if g.Hosted {
 			a.Hosted, a.URL = true, g.URL
 		} else {

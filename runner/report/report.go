@@ -97,10 +97,10 @@ func writeCapacity(w io.Writer, tables []summary.Table) {
 	fmt.Fprintln(w, "implies (1e6 / µs), is the capacity figure that carries over between machines. The req/s column is what")
 	fmt.Fprintln(w, "this rig sustained; where it says rig saturated or contended, the driver, the mock or the CPU they share")
 	fmt.Fprintln(w, "with the gateway ran out first, and it is not the gateway's ceiling. Medians over trials.")
+	fmt.Fprintln(w)
 	for _, t := range ts {
-		fmt.Fprintf(w, "\n%s, %s (run `%s`, code %s):\n\n", t.Point.Scenario, t.Point, t.Point.RunID, t.Code())
-		fmt.Fprintln(w, "| arm | req/s here | gateway CPU µs/req | req/s per gateway core | gateway cores used | the rig |")
-		fmt.Fprintln(w, "|---|---|---|---|---|---|")
+		fmt.Fprintf(w, "%s, %s (run `%s`, code %s):\n\n", t.Point.Scenario, t.Point, t.Point.RunID, t.Code())
+		var rows [][]string
 		for _, a := range t.Arms {
 			if a.Trials == 0 {
 				continue
@@ -110,11 +110,11 @@ func writeCapacity(w io.Writer, tables []summary.Table) {
 				perCore = summary.Thousands(int64(math.Round(1e6 / a.CPUUsPerReq.V)))
 			}
 			rps := a.Median(results.ColRPS)
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", a.Name, summary.Thousands(int64(math.Round(rps.V))), summary.Fixed(a.CPUUsPerReq, 1), perCore,
-				summary.Fixed(a.Median(results.ColGatewayCPUCores), 2), orDash(a.RigFlags()))
+			rows = append(rows, []string{a.Name, summary.Thousands(int64(math.Round(rps.V))), summary.Fixed(a.CPUUsPerReq, 1), perCore,
+				summary.Fixed(a.Median(results.ColGatewayCPUCores), 2), orDash(a.RigFlags())})
 		}
+		markdownTable(w, []string{"arm", "req/s here", "gateway CPU µs/req", "req/s per gateway core", "gateway cores used", "the rig"}, rows)
 	}
-	fmt.Fprintln(w)
 }
 
 // host is where the table's run measured: the CPU and the layout.
@@ -160,18 +160,18 @@ func writeReproduction(w io.Writer, rep Repeats) {
 // writeBehaviour lists, per scenario and point, what each gateway did
 // beside its rows' status (summary.Behaviour).
 func writeBehaviour(w io.Writer, tables []summary.Table) {
-	var lines []string
+	var rows [][]string
 	for _, t := range tables {
 		if t.Uncontrolled != "" {
 			continue
 		}
 		for _, a := range t.Arms {
 			if b := a.Behaviours(); len(b) > 0 {
-				lines = append(lines, fmt.Sprintf("| %s | %s | %s | %s |", t.Point.Scenario, t.Point, a.Name, strings.Join(b, "; ")))
+				rows = append(rows, []string{t.Point.Scenario, t.Point.String(), a.Name, strings.Join(b, "; ")})
 			}
 		}
 	}
-	if len(lines) == 0 {
+	if len(rows) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "## Behaviour")
@@ -180,10 +180,63 @@ func writeBehaviour(w io.Writer, tables []summary.Table) {
 	fmt.Fprintln(w, "the gateway (buffers streams, misses the SLO, drops streams under the error limit, fails over, lets")
 	fmt.Fprintln(w, "the upstream run on after the client left). Counts are summed over the point's ok trials.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| scenario | point | arm | behaviour |")
-	fmt.Fprintln(w, "|---|---|---|---|")
-	for _, l := range lines {
-		fmt.Fprintln(w, l)
+	markdownTable(w, []string{"scenario", "point", "arm", "behaviour"}, rows)
+}
+
+// writeReleases sets each control arm (an earlier release, its rows'
+// release_of) beside the arm it is a release of, point by point: what a
+// gateway's release costs, which no single-release figure shows.
+func writeReleases(w io.Writer, tables []summary.Table) {
+	var rows [][]string
+	for _, t := range tables {
+		if t.Uncontrolled != "" {
+			continue
+		}
+		for _, old := range t.Arms {
+			if old.Trials == 0 || len(old.Rows) == 0 {
+				continue
+			}
+			of := old.Rows[0].Str(results.ColReleaseOf)
+			i := slices.IndexFunc(t.Arms, func(a summary.Arm) bool { return a.Name == of && a.Trials > 0 })
+			if of == "" || i < 0 {
+				continue
+			}
+			cur := t.Arms[i]
+			rows = append(rows, []string{t.Point.Scenario, t.Point.String(),
+				cur.Name, summary.Added(cur.AddedP50, cur.AddedP50CI, cur.HasCI) + " " + summary.CI(cur), summary.Fixed(cur.CPUUsPerReq, 1), summary.Fixed(cur.Median(results.ColGatewayReportedP50), 2),
+				old.Name, summary.Added(old.AddedP50, old.AddedP50CI, old.HasCI) + " " + summary.CI(old), summary.Fixed(old.CPUUsPerReq, 1), summary.Fixed(old.Median(results.ColGatewayReportedP50), 2),
+				ratioOf(cur.AddedP50, old.AddedP50), ratioOf(cur.CPUUsPerReq, old.CPUUsPerReq)})
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "## Release against release")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "An earlier release measured beside the current one, in the same run, trials and rotation: added p50")
+	fmt.Fprintln(w, "(median over trials of arm - direct, with its interval), the gateway's CPU per request, and the")
+	fmt.Fprintln(w, "overhead the gateway states itself on each answer (p50, median over trials). The ratios are the")
+	fmt.Fprintln(w, "current release over the earlier one.")
+	fmt.Fprintln(w)
+	markdownTable(w, []string{"scenario", "point", "release", "+p50 ms", "CPU µs/req", "own overhead ms",
+		"earlier release", "+p50 ms", "CPU µs/req", "own overhead ms", "+p50 ratio", "CPU ratio"}, rows)
+}
+
+// ratioOf is a / b as "2.09x", or "-" where either is missing or b is not
+// above zero.
+func ratioOf(a, b results.Optional) string {
+	if !a.Set || !b.Set || b.V <= 0 || a.V < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", a.V/b.V)
+}
+
+// markdownTable writes a Markdown table and the blank line after it.
+func markdownTable(w io.Writer, header []string, rows [][]string) {
+	fmt.Fprintln(w, "| "+strings.Join(header, " | ")+" |")
+	fmt.Fprintln(w, strings.Repeat("|---", len(header))+"|")
+	for _, r := range rows {
+		fmt.Fprintln(w, "| "+strings.Join(r, " | ")+" |")
 	}
 	fmt.Fprintln(w)
 }
@@ -263,6 +316,7 @@ func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, char
 	}
 	writeCapacity(w, tables)
 	writeBehaviour(w, tables)
+	writeReleases(w, tables)
 	writeReproduction(w, rep)
 	fmt.Fprintln(w, "## Figures")
 	fmt.Fprintln(w)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/runner/charts"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/summary"
 )
 
 const regenerate = "the CSVs changed without the charts: run `go run ./runner charts` and commit charts/, RESULTS.md and README.md"
@@ -145,5 +146,38 @@ func TestLastReproduction(t *testing.T) {
 	}
 	if rep, _ := ReadRepeats(filepath.Join(base, "run-1")); len(rep.Dirs) != 0 {
 		t.Error("a directory of no repeats reads as a reproduction")
+	}
+}
+
+// TestReleaseAgainstRelease: a control arm (release_of) is set beside the
+// arm it is an earlier release of, point by point, with the ratios; an
+// arm that names no release gets no row.
+func TestReleaseAgainstRelease(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("run_id,scenario,kind,gateway,release_of,trial,mode,concurrency,rate_rps,prompt_tokens,status,latency_p50_ms,gateway_cpu_us_per_req,gateway_reported_p50_ms,verdict\n")
+	for trial := 1; trial <= 6; trial++ {
+		d := 1 + float64(trial)/1000
+		fmt.Fprintf(&b, "r1,overhead,overhead,direct,,%d,closed,1,0,100,ok,%g,,,ok\n", trial, d)
+		fmt.Fprintf(&b, "r1,overhead,overhead,litellm,,%d,closed,1,0,100,ok,%g,40000,26,ok\n", trial, d+40)
+		fmt.Fprintf(&b, "r1,overhead,overhead,litellm-1-97,litellm,%d,closed,1,0,100,ok,%g,20000,3.5,ok\n", trial, d+20)
+	}
+	path := filepath.Join(t.TempDir(), "overhead.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	writeReleases(&buf, summary.Build(recs))
+	out := buf.String()
+	for _, want := range []string{"## Release against release", "| overhead | c=1 prompt=100 | litellm | +40.000 ", "| 40000.0 | 26.00 | litellm-1-97 | +20.000 ", "| 2.00x | 2.00x |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "| overhead |") != 1 {
+		t.Errorf("want one row, the control's:\n%s", out)
 	}
 }

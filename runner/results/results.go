@@ -24,6 +24,7 @@ type Row struct {
 	ArmLabel                 Label
 	Kind                     Kind
 	GatewayClass             Class
+	ReleaseOf                string     // the arm this one is an earlier release of (a control), or ""
 	P99BoundsMS              []Optional // the frontier's bounds (open-loop rows of a scenario that sets them)
 	Trial                    int
 	Start                    int // the fresh start of the stacks it ran in (from 1; 0: never came up)

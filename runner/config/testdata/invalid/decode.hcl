@@ -48,6 +48,7 @@ gateway "twice" {
   service = "x"
   port    = 18091
   api     = ["openai"]
+  release_of = "twice" # want: Unknown gateway
 }
 
 gateway "twice" { # want: Duplicate gateway
