@@ -123,6 +123,7 @@ type runner struct {
 	// pool holds the gateway stacks kept for later scenarios, by arm name
 	// (Plan.Stacks kept), frozen between them when the plan isolates.
 	pool map[string]*arm
+	ran  map[int]bool // the plan's runs measured so far, by index (loadLeft)
 }
 
 // Run executes the plan. loadCtx cancelled (first Ctrl-C) stops load: the
@@ -149,7 +150,7 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 			return stack.DriverImage(ctx, e, o.ModuleDir, labels)
 		}
 	}
-	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, drivers: map[string]stack.Image{}, dirs: map[string]bool{}, runManifests: map[string]bool{}, pool: map[string]*arm{}}
+	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, drivers: map[string]stack.Image{}, dirs: map[string]bool{}, runManifests: map[string]bool{}, pool: map[string]*arm{}, ran: map[int]bool{}}
 	r.manifest = results.Manifest{RunID: r.runID, Started: time.Now().UTC().Truncate(time.Second), HCL: o.Source}
 	r.out = Outcome{RunID: r.runID, Unavailable: map[string]string{}}
 	p := o.Progress
@@ -340,7 +341,7 @@ func (r *runner) scenarioStart(loadCtx, hardCtx context.Context, s *scenarioRun,
 	if start == 1 {
 		left := "nothing"
 		if len(sc.Runs) > 0 {
-			left = r.loadLeft(sc.Runs[0].Index).Round(time.Second).String()
+			left = r.loadLeft().Round(time.Second).String()
 		}
 		r.o.Progress.Logf("scenario %s (%s): %d runs -> %s (%s of load left in the plan, stack start-ups aside)", sc.Name, sc.Kind, len(sc.Runs), s.path, left)
 	} else {
@@ -582,7 +583,7 @@ func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, runs [
 			return err
 		}
 		p.Start(fmt.Sprintf("[%d/%d] %s %s%s trial %d %s (about %s of load left in the plan)", n, total, sc.Name, run.Point, variant(run), run.Trial, run.Arm,
-			r.loadLeft(run.Index).Round(time.Second)), run.Warmup.D()+run.Duration.D())
+			r.loadLeft().Round(time.Second)), run.Warmup.D()+run.Duration.D())
 		m := r.meter(sc, run, a, s.mock)
 		m.Abort = hardCtx
 		row := m.Base
@@ -601,6 +602,7 @@ func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, runs [
 			row.Verdict.Add(results.Reason{Kind: results.VNearCeiling, Detail: why})
 		}
 		a.served += int(row.OK + row.Errors.Total())
+		r.ran[run.Index] = true
 		s.rows = append(s.rows, row)
 		if err := r.save(s); err != nil {
 			return err
@@ -759,13 +761,15 @@ func variant(run *plan.Run) string {
 	return " (" + run.Variant + ")"
 }
 
-// loadLeft is the load of the plan's runs from index on, leaving out arms
-// already found unavailable: an ETA without stack start-ups.
-func (r *runner) loadLeft(index int) time.Duration {
+// loadLeft is the load of the plan's runs not measured yet, leaving out
+// arms already found unavailable: an ETA without stack start-ups. Runs go
+// by pass, not by index: a second start comes after later scenarios'
+// first.
+func (r *runner) loadLeft() time.Duration {
 	var d plan.Duration
 	for _, sc := range r.o.Plan.Scenarios {
 		for _, run := range sc.Runs {
-			if _, gone := r.out.Unavailable[run.Arm]; run.Index >= index && !gone {
+			if _, gone := r.out.Unavailable[run.Arm]; !gone && !r.ran[run.Index] {
 				d += run.Warmup + run.Duration + run.Settle
 			}
 		}

@@ -1231,3 +1231,22 @@ func TestKeptStacks(t *testing.T) {
 		t.Errorf("cold's proxy row %+v: want a fresh stack, not warmed", cold)
 	}
 }
+
+// TestLoadLeftByPass: the load left counts the runs not measured yet, not
+// those from an index on: in pass order a scenario's second start comes
+// after later scenarios' first, whose runs have higher indices and are
+// done (the ETA once counted them again).
+func TestLoadLeftByPass(t *testing.T) {
+	second := plan.Duration(time.Second)
+	run := func(index int, arm string) plan.Run {
+		return plan.Run{Index: index, Arm: arm, Duration: second}
+	}
+	p := &plan.Plan{Scenarios: []plan.Scenario{
+		{Name: "a", Runs: []plan.Run{run(1, "x"), run(2, "x")}}, // start 1, start 2
+		{Name: "b", Runs: []plan.Run{run(3, "x"), run(4, "gone")}},
+	}}
+	r := &runner{o: Options{Plan: p}, out: Outcome{Unavailable: map[string]string{"gone": "no image"}}, ran: map[int]bool{1: true, 3: true}}
+	if got := r.loadLeft(); got != time.Second {
+		t.Errorf("load left after a's first start and b: %s, want 1s (a's second start only)", got)
+	}
+}
