@@ -65,6 +65,17 @@ func Reproduce(first, second []Table) []Reproduction {
 
 func inside(v float64, f Figure) bool { return f.CI.Lo <= v && v <= f.CI.Hi }
 
+// share is a move as a share of the first figure, when that figure is one
+// to take a share of: printed above 0 at its 3 decimals and, with an
+// interval, distinguishable from 0 (an arm adding nothing moved by "+1e15%").
+func share(moved float64, first Figure) string {
+	v := first.V.V
+	if math.Abs(v) < 0.0005 || (first.Has && first.CI.Lo <= 0 && 0 <= first.CI.Hi) {
+		return ""
+	}
+	return fmt.Sprintf(" (%+.0f%%)", 100*moved/math.Abs(v))
+}
+
 // WriteReproduction prints each arm's two figures and the verdict, as a
 // Markdown table when markdown is set.
 func WriteReproduction(w io.Writer, rs []Reproduction, markdown bool) {
@@ -94,10 +105,7 @@ func WriteReproduction(w io.Writer, rs []Reproduction, markdown bool) {
 	for _, r := range rs {
 		moved := "-"
 		if r.First.V.Set && r.Second.V.Set {
-			moved = fmt.Sprintf("%+.3f ms", r.Moved)
-			if r.First.V.V != 0 {
-				moved += fmt.Sprintf(" (%+.0f%%)", 100*r.Moved/math.Abs(r.First.V.V))
-			}
+			moved = fmt.Sprintf("%+.3f ms", r.Moved) + share(r.Moved, r.First)
 		}
 		fmt.Fprint(out, row(r.Scenario, r.Point, r.Arm, Signed(r.First.V), Interval(r.First.CI, r.First.Has),
 			Signed(r.Second.V), Interval(r.Second.CI, r.Second.Has), moved, string(r.Verdict)))

@@ -47,3 +47,31 @@ func TestReproduce(t *testing.T) {
 		t.Errorf("markdown:\n%s", b.String())
 	}
 }
+
+// TestReproduceShareOfNothing: a move is not a share of a first figure that
+// is 0 to its printed decimals or whose interval holds 0 (REPRODUCTION.md
+// once read "+1097752409171500%" for an arm adding a float's residue).
+func TestReproduceShareOfNothing(t *testing.T) {
+	arm := func(v, lo, hi float64) Arm {
+		d := stats.Delta{Estimate: stats.Estimate{Median: v, Lo: lo, Hi: hi, Enough: true, N: 6}}
+		return Arm{Name: "nginx", AddedP50: results.Some(v), AddedP50CI: d, HasCI: true}
+	}
+	for _, tc := range []struct {
+		first, lo, hi float64
+		want          string
+	}{
+		{9.1e-17, -0.01, 0.01, "+0.020 ms | "},
+		{0.0001, 0.00005, 0.0002, "+0.020 ms | "},
+		{0.004, -0.002, 0.01, "+0.020 ms | "},
+		{0.04, 0.03, 0.05, "+0.020 ms (+50%) | "},
+	} {
+		first := []Table{{Point: Point{Scenario: "overhead", Mode: results.Closed, Concurrency: 1, Prompt: 100},
+			Arms: []Arm{{Name: "direct"}, arm(tc.first, tc.lo, tc.hi)}}}
+		second := []Table{{Point: first[0].Point, Arms: []Arm{{Name: "direct"}, arm(tc.first+0.02, tc.first, tc.first+0.04)}}}
+		var b bytes.Buffer
+		WriteReproduction(&b, Reproduce(first, second), true)
+		if !strings.Contains(b.String(), tc.want) {
+			t.Errorf("first %g [%g, %g]: want %q in\n%s", tc.first, tc.lo, tc.hi, tc.want, b.String())
+		}
+	}
+}
