@@ -1188,7 +1188,9 @@ func TestKeptStacks(t *testing.T) {
 		}
 		return sc
 	}
-	p.Scenarios = append(p.Scenarios, scenario("second", false), scenario("cold", true))
+	// Declared between the two, the fresh scenario still runs after the
+	// kept one: it would remove the stack the second then warms again.
+	p.Scenarios = append(p.Scenarios, scenario("cold", true), scenario("second", false))
 	e := inProcess(t, ps, p)
 	o.Engine = e
 	out, err := Run(context.Background(), context.Background(), o)

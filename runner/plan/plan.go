@@ -138,7 +138,10 @@ const (
 // warm-up's requests in an earlier scenario: at the new scenario's request
 // it runs until the same rule holds again (at least three blocks), or for
 // this long.
-const SteadyRecheckMax = Duration(10 * time.Second)
+// 5 s: a LiteLLM re-check rarely settles within 10 s either (16 of 17
+// bounded in run 20261203t090203-f02fad), and 121 re-checks took 9.4
+// minutes of that run.
+const SteadyRecheckMax = Duration(5 * time.Second)
 
 // Replica is one container of a gateway arm.
 type Replica struct {
