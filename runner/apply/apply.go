@@ -314,19 +314,19 @@ func (r *runner) passes(loadCtx, hardCtx context.Context) error {
 }
 
 // passOrder is the order of the scenarios in each pass: the plan's, with
-// those that start their stacks afresh (a cold start, a failover) after
-// the rest, since each removes the stacks kept so far and a kept scenario
-// after it would start and warm them all again (about 3 minutes here).
+// those that keep no stack after them (a failover, a cold start) after the
+// rest, since a kept scenario after one would start and warm every stack
+// again (about 3 minutes here).
 func (r *runner) passOrder() []int {
-	var kept, fresh []int
+	var kept, last []int
 	for i := range r.o.Plan.Scenarios {
-		if r.o.Plan.Stacks == config.KeptStacks && r.o.Plan.Scenarios[i].FreshStacks {
-			fresh = append(fresh, i)
+		if r.o.Plan.Stacks == config.KeptStacks && !r.keeps(&r.o.Plan.Scenarios[i]) {
+			last = append(last, i)
 		} else {
 			kept = append(kept, i)
 		}
 	}
-	return append(kept, fresh...)
+	return append(kept, last...)
 }
 
 func (r *runner) newScenario(sc *plan.Scenario) (*scenarioRun, error) {

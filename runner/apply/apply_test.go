@@ -1188,9 +1188,12 @@ func TestKeptStacks(t *testing.T) {
 		}
 		return sc
 	}
-	// Declared between the two, the fresh scenario still runs after the
-	// kept one: it would remove the stack the second then warms again.
-	p.Scenarios = append(p.Scenarios, scenario("cold", true), scenario("second", false))
+	// Declared before the kept one, the failover-like scenario (it takes
+	// the kept stack and leaves none) and the fresh one still run after it:
+	// either would remove the stack the second then warms again.
+	fails := scenario("fails", false)
+	fails.DiscardsStacks = true
+	p.Scenarios = append(p.Scenarios, fails, scenario("cold", true), scenario("second", false))
 	e := inProcess(t, ps, p)
 	o.Engine = e
 	out, err := Run(context.Background(), context.Background(), o)
@@ -1203,8 +1206,8 @@ func TestKeptStacks(t *testing.T) {
 			calls = append(calls, f[0])
 		}
 	}
-	// overhead 1 creates, second keeps it, cold removes it and starts its
-	// own, overhead 2 starts a third, removed at the end.
+	// overhead 1 creates, second and fails take it, fails removes it, cold
+	// starts its own, overhead 2 starts a third, removed at the end.
 	if want := []string{"create", "remove", "create", "remove", "create", "remove"}; !slices.Equal(calls, want) {
 		t.Errorf("the proxy's containers: %v, want %v", calls, want)
 	}
@@ -1222,12 +1225,15 @@ func TestKeptStacks(t *testing.T) {
 			}
 		}
 	}
-	ov, second, cold := got["overhead"], got["second"], got["cold"]
+	ov, second, cold, failed := got["overhead"], got["second"], got["cold"], got["fails"]
 	if len(ov) != 2 || ov[0].stack != "fresh" || ov[0].before != 0 || ov[1].stack != "fresh" || ov[1].before != 0 || ov[1].start != "2" {
 		t.Errorf("overhead's proxy rows %+v: want two fresh stacks, starts 1 and 2", ov)
 	}
 	if len(second) != 1 || second[0].stack != "kept" || second[0].before < 300 || second[0].warmState == "" {
 		t.Errorf("second's proxy row %+v: want the kept stack, with its 300 warm-up requests and more before, re-checked", second)
+	}
+	if len(failed) != 1 || len(second) != 1 || failed[0].stack != "kept" || failed[0].before <= second[0].before {
+		t.Errorf("fails's proxy row %+v: want the stack kept through second, after it", failed)
 	}
 	if len(cold) != 1 || cold[0].stack != "fresh" || cold[0].warmState != "" {
 		t.Errorf("cold's proxy row %+v: want a fresh stack, not warmed", cold)

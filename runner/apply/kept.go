@@ -35,10 +35,13 @@ func specOf(pa *plan.Arm) string {
 	return b.String()
 }
 
-// keeps says whether the arms of a scenario outlive it.
-func (r *runner) keeps(sc *plan.Scenario) bool {
+// takes says whether a scenario's arms may be stacks kept from earlier
+// scenarios; keeps, whether they outlive it.
+func (r *runner) takes(sc *plan.Scenario) bool {
 	return r.o.Plan.Stacks == config.KeptStacks && !sc.FreshStacks
 }
+
+func (r *runner) keeps(sc *plan.Scenario) bool { return r.takes(sc) && !sc.DiscardsStacks }
 
 // takeKept hands the scenario the stack kept for pa, when one may serve it:
 // the same containers, never measured in this scenario (a second start is a
@@ -53,7 +56,7 @@ func (r *runner) takeKept(ctx context.Context, s *scenarioRun, pa *plan.Arm) *ar
 	delete(r.pool, pa.Name)
 	why := ""
 	switch {
-	case !r.keeps(s.sc):
+	case !r.takes(s.sc):
 		why = "this scenario starts its stacks afresh"
 	case k.spec != specOf(pa):
 		why = "this scenario runs a different container"

@@ -135,10 +135,11 @@ func (planner) Plan(p *plan.Plan, s *plan.Scenario) {
 		return
 	}
 	k.Plan(p, s)
-	// A cold start is measured as the stack starts, and a failover trips
-	// circuit breakers and retry state: neither takes a kept stack, nor
-	// leaves one.
-	s.FreshStacks = s.Kind == results.KindColdStart || s.FallbackCmd != nil
+	// A cold start is measured as the stack starts: it takes no kept stack.
+	// A failover trips circuit breakers and retry state: it is measured on
+	// the warm kept stacks, and leaves none.
+	s.FreshStacks = s.Kind == results.KindColdStart
+	s.DiscardsStacks = s.FallbackCmd != nil
 }
 
 // facts are what a kind's preconditions look at, the same whether read

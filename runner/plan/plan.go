@@ -182,10 +182,13 @@ type Scenario struct {
 	// (failover scenarios).
 	FallbackCmd []string `json:"fallback_cmd,omitempty"`
 	// FreshStacks: with Plan.Stacks kept, this scenario still starts its
-	// gateways afresh and keeps none after (cold starts, failover).
-	FreshStacks bool         `json:"fresh_stacks,omitempty"`
-	MockKey     Secret       `json:"mock_key,omitempty"` // the key the mock requires, put in a file in its container
-	Knobs       script.Knobs `json:"-"`                  // what MockCmd sets, for the driver's fidelity check
+	// gateways afresh and keeps none after (cold starts). DiscardsStacks:
+	// it takes the kept stacks, warm, but keeps none after (failover trips
+	// circuit breakers and retry state that later scenarios must not meet).
+	FreshStacks    bool         `json:"fresh_stacks,omitempty"`
+	DiscardsStacks bool         `json:"discards_stacks,omitempty"`
+	MockKey        Secret       `json:"mock_key,omitempty"` // the key the mock requires, put in a file in its container
+	Knobs          script.Knobs `json:"-"`                  // what MockCmd sets, for the driver's fidelity check
 	// CancelAfter: cancellation scenarios, the content events a client
 	// reads before it leaves, one variant each.
 	CancelAfter []int `json:"cancel_after,omitempty"`

@@ -133,8 +133,11 @@ func (p *Plan) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "  warm-up before the first round (blocks of %d, until two blocks' p50 agree within %.0f%%, with no trend over the last %d): %s\n",
 				SteadyBlock, SteadyTolerance*100, SteadyTrendBlocks, warm)
 		}
-		if p.Stacks == config.KeptStacks && s.FreshStacks {
+		switch {
+		case p.Stacks == config.KeptStacks && s.FreshStacks:
 			fmt.Fprintf(w, "  stacks: started afresh for this scenario, none kept after it\n")
+		case p.Stacks == config.KeptStacks && s.DiscardsStacks:
+			fmt.Fprintf(w, "  stacks: the kept ones serve it, none kept after it\n")
 		}
 		if s.FallbackCmd != nil {
 			fmt.Fprintf(w, "  fallback mock (no injected failures): %s\n", strings.Join(s.FallbackCmd, " "))
