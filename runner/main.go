@@ -14,6 +14,9 @@ usage (flags go before or after FILE; runner CMD --help prints one command's fla
   runner validate FILE    check benchmarks.hcl and its compose files; exit 2 on errors
   runner plan [--json] [--quick] [--gateway a,b] [--scenario x,y] FILE
                           print every run that apply would make, and the load it takes
+  runner build [--gateway a,b] FILE
+                          build (or find) every gateway image FILE runs, with the last build's time
+                          here; apply does the same before its first stack starts
   runner apply [--quick] [--wait] [--repeat N] [--gateway a,b] [--scenario x,y] [--results DIR] FILE
                           bring the stacks up, measure, write results/*.csv and results/SUMMARY.md
                           (--quick: one trial, short windows, into results/quick/ unless --results;
@@ -70,6 +73,8 @@ func dispatch(args []string) int {
 		return cmdValidate(args[1:])
 	case "plan":
 		return cmdPlan(args[1:])
+	case "build":
+		return cmdBuild(args[1:])
 	case "apply":
 		return cmdApply(args[1:])
 	case "down":
@@ -98,7 +103,7 @@ func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
 // command itself) and exits 0: asking for help is not a usage error.
 func help(cmd string, rest []string) int {
 	switch cmd {
-	case "validate", "plan", "apply", "down", "summary", "charts", "compare", "drive":
+	case "validate", "plan", "build", "apply", "down", "summary", "charts", "compare", "drive":
 		dispatch([]string{cmd, "-h"})
 	case "selfbench":
 		sub := "mock"

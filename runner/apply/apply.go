@@ -81,7 +81,6 @@ type arm struct {
 	containers  []*stack.Container // one per replica; none for the direct arm and hosted arms
 	key         string             // a hosted arm's key, read from its environment variable; never written anywhere
 	image       stack.Image
-	imageReused bool           // the image was obtained by an earlier scenario of the run
 	source      usage.Source   // every replica's container, read as one
 	replicas    []usage.Source // each replica's, when there are several
 	balancer    usage.Source   // a declared balancer's, when there is one
@@ -196,6 +195,7 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 	if r.mock, err = o.MockImage(hardCtx, mockEngine, map[string]string{stack.LabelRun: r.runID}); err != nil {
 		return r.out, err
 	}
+	r.buildImages(hardCtx)
 	if err := r.readHosts(hardCtx); err != nil {
 		return r.out, err
 	}
@@ -539,11 +539,7 @@ func (r *runner) startArms(hardCtx context.Context, s *scenarioRun, start int) e
 		if len(a.containers) > 1 {
 			replicas = fmt.Sprintf(", %d replicas", len(a.containers))
 		}
-		source := string(a.image.Source)
-		if a.imageReused {
-			source = "obtained earlier in this run"
-		}
-		p.Logf("%s up: image %s (%s, %.1f MiB)%s, cold start %s", pa.Name, a.image.Ref, source, measure.MiB(uint64(a.image.Size)), replicas, a.coldStart.Round(time.Millisecond))
+		p.Logf("%s up: image %s (%s, %.1f MiB)%s, cold start %s", pa.Name, a.image.Ref, a.image.Source, measure.MiB(uint64(a.image.Size)), replicas, a.coldStart.Round(time.Millisecond))
 	}
 	return nil
 }

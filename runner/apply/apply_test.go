@@ -1258,3 +1258,54 @@ func TestLoadLeftByPass(t *testing.T) {
 		t.Errorf("load left after a's first start and b: %s, want 1s (a's second start only)", got)
 	}
 }
+
+// TestImagesBeforeStacks: a gateway image the run must build is built
+// before any container starts, the mock's included, so no started stack
+// idles through the build and no cold start is measured beside it (a
+// quick look once left every stack idle while litellm-rs compiled for 26
+// minutes). Each image is obtained once, however many scenarios run it.
+func TestImagesBeforeStacks(t *testing.T) {
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 100*time.Millisecond)
+	ctxDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ctxDir, "Dockerfile"), []byte("FROM scratch\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second := p.Scenarios[0]
+	second.Name, second.CSV = "second", filepath.Join("results", "second.csv")
+	p.Scenarios = append(p.Scenarios, second)
+	for i := range p.Scenarios {
+		for j := range p.Scenarios[i].Arms {
+			if a := &p.Scenarios[i].Arms[j]; a.Name == "proxy" {
+				svc := *a.Replicas[0].Container
+				svc.Image, svc.Build = "example/built:1", &stack.Build{Context: ctxDir, Dockerfile: "Dockerfile"}
+				a.Replicas = []plan.Replica{{Port: a.Port, CPUs: a.Replicas[0].CPUs, Project: "proxy", Container: &svc, ConfigHash: svc.Hash()}}
+			}
+		}
+	}
+	e := inProcess(t, ps, p)
+	var mu sync.Mutex
+	built := false
+	e.BuildFunc = func(string) error { mu.Lock(); built = true; mu.Unlock(); return nil }
+	e.ImageFunc = func(ref string) (stack.ImageInfo, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return stack.ImageInfo{ID: "sha256:" + ref, Size: 1 << 20, Found: ref != "example/built:1" || built}, nil
+	}
+	o.Engine = e
+	if _, err := Run(context.Background(), context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	build, create, builds := -1, -1, 0
+	for i, c := range e.Calls {
+		switch {
+		case c == "build example/built:1":
+			build, builds = i, builds+1
+		case strings.HasPrefix(c, "create ") && create < 0:
+			create = i
+		}
+	}
+	if builds != 1 || create < 0 || build > create {
+		t.Errorf("%d builds, the last at call %d; the first container created at call %d: want one build, before any container", builds, build, create)
+	}
+}

@@ -85,7 +85,7 @@ func (r *runner) startArm(ctx context.Context, pa *plan.Arm) (*arm, error) {
 			return fail(fmt.Errorf("%s: %s", rep.Project, rep.Unresolved))
 		}
 		svc := *rep.Container
-		if a.image, a.imageReused = r.image(ctx, pa.Name, engine, &svc); a.image.Unavailable != "" {
+		if a.image = r.image(ctx, pa.Name, engine, &svc); a.image.Unavailable != "" {
 			return fail(fmt.Errorf("image %s unavailable: %s", a.image.Ref, a.image.Unavailable))
 		}
 		req := *pa.Ready
@@ -127,26 +127,10 @@ func (r *runner) startBalancer(ctx context.Context, pa *plan.Arm) (*stack.Contai
 		return nil, 0, fmt.Errorf("%s: %s", b.Project, b.Unresolved)
 	}
 	svc := *b.Container
-	if img, _ := r.image(ctx, b.Project, engine, &svc); img.Unavailable != "" {
+	if img := r.image(ctx, b.Project, engine, &svc); img.Unavailable != "" {
 		return nil, 0, fmt.Errorf("image %s unavailable: %s", img.Ref, img.Unavailable)
 	}
 	return r.serve(ctx, engine, &svc, b.Port, *pa.Ready)
-}
-
-// image is a service's image on the engine that runs it, obtained once per
-// run for each key (an arm, or its balancer); reused says it was obtained
-// by an earlier scenario.
-func (r *runner) image(ctx context.Context, key, engine string, svc *stack.Service) (img stack.Image, reused bool) {
-	if img, ok := r.images[key]; ok {
-		return img, true
-	}
-	img = stack.EnsureImage(ctx, r.mgr(engine).Engine, svc, map[string]string{stack.LabelRun: r.runID}, r.donor(engine))
-	if img.Source == stack.SourceBuilt {
-		r.o.Progress.Logf("built image %s for %s in %s (prepare %s, image build %s)", img.Ref, key,
-			(img.Prepare + img.Build).Round(time.Second), img.Prepare.Round(time.Second), img.Build.Round(time.Second))
-	}
-	r.images[key] = img
-	return img, false
 }
 
 // serve starts svc on an engine, to answer on port, and waits until req

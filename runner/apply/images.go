@@ -1,0 +1,154 @@
+// Gateway images, obtained (built, loaded or pulled) before any stack
+// starts: by apply first, and by `runner build` alone.
+
+package apply
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/runner/measure"
+	"github.com/gatewaybench/gatewaybench/runner/stack"
+)
+
+// image is a service's image on the engine that runs it, obtained once per
+// run for each key (an arm, or its balancer): by buildImages, before any
+// stack starts. A build says how long the last one took on this machine
+// (buildTimes), and records its own.
+func (r *runner) image(ctx context.Context, key, engine string, svc *stack.Service) stack.Image {
+	if img, ok := r.images[key]; ok {
+		return img
+	}
+	e := r.mgr(engine).Engine
+	if info, err := e.Image(ctx, svc.Image); err == nil && !info.Found && svc.Build != nil {
+		last, bound := "no earlier build on this machine", time.Duration(0)
+		if d, ok := readBuildTimes()[svc.Image]; ok {
+			last, bound = "the last one here took "+d.Round(time.Second).String(), d
+		}
+		r.o.Progress.Start(fmt.Sprintf("%s: building image %s (%s)", key, svc.Image, last), bound)
+	}
+	img := stack.EnsureImage(ctx, e, svc, map[string]string{stack.LabelRun: r.runID}, r.donor(engine))
+	if img.Source == stack.SourceBuilt {
+		took := img.Prepare + img.Build
+		r.o.Progress.Logf("built image %s for %s in %s (prepare %s, image build %s)", img.Ref, key,
+			took.Round(time.Second), img.Prepare.Round(time.Second), img.Build.Round(time.Second))
+		writeBuildTime(img.Ref, took)
+	}
+	r.images[key] = img
+	return img
+}
+
+// buildImages obtains every gateway image the plan's scenarios run before
+// any stack starts, so no started stack idles through a build and no cold
+// start is measured while one holds the cores (litellm-rs's cargo build
+// takes some 20 minutes here). It says what each image is.
+func (r *runner) buildImages(ctx context.Context) {
+	engine := r.o.Plan.Layout.Gateway.Engine
+	began, built := time.Now(), 0
+	obtain := func(key string, c *stack.Service) {
+		if _, done := r.images[key]; done || c == nil {
+			return
+		}
+		svc := *c
+		img := r.image(ctx, key, engine, &svc)
+		switch {
+		case img.Unavailable != "":
+			why, _, _ := strings.Cut(img.Unavailable, "\n")
+			r.o.Progress.Logf("%s: image %s unavailable: %s", key, img.Ref, why)
+		case img.Source == stack.SourceBuilt:
+			built++
+		default:
+			r.o.Progress.Logf("%s: image %s (%s, %.1f MiB)", key, img.Ref, img.Source, measure.MiB(uint64(img.Size)))
+		}
+	}
+	for i := range r.o.Plan.Scenarios {
+		sc := &r.o.Plan.Scenarios[i]
+		if sc.NotRun != "" {
+			continue
+		}
+		for j := range sc.Arms {
+			pa := &sc.Arms[j]
+			if pa.Hosted || len(pa.Replicas) == 0 {
+				continue
+			}
+			obtain(pa.Name, pa.Replicas[0].Container)
+			if b := pa.Balancer; b != nil {
+				obtain(b.Project, b.Container)
+			}
+		}
+	}
+	if built > 0 {
+		r.o.Progress.Logf("%d gateway image(s) built in %s, before any stack started", built, time.Since(began).Round(time.Second))
+	}
+}
+
+// Build obtains every gateway image of o.Plan as apply does before its
+// first stack (`runner build`), and returns them by arm (or balancer).
+func Build(ctx context.Context, o Options) map[string]stack.Image {
+	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, mgrs: map[string]*stack.Manager{}}
+	name := o.Plan.Layout.Gateway.Engine
+	if e, err := r.engine(name); err == nil {
+		r.mgrs[name] = &stack.Manager{Engine: e, Run: r.runID}
+	} else {
+		for i := range o.Plan.Arms {
+			r.images[o.Plan.Arms[i].Name] = stack.Image{Unavailable: err.Error()}
+		}
+		return r.images
+	}
+	r.buildImages(ctx)
+	return r.images
+}
+
+// buildTimesPath is the small cache of how long each image's last build
+// took on this machine, beside Go's and cargo's caches.
+func buildTimesPath() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "gatewaybench", "build-times.json")
+}
+
+func readBuildTimes() map[string]time.Duration {
+	out := map[string]time.Duration{}
+	path := buildTimesPath()
+	if path == "" {
+		return out
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return out
+	}
+	var secs map[string]float64
+	if json.Unmarshal(b, &secs) != nil {
+		return out // a damaged cache only costs the estimate
+	}
+	for ref, s := range secs {
+		out[ref] = time.Duration(s * float64(time.Second))
+	}
+	return out
+}
+
+// writeBuildTime records a build's time; a cache that cannot be written
+// costs the next estimate, never the run.
+func writeBuildTime(ref string, d time.Duration) {
+	path := buildTimesPath()
+	if path == "" {
+		return
+	}
+	secs := map[string]float64{}
+	for k, v := range readBuildTimes() {
+		secs[k] = v.Seconds()
+	}
+	secs[ref] = d.Seconds()
+	b, err := json.MarshalIndent(secs, "", "  ")
+	if err != nil || os.MkdirAll(filepath.Dir(path), 0o755) != nil {
+		return
+	}
+	_ = os.WriteFile(path, append(b, '\n'), 0o644)
+}
