@@ -28,6 +28,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/stack/docker"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 func cmdApply(args []string) int {
@@ -242,7 +243,7 @@ func selectNames(cfg *config.Config, gateways, scenarios string) error {
 			}
 		}
 		for _, w := range want {
-			if w != config.DirectArm && !slices.ContainsFunc(kept, func(g config.Gateway) bool { return g.Name == w }) {
+			if w != vocab.Direct && !slices.ContainsFunc(kept, func(g config.Gateway) bool { return g.Name == w }) {
 				return fmt.Errorf("--gateway %s: no such gateway in %s", w, cfg.Filename)
 			}
 		}

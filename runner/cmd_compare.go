@@ -67,7 +67,7 @@ func noInterval(recs []results.Record) string {
 	}
 	trials := map[string]int{}
 	for _, r := range recs {
-		if r.OK() {
+		if r.Measured() {
 			trials[r.Str(results.ColScenario)+"/"+r.Str(results.ColGateway)+"/"+r.Str(results.ColConcurrency)+"/"+r.Str(results.ColPromptTokens)]++
 		}
 	}

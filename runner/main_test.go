@@ -17,6 +17,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/internal/hostile"
 	"github.com/gatewaybench/gatewaybench/internal/runlock"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -248,8 +249,8 @@ func TestCompareRefusesNoInterval(t *testing.T) {
 		var rows []results.Row
 		for tr := 1; tr <= trials; tr++ {
 			for _, gw := range []string{"direct", "nginx"} {
-				rows = append(rows, results.Row{RunID: "r", Scenario: "overhead", Kind: results.KindOverhead, Gateway: gw, Trial: tr, Mode: results.Closed,
-					Concurrency: 1, Status: results.OK, OK: 100, Latency: results.Percentiles{P50: results.Some(1), N: 100}})
+				rows = append(rows, results.Row{RunID: "r", Scenario: "overhead", Kind: vocab.KindOverhead, Gateway: gw, Trial: tr, Mode: vocab.Closed,
+					Concurrency: 1, Status: vocab.StatusOK, RequestsOK: 100, Latency: results.Percentiles{P50: vocab.Some(1), N: 100}})
 			}
 		}
 		if err := results.Write(filepath.Join(dir, "overhead.csv"), 0, rows); err != nil {

@@ -28,6 +28,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/rig"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/usage"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // Options for a run: the plan, which holds every container it runs,
@@ -75,8 +76,9 @@ type Outcome struct {
 	Dirs []string
 }
 
-// arm is an arm that is up for a scenario.
-type arm struct {
+// liveArm is an arm that is up for a scenario: its containers and what
+// was read of them.
+type liveArm struct {
 	plan        *plan.Arm
 	containers  []*stack.Container // one per replica; none for the direct arm and hosted arms
 	key         string             // a hosted arm's key, read from its environment variable; never written anywhere
@@ -100,7 +102,9 @@ type arm struct {
 	scenarios map[string]bool
 }
 
-type runner struct {
+// execution is one run of a plan: its engines, images, manifest, kept
+// stacks and what it has measured so far.
+type execution struct {
 	o       Options
 	topo    rig.Topology // measured at the start of each scenario
 	runID   string
@@ -121,7 +125,7 @@ type runner struct {
 	capacity map[string]map[string]float64
 	// pool holds the gateway stacks kept for later scenarios, by arm name
 	// (Plan.Stacks kept), frozen between them when the plan isolates.
-	pool map[string]*arm
+	pool map[string]*liveArm
 	ran  map[int]bool // the plan's runs measured so far, by index (loadLeft)
 }
 
@@ -149,7 +153,7 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 			return stack.DriverImage(ctx, e, o.ModuleDir, labels)
 		}
 	}
-	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, drivers: map[string]stack.Image{}, dirs: map[string]bool{}, runManifests: map[string]bool{}, pool: map[string]*arm{}, ran: map[int]bool{}}
+	r := &execution{o: o, runID: newRunID(), images: map[string]stack.Image{}, drivers: map[string]stack.Image{}, dirs: map[string]bool{}, runManifests: map[string]bool{}, pool: map[string]*liveArm{}, ran: map[int]bool{}}
 	r.manifest = results.Manifest{RunID: r.runID, Started: time.Now().UTC().Truncate(time.Second), HCL: o.Source}
 	r.out = Outcome{RunID: r.runID, Unavailable: map[string]string{}}
 	p := o.Progress
@@ -229,7 +233,7 @@ func newRunID() string {
 	return time.Now().UTC().Format("20060102t150405") + "-" + hex.EncodeToString(b[:])
 }
 
-func (r *runner) csvPath(sc *plan.Scenario) string {
+func (r *execution) csvPath(sc *plan.Scenario) string {
 	if filepath.IsAbs(sc.CSV) {
 		return sc.CSV
 	}
@@ -240,12 +244,12 @@ func (r *runner) csvPath(sc *plan.Scenario) string {
 // far, the arms that came up and what tears them down.
 type scenarioRun struct {
 	sc       *plan.Scenario
-	kind     kinds.Kind
+	kind     kinds.Procedure
 	path     string        // the scenario's CSV in the results directory
 	runPath  string        // its copy in this run's own directory, written after every run
 	groups   results.Group // the columns its CSV holds
 	rows     []results.Row
-	arms     map[string]*arm // up, by name (direct included)
+	arms     map[string]*liveArm // up, by name (direct included)
 	mock     usage.Source
 	mocks    []*stack.Container // the scenario's mock (and fallback), checked after every run
 	teardown []func()           // the mocks of the current start
@@ -264,7 +268,7 @@ type scenarioRun struct {
 // and so on. A scenario's starts lie apart in time, so its interval spans
 // the run's drift too; with kept stacks, each pass's starts share its
 // stacks, warmed once (docs/method.md, "Steady state").
-func (r *runner) passes(loadCtx, hardCtx context.Context) error {
+func (r *execution) passes(loadCtx, hardCtx context.Context) error {
 	scs := r.o.Plan.Scenarios
 	runs := make([]*scenarioRun, len(scs))
 	passes := 1
@@ -317,7 +321,7 @@ func (r *runner) passes(loadCtx, hardCtx context.Context) error {
 // those that keep no stack after them (a failover, a cold start) after the
 // rest, since a kept scenario after one would start and warm every stack
 // again (about 3 minutes here).
-func (r *runner) passOrder() []int {
+func (r *execution) passOrder() []int {
 	var kept, last []int
 	for i := range r.o.Plan.Scenarios {
 		if r.o.Plan.Stacks == config.KeptStacks && !r.keeps(&r.o.Plan.Scenarios[i]) {
@@ -329,7 +333,7 @@ func (r *runner) passOrder() []int {
 	return append(kept, last...)
 }
 
-func (r *runner) newScenario(sc *plan.Scenario) (*scenarioRun, error) {
+func (r *execution) newScenario(sc *plan.Scenario) (*scenarioRun, error) {
 	kind, ok := kinds.Lookup(sc.Kind)
 	if !ok {
 		return nil, fmt.Errorf("scenario %s: kind %q has no implementation", sc.Name, sc.Kind)
@@ -340,13 +344,13 @@ func (r *runner) newScenario(sc *plan.Scenario) (*scenarioRun, error) {
 	// results of an earlier one (its partial rows stay in runs/<run id>/).
 	path := r.csvPath(sc)
 	return &scenarioRun{sc: sc, kind: kind, path: path, runPath: filepath.Join(r.runDir(path), filepath.Base(path)),
-		groups: kinds.Columns(sc), arms: map[string]*arm{}, down: map[string]bool{}}, nil
+		groups: kinds.Columns(sc), arms: map[string]*liveArm{}, down: map[string]bool{}}, nil
 }
 
 // scenarioStart runs one start of a scenario: its mocks, its arms' stacks
 // (fresh or kept), their warm-ups and its runs of that start. After its last
 // start the scenario is judged and its CSV completed.
-func (r *runner) scenarioStart(loadCtx, hardCtx context.Context, s *scenarioRun, start int) error {
+func (r *execution) scenarioStart(loadCtx, hardCtx context.Context, s *scenarioRun, start int) error {
 	sc := s.sc
 	s.teardown = nil
 	defer func() {
@@ -382,7 +386,7 @@ func (r *runner) scenarioStart(loadCtx, hardCtx context.Context, s *scenarioRun,
 
 // finishScenario judges a scenario's rows once its starts ran (or the run
 // was interrupted) and completes its CSV.
-func (r *runner) finishScenario(loadCtx context.Context, s *scenarioRun) error {
+func (r *execution) finishScenario(loadCtx context.Context, s *scenarioRun) error {
 	s.finished = true
 	s.kind.Finish(r.o.Plan, s.sc, s.rows)
 	kinds.JudgeBuffering(s.rows)
@@ -396,7 +400,7 @@ func (r *runner) finishScenario(loadCtx context.Context, s *scenarioRun) error {
 // measureStart brings every gateway arm up (afresh, or kept from an
 // earlier scenario), warms them, and measures the runs of that start. The
 // rig's topology and qualification are read in the first.
-func (r *runner) measureStart(loadCtx, hardCtx context.Context, s *scenarioRun, start int) error {
+func (r *execution) measureStart(loadCtx, hardCtx context.Context, s *scenarioRun, start int) error {
 	sc := s.sc
 	if err := r.startArms(hardCtx, s, start); err != nil {
 		return err
@@ -406,7 +410,7 @@ func (r *runner) measureStart(loadCtx, hardCtx context.Context, s *scenarioRun, 
 		r.topo = rig.Measure(l.Driver.CPUs.CPUs, l.Mock.CPUs.CPUs, l.Gateway.CPUs.CPUs)
 		r.o.Progress.Logf("%s", r.topo)
 		// The rig's own check runs with every gateway frozen, as direct does.
-		if err := r.isolate(hardCtx, s, config.DirectArm); err != nil {
+		if err := r.isolate(hardCtx, s, vocab.Direct); err != nil {
 			return err
 		}
 		r.qualify(loadCtx, s)
@@ -442,7 +446,7 @@ func (r *runner) measureStart(loadCtx, hardCtx context.Context, s *scenarioRun, 
 }
 
 // save writes the scenario's rows so far to this run's own directory.
-func (r *runner) save(s *scenarioRun) error {
+func (r *execution) save(s *scenarioRun) error {
 	if len(s.rows) == 0 {
 		return nil
 	}
@@ -455,7 +459,7 @@ func (r *runner) save(s *scenarioRun) error {
 }
 
 // startMocks starts the scenario's mock, and its fallback mock if it has one.
-func (r *runner) startMocks(hardCtx context.Context, s *scenarioRun) error {
+func (r *execution) startMocks(hardCtx context.Context, s *scenarioRun) error {
 	pm, sc := r.o.Plan.Mock, s.sc
 	mgr := r.mgr(r.o.Plan.Layout.Mock.Engine)
 	mockC, err := r.startMock(hardCtx, sc, "mock", sc.MockCmd, pm.Port, pm.Health)
@@ -478,12 +482,12 @@ func (r *runner) startMocks(hardCtx context.Context, s *scenarioRun) error {
 // startArms brings up each gateway arm; one that cannot come up gets its
 // one row (unavailable, or failed when it started and broke) and is left
 // out of the runs.
-func (r *runner) startArms(hardCtx context.Context, s *scenarioRun, start int) error {
+func (r *execution) startArms(hardCtx context.Context, s *scenarioRun, start int) error {
 	p, sc := r.o.Progress, s.sc
 	for i := range sc.Arms {
 		pa := &sc.Arms[i]
 		if pa.Direct {
-			s.arms[pa.Name] = &arm{plan: pa}
+			s.arms[pa.Name] = &liveArm{plan: pa}
 			continue
 		}
 		if s.down[pa.Name] {
@@ -501,10 +505,10 @@ func (r *runner) startArms(hardCtx context.Context, s *scenarioRun, start int) e
 			}
 			s.down[pa.Name] = true
 			row := r.baseRow(sc, pa, 0, plan.LoadPoint{})
-			row.Status, row.Reason = results.Unavailable, err.Error()
+			row.Status, row.Reason = vocab.StatusUnavailable, err.Error()
 			var exit *stack.ExitError
 			if errors.As(err, &exit) || errors.Is(err, stack.ErrNotReady) {
-				row.Status = results.Failed
+				row.Status = vocab.StatusFailed
 			}
 			prov := results.ArmImage{Version: pa.Version}
 			if img, ok := r.images[pa.Name]; ok {
@@ -524,7 +528,7 @@ func (r *runner) startArms(hardCtx context.Context, s *scenarioRun, start int) e
 			continue
 		}
 		a.spec, a.scenarios = specOf(pa), map[string]bool{}
-		a.warmup = results.Warmup{Stack: results.StackFresh, Before: results.Some(0)}
+		a.warmup = results.Warmup{Stack: vocab.StackFresh, Before: vocab.Some(0)}
 		s.arms[pa.Name] = a
 		prov := results.ArmImage{Version: pa.Version, Image: a.image.Ref, ImageID: a.image.ID, ImageSizeMiB: measure.MiB(uint64(a.image.Size))}
 		if len(a.containers) > 0 {
@@ -545,7 +549,7 @@ func (r *runner) startArms(hardCtx context.Context, s *scenarioRun, start int) e
 }
 
 // idleMemory reads each gateway's memory ready and settled, before any load.
-func (r *runner) idleMemory(hardCtx context.Context, s *scenarioRun) error {
+func (r *execution) idleMemory(hardCtx context.Context, s *scenarioRun) error {
 	if !sleepCtx(hardCtx, s.sc.Settle.D()) {
 		return hardCtx.Err()
 	}
@@ -566,7 +570,7 @@ func (r *runner) idleMemory(hardCtx context.Context, s *scenarioRun) error {
 // plan's runs; after a point's last planned trial, the plan may add trials
 // while an interval is wider than the scenario's bound
 // (plan.Scenario.NextTrials).
-func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, runs []plan.Run) error {
+func (r *execution) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, runs []plan.Run) error {
 	p, sc := r.o.Progress, s.sc
 	queue := slices.Clone(runs)
 	for i := 0; loadCtx.Err() == nil; i++ {
@@ -601,20 +605,20 @@ func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, runs [
 		m.Abort = hardCtx
 		row := m.Base
 		if noCapacity != "" {
-			row.Status, row.Reason = results.Failed, noCapacity
+			row.Status, row.Reason = vocab.StatusFailed, noCapacity
 		} else if measured, err := s.kind.Measure(loadCtx, m, run); err != nil {
 			return err
 		} else {
 			row = measured
 		}
-		if err := r.unchanged(hardCtx, s, a); err != nil && row.Status != results.Unavailable {
-			row.Status, row.Reason = results.Failed, err.Error()
+		if err := r.unchanged(hardCtx, s, a); err != nil && row.Status != vocab.StatusUnavailable {
+			row.Status, row.Reason = vocab.StatusFailed, err.Error()
 		}
 		r.countLogs(hardCtx, a, m, &row)
 		if why := nearCeiling(r.manifest.Rig, run.Point); why != "" {
-			row.Verdict.Add(results.Reason{Kind: results.VNearCeiling, Detail: why})
+			row.Verdict.Add(vocab.Reason{Finding: vocab.VNearCeiling, Detail: why})
 		}
-		a.served += int(row.OK + row.Errors.Total())
+		a.served += int(row.RequestsOK + row.Errors.Total())
 		r.ran[run.Index] = true
 		s.rows = append(s.rows, row)
 		if err := r.save(s); err != nil {
@@ -631,7 +635,7 @@ func (r *runner) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, runs [
 
 // countLogs counts the arm's log patterns over the run's measured window,
 // over all its containers, into row.
-func (r *runner) countLogs(ctx context.Context, a *arm, m *measure.Meter, row *results.Row) {
+func (r *execution) countLogs(ctx context.Context, a *liveArm, m *measure.Meter, row *results.Row) {
 	pats := a.plan.LogPatterns
 	if len(pats) == 0 || len(a.containers) == 0 || m.WindowEnd.IsZero() {
 		return
@@ -640,7 +644,7 @@ func (r *runner) countLogs(ctx context.Context, a *arm, m *measure.Meter, row *r
 	for i, p := range pats {
 		texts[i], row.LogPatterns = p.Text, append(row.LogPatterns, p.Name)
 	}
-	sum := make([]results.Optional, len(pats))
+	sum := make([]vocab.Optional, len(pats))
 	for _, c := range a.containers {
 		n, err := r.mgr(r.o.Plan.Layout.Gateway.Engine).CountLogs(ctx, c, m.WindowStart, m.WindowEnd, texts)
 		if err != nil {
@@ -648,7 +652,7 @@ func (r *runner) countLogs(ctx context.Context, a *arm, m *measure.Meter, row *r
 			return
 		}
 		for i, v := range n {
-			sum[i] = results.Some(sum[i].V + float64(v))
+			sum[i] = vocab.Some(sum[i].V + float64(v))
 		}
 	}
 	row.LogMatches = sum
@@ -656,7 +660,7 @@ func (r *runner) countLogs(ctx context.Context, a *arm, m *measure.Meter, row *r
 
 // unchanged says whether the run's containers (the mocks, the arm's
 // replicas and balancer) are still the ones it started, running.
-func (r *runner) unchanged(ctx context.Context, s *scenarioRun, a *arm) error {
+func (r *execution) unchanged(ctx context.Context, s *scenarioRun, a *liveArm) error {
 	check := func(engine string, cs []*stack.Container) error {
 		for _, c := range cs {
 			if err := r.mgr(engine).Check(ctx, c); err != nil {
@@ -673,7 +677,7 @@ func (r *runner) unchanged(ctx context.Context, s *scenarioRun, a *arm) error {
 
 // recoveredMemory reads each gateway's memory after load and a settle, into
 // every row of it.
-func (r *runner) recoveredMemory(hardCtx context.Context, s *scenarioRun, start int) {
+func (r *execution) recoveredMemory(hardCtx context.Context, s *scenarioRun, start int) {
 	if !sleepCtx(hardCtx, s.sc.Settle.D()) {
 		return
 	}
@@ -684,9 +688,9 @@ func (r *runner) recoveredMemory(hardCtx context.Context, s *scenarioRun, start 
 		if c, err := a.source.Read(); err == nil {
 			for i := range s.rows {
 				if s.rows[i].Gateway == name && s.rows[i].Start == start {
-					s.rows[i].GatewayMemRecoveredMiB = results.Some(results.Round3(measure.MiB(c.WorkingSet())))
+					s.rows[i].GatewayMemRecoveredMiB = vocab.Some(results.Round3(measure.MiB(c.WorkingSet())))
 					if c.HasProcRSS {
-						s.rows[i].GatewayRSSRecoveredMiB = results.Some(results.Round3(measure.MiB(c.ProcRSS)))
+						s.rows[i].GatewayRSSRecoveredMiB = vocab.Some(results.Round3(measure.MiB(c.ProcRSS)))
 					}
 				}
 			}
@@ -696,7 +700,7 @@ func (r *runner) recoveredMemory(hardCtx context.Context, s *scenarioRun, start 
 
 // complete writes a finished scenario's CSV (and the run's manifest) into
 // the results directory; an interrupted one stays in the run's directory.
-func (r *runner) complete(loadCtx context.Context, s *scenarioRun) error {
+func (r *execution) complete(loadCtx context.Context, s *scenarioRun) error {
 	if len(s.rows) == 0 {
 		return nil
 	}
@@ -731,7 +735,7 @@ func (r *runner) complete(loadCtx context.Context, s *scenarioRun) error {
 // the file with its own few arms, and the README lost the rest), with the
 // direct and floor rows of their runs, which their figures are relative to.
 // A run of every arm keeps nothing.
-func (r *runner) kept(s *scenarioRun) ([]results.Record, error) {
+func (r *execution) kept(s *scenarioRun) ([]results.Record, error) {
 	old, err := results.Read(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -753,7 +757,7 @@ func (r *runner) kept(s *scenarioRun) ([]results.Record, error) {
 		switch {
 		case !measured(gw):
 			arms[gw] = true
-		case runs[rec.Str(results.ColRunID)] && (gw == config.DirectArm || gw == rec.Str(results.ColFloor)):
+		case runs[rec.Str(results.ColRunID)] && (gw == vocab.Direct || gw == rec.Str(results.ColFloor)):
 		default:
 			continue
 		}
@@ -778,7 +782,7 @@ func variant(run *plan.Run) string {
 // arms already found unavailable: an ETA without stack start-ups. Runs go
 // by pass, not by index: a second start comes after later scenarios'
 // first.
-func (r *runner) loadLeft() time.Duration {
+func (r *execution) loadLeft() time.Duration {
 	var d plan.Duration
 	for _, sc := range r.o.Plan.Scenarios {
 		for _, run := range sc.Runs {
@@ -791,7 +795,7 @@ func (r *runner) loadLeft() time.Duration {
 }
 
 // meter is what a kind is handed for one run of arm a.
-func (r *runner) meter(sc *plan.Scenario, run *plan.Run, a *arm, mockSrc usage.Source) *measure.Meter {
+func (r *execution) meter(sc *plan.Scenario, run *plan.Run, a *liveArm, mockSrc usage.Source) *measure.Meter {
 	m := &measure.Meter{Plan: r.o.Plan, Scenario: sc, Arm: a.plan, Mock: mockSrc, Key: a.key,
 		Base: r.baseRow(sc, a.plan, run.Trial, run.Point)}
 	m.Base.Variant, m.Base.Start = run.Variant, max(run.Start, 1)
@@ -802,12 +806,12 @@ func (r *runner) meter(sc *plan.Scenario, run *plan.Run, a *arm, mockSrc usage.S
 	}
 	if len(a.containers) > 0 {
 		m.Gateway, m.Replicas, m.Balancer = a.source, a.replicas, a.balancer
-		m.Base.ColdStartMS = results.Some(results.Round3(float64(a.coldStart.Microseconds()) / 1000))
+		m.Base.ColdStartMS = vocab.Some(results.Round3(float64(a.coldStart.Microseconds()) / 1000))
 		if a.idleRead {
-			m.Base.GatewayMemIdleMiB = results.Some(results.Round3(measure.MiB(a.idleMem)))
+			m.Base.GatewayMemIdleMiB = vocab.Some(results.Round3(measure.MiB(a.idleMem)))
 		}
 		if a.idleRSSRead {
-			m.Base.GatewayRSSIdleMiB = results.Some(results.Round3(measure.MiB(a.idleRSS)))
+			m.Base.GatewayRSSIdleMiB = vocab.Some(results.Round3(measure.MiB(a.idleRSS)))
 		}
 		m.Base.Warmup = a.warmup
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/stack/fake"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // ports hands out loopback ports the test holds open from the start, so no
@@ -176,7 +177,7 @@ func testPlan(t *testing.T, ps *ports, window time.Duration) (*plan.Plan, Option
 	knobs.TTFT, knobs.ITL, knobs.OutputTokens = 0, time.Millisecond, 8
 	sc := plan.Scenario{Name: "overhead", Kind: "overhead", API: "openai", Stream: true, CSV: filepath.Join("results", "overhead.csv"),
 		Trials: 2, MockCmd: append([]string{fmt.Sprintf("-addr=127.0.0.1:%d", mockPort)}, knobs.Args()...), Knobs: knobs,
-		Points: []plan.LoadPoint{{Mode: results.Closed, Concurrency: 1, PromptTokens: 100}}}
+		Points: []plan.LoadPoint{{Mode: vocab.Closed, Concurrency: 1, PromptTokens: 100}}}
 	request := func(a plan.Arm) plan.Request {
 		return plan.Request{API: script.Chat, URL: fmt.Sprintf("http://127.0.0.1:%d/v1/chat/completions", a.Port),
 			Stream: true, PromptTokens: 100, Model: "mock-model"}
@@ -422,15 +423,15 @@ func TestIdleMemoryUnread(t *testing.T) {
 	ps := newPorts(t)
 	p, o := testPlan(t, ps, 300*time.Millisecond)
 	p.Normalize() // as Run does
-	r := &runner{o: o}
+	r := &execution{o: o}
 	sc := &p.Scenarios[0]
 	pa := sc.Arm("proxy")
-	a := &arm{plan: pa, containers: []*stack.Container{{}}}
+	a := &liveArm{plan: pa, containers: []*stack.Container{{}}}
 	if m := r.meter(sc, &sc.Runs[0], a, nil); m.Base.GatewayMemIdleMiB.Set {
 		t.Errorf("unread idle memory written as %v", m.Base.GatewayMemIdleMiB)
 	}
 	a.idleMem, a.idleRead = 3<<20, true
-	if m := r.meter(sc, &sc.Runs[0], a, nil); m.Base.GatewayMemIdleMiB != results.Some(3) {
+	if m := r.meter(sc, &sc.Runs[0], a, nil); m.Base.GatewayMemIdleMiB != vocab.Some(3) {
 		t.Errorf("idle memory read as 3 MiB written as %v", m.Base.GatewayMemIdleMiB)
 	}
 }
@@ -868,8 +869,8 @@ func TestNarrowedRunKeepsOtherArms(t *testing.T) {
 	var old []results.Row
 	for _, gw := range []string{"direct", "proxy", "portkey"} {
 		for trial := 1; trial <= 2; trial++ {
-			old = append(old, results.Row{RunID: "20261130t000000-aaaaaa", Scenario: "overhead", Kind: results.KindOverhead, Gateway: gw,
-				Trial: trial, Mode: results.Closed, Concurrency: 1, PromptTokens: 100, Status: results.OK, OK: 10})
+			old = append(old, results.Row{RunID: "20261130t000000-aaaaaa", Scenario: "overhead", Kind: vocab.KindOverhead, Gateway: gw,
+				Trial: trial, Mode: vocab.Closed, Concurrency: 1, PromptTokens: 100, Status: vocab.StatusOK, RequestsOK: 10})
 		}
 	}
 	if err := results.Write(path, 0, old); err != nil {
@@ -918,10 +919,10 @@ func TestWarmupAndLogPatterns(t *testing.T) {
 		switch r.Str(results.ColGateway) {
 		case "proxy":
 			blocks := r.List(results.ColWarmupP50s)
-			state := results.WarmupState(r.Str(results.ColWarmupState))
+			state := vocab.WarmupState(r.Str(results.ColWarmupState))
 			// At least 300 requests in blocks of 100 (3 blocks at least); a
 			// bounded one is allowed on a slow machine, never a failed one.
-			if r.Num(results.ColWarmupRequests).V < 300 || len(blocks) < 3 || (state != results.WarmSteady && state != results.WarmBounded) ||
+			if r.Num(results.ColWarmupRequests).V < 300 || len(blocks) < 3 || (state != vocab.WarmSteady && state != vocab.WarmBounded) ||
 				!(r.Num(results.ColWarmupSeconds).V > 0) {
 				t.Errorf("proxy row: warm-up %q requests, %q s, %q, blocks %q", r.Str(results.ColWarmupRequests), r.Str(results.ColWarmupSeconds), state, blocks)
 			}
@@ -946,11 +947,11 @@ func TestNearCeiling(t *testing.T) {
 		p    plan.LoadPoint
 		want string
 	}{
-		{q, plan.LoadPoint{Mode: results.Open, Rate: 9000}, ""},
-		{q, plan.LoadPoint{Mode: results.Open, Rate: 16000}, "80% of the mock's ceiling"},
-		{&results.Rig{DriverCeilingRPS: 40000, Share: 0.5}, plan.LoadPoint{Mode: results.Open, Rate: 30000}, "75% of the driver's ceiling"},
-		{q, plan.LoadPoint{Mode: results.Closed, Concurrency: 256}, ""},
-		{nil, plan.LoadPoint{Mode: results.Open, Rate: 1e9}, ""},
+		{q, plan.LoadPoint{Mode: vocab.Open, Rate: 9000}, ""},
+		{q, plan.LoadPoint{Mode: vocab.Open, Rate: 16000}, "80% of the mock's ceiling"},
+		{&results.Rig{DriverCeilingRPS: 40000, Share: 0.5}, plan.LoadPoint{Mode: vocab.Open, Rate: 30000}, "75% of the driver's ceiling"},
+		{q, plan.LoadPoint{Mode: vocab.Closed, Concurrency: 256}, ""},
+		{nil, plan.LoadPoint{Mode: vocab.Open, Rate: 1e9}, ""},
 	} {
 		got := nearCeiling(tc.q, tc.p)
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
@@ -1022,7 +1023,7 @@ func TestIsolation(t *testing.T) {
 				t.Errorf("%d runs seen (want 6): %v", runs, bad)
 			}
 			for _, r := range readCSV(t, out.Files[0]) {
-				if !r.OK() {
+				if !r.Measured() {
 					t.Errorf("%s: %s %s", r.Str(results.ColGateway), r.Str(results.ColStatus), r.Str(results.ColReason))
 				}
 			}
@@ -1253,7 +1254,7 @@ func TestLoadLeftByPass(t *testing.T) {
 		{Name: "a", Runs: []plan.Run{run(1, "x"), run(2, "x")}}, // start 1, start 2
 		{Name: "b", Runs: []plan.Run{run(3, "x"), run(4, "gone")}},
 	}}
-	r := &runner{o: Options{Plan: p}, out: Outcome{Unavailable: map[string]string{"gone": "no image"}}, ran: map[int]bool{1: true, 3: true}}
+	r := &execution{o: Options{Plan: p}, out: Outcome{Unavailable: map[string]string{"gone": "no image"}}, ran: map[int]bool{1: true, 3: true}}
 	if got := r.loadLeft(); got != time.Second {
 		t.Errorf("load left after a's first start and b: %s, want 1s (a's second start only)", got)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stats"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // p99Window is how many requests a window at a share of capacity is sized
@@ -19,7 +20,7 @@ const p99Window = 550
 func capacities(rows []results.Row) map[string]float64 {
 	rps := map[string]map[int][]float64{}
 	for _, r := range rows {
-		if r.Mode != results.Closed || r.Status != results.OK || r.RPS <= 0 {
+		if r.Mode != vocab.Closed || r.Status != vocab.StatusOK || r.RPS <= 0 {
 			continue
 		}
 		if rps[r.Gateway] == nil {
@@ -39,7 +40,7 @@ func capacities(rows []results.Row) map[string]float64 {
 // atCapacity resolves a run at a share of its arm's capacity: its rate,
 // and a window long enough for a p99 at that rate (within max_duration,
 // where the scenario sets one). It says why when the capacity is unknown.
-func (r *runner) atCapacity(sc *plan.Scenario, run plan.Run) (plan.Run, string) {
+func (r *execution) atCapacity(sc *plan.Scenario, run plan.Run) (plan.Run, string) {
 	if run.Point.Share <= 0 {
 		return run, ""
 	}

@@ -17,7 +17,7 @@ import (
 
 // enginesInUse are the engines the plan puts a role on, local first, then
 // in the plan's order.
-func (r *runner) enginesInUse() []string {
+func (r *execution) enginesInUse() []string {
 	l, d := r.o.Plan.Layout, r.o.Plan.Drivers
 	names := []string{l.Mock.Engine, l.Gateway.Engine}
 	if d.Container {
@@ -38,7 +38,7 @@ func (r *runner) enginesInUse() []string {
 }
 
 // engine is the engine of that name.
-func (r *runner) engine(name string) (stack.Engine, error) {
+func (r *execution) engine(name string) (stack.Engine, error) {
 	if name == config.LocalEngine {
 		return r.o.Engine, nil
 	}
@@ -50,7 +50,7 @@ func (r *runner) engine(name string) (stack.Engine, error) {
 
 // donor is where an image missing on an engine may be loaded from: the
 // local engine, for any other; none for the local one.
-func (r *runner) donor(engine string) stack.Engine {
+func (r *execution) donor(engine string) stack.Engine {
 	if engine == config.LocalEngine {
 		return nil
 	}
@@ -58,13 +58,13 @@ func (r *runner) donor(engine string) stack.Engine {
 }
 
 // mgr is the manager of this run's containers on an engine.
-func (r *runner) mgr(name string) *stack.Manager {
+func (r *execution) mgr(name string) *stack.Manager {
 	return r.mgrs[name]
 }
 
 // connect makes a manager per engine in use, checks each answers, and
 // removes what earlier runs left there.
-func (r *runner) connect(ctx context.Context, dir string) error {
+func (r *execution) connect(ctx context.Context, dir string) error {
 	r.mgrs = map[string]*stack.Manager{}
 	for _, name := range r.enginesInUse() {
 		e, err := r.engine(name)
@@ -92,7 +92,7 @@ func (r *runner) connect(ctx context.Context, dir string) error {
 }
 
 // down removes this run's containers on every engine.
-func (r *runner) down() {
+func (r *execution) down() {
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
 		for k := range r.mgrs {
 			if !yield(k) {
@@ -110,7 +110,7 @@ func (r *runner) down() {
 
 // spread says whether the plan leaves this machine's one engine: roles on
 // other engines, or drivers in containers.
-func (r *runner) spread() bool {
+func (r *execution) spread() bool {
 	used := r.enginesInUse()
 	return len(used) > 1 || used[0] != config.LocalEngine || r.o.Plan.Drivers.Container
 }
@@ -118,7 +118,7 @@ func (r *runner) spread() bool {
 // readHosts fills r.hosts: where the plan stays on the local engine with
 // the driver in this process, this machine; otherwise each engine's host,
 // as a driver container there reads it.
-func (r *runner) readHosts(ctx context.Context) error {
+func (r *execution) readHosts(ctx context.Context) error {
 	r.hosts = map[string]hostinfo.Host{}
 	if !r.spread() {
 		r.hosts[config.LocalEngine] = hostinfo.Read()
@@ -144,7 +144,7 @@ func (r *runner) readHosts(ctx context.Context) error {
 }
 
 // driverImage builds (once per engine) the driver image on an engine.
-func (r *runner) driverImage(ctx context.Context, name string) (stack.Image, error) {
+func (r *execution) driverImage(ctx context.Context, name string) (stack.Image, error) {
 	if img, ok := r.drivers[name]; ok {
 		return img, nil
 	}
@@ -162,12 +162,12 @@ func (r *runner) driverImage(ctx context.Context, name string) (stack.Image, err
 
 // gatewayHost is the host of the gateways' engine: the machine a row's
 // host_cpu and kernel columns describe.
-func (r *runner) gatewayHost() hostinfo.Host {
+func (r *execution) gatewayHost() hostinfo.Host {
 	return r.hosts[r.o.Plan.Layout.Gateway.Engine]
 }
 
 // hostsText is the rows' hosts column: each engine in use and its host.
-func (r *runner) hostsText() string {
+func (r *execution) hostsText() string {
 	if !r.spread() {
 		return ""
 	}
@@ -179,7 +179,7 @@ func (r *runner) hostsText() string {
 }
 
 // enginesText is the rows' engines column: which engine ran each role.
-func (r *runner) enginesText() string {
+func (r *execution) enginesText() string {
 	l, d := r.o.Plan.Layout, r.o.Plan.Drivers
 	driver := l.Driver.Engine
 	if d.Container {
@@ -190,14 +190,14 @@ func (r *runner) enginesText() string {
 
 // onThisMachine says whether an engine's containers are reached on
 // loopback: only there can the runner check a port is free.
-func (r *runner) onThisMachine(engine string) bool {
+func (r *execution) onThisMachine(engine string) bool {
 	ip := net.ParseIP(r.o.Plan.Address(engine))
 	return ip != nil && ip.IsLoopback()
 }
 
 // source reads a container's cgroup directly where this machine has it
 // (engines on this machine), or asks its engine for one-shot stats.
-func (r *runner) source(engine, id string) usage.Source {
+func (r *execution) source(engine, id string) usage.Source {
 	if cg, err := usage.Find(r.o.CgroupRoot, id); err == nil {
 		return cg
 	}

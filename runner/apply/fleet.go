@@ -23,7 +23,7 @@ const startLead = 500 * time.Millisecond
 // instances, each on its engine and the driver cpuset there, all from one
 // start on the wall clock; their results merged exactly. The caller's
 // Window is called at the shared window's ends on this machine's clock.
-func (r *runner) driveFleet(ctx, hard context.Context, cfg load.Config) (*load.Result, error) {
+func (r *execution) driveFleet(ctx, hard context.Context, cfg load.Config) (*load.Result, error) {
 	d, l := r.o.Plan.Drivers, r.o.Plan.Layout
 	window := cfg.Window
 	cfg.Window, cfg.Abort = nil, nil

@@ -20,7 +20,7 @@ import (
 // run for each key (an arm, or its balancer): by buildImages, before any
 // stack starts. A build says how long the last one took on this machine
 // (buildTimes), and records its own.
-func (r *runner) image(ctx context.Context, key, engine string, svc *stack.Service) stack.Image {
+func (r *execution) image(ctx context.Context, key, engine string, svc *stack.Service) stack.Image {
 	if img, ok := r.images[key]; ok {
 		return img
 	}
@@ -47,7 +47,7 @@ func (r *runner) image(ctx context.Context, key, engine string, svc *stack.Servi
 // any stack starts, so no started stack idles through a build and no cold
 // start is measured while one holds the cores (litellm-rs's cargo build
 // takes some 20 minutes here). It says what each image is.
-func (r *runner) buildImages(ctx context.Context) {
+func (r *execution) buildImages(ctx context.Context) {
 	engine := r.o.Plan.Layout.Gateway.Engine
 	began, built := time.Now(), 0
 	obtain := func(key string, c *stack.Service) {
@@ -90,7 +90,7 @@ func (r *runner) buildImages(ctx context.Context) {
 // Build obtains every gateway image of o.Plan as apply does before its
 // first stack (`runner build`), and returns them by arm (or balancer).
 func Build(ctx context.Context, o Options) map[string]stack.Image {
-	r := &runner{o: o, runID: newRunID(), images: map[string]stack.Image{}, mgrs: map[string]*stack.Manager{}}
+	r := &execution{o: o, runID: newRunID(), images: map[string]stack.Image{}, mgrs: map[string]*stack.Manager{}}
 	name := o.Plan.Layout.Gateway.Engine
 	if e, err := r.engine(name); err == nil {
 		r.mgrs[name] = &stack.Manager{Engine: e, Run: r.runID}

@@ -16,6 +16,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // specOf is what an arm runs: every container's configuration, placement
@@ -37,18 +38,18 @@ func specOf(pa *plan.Arm) string {
 
 // takes says whether a scenario's arms may be stacks kept from earlier
 // scenarios; keeps, whether they outlive it.
-func (r *runner) takes(sc *plan.Scenario) bool {
+func (r *execution) takes(sc *plan.Scenario) bool {
 	return r.o.Plan.Stacks == config.KeptStacks && !sc.FreshStacks
 }
 
-func (r *runner) keeps(sc *plan.Scenario) bool { return r.takes(sc) && !sc.DiscardsStacks }
+func (r *execution) keeps(sc *plan.Scenario) bool { return r.takes(sc) && !sc.DiscardsStacks }
 
 // takeKept hands the scenario the stack kept for pa, when one may serve it:
 // the same containers, never measured in this scenario (a second start is a
 // stack of its own), and answering this scenario's request. Any other kept
 // stack of that name is removed, so a fresh one can take its port. nil: start
 // afresh.
-func (r *runner) takeKept(ctx context.Context, s *scenarioRun, pa *plan.Arm) *arm {
+func (r *execution) takeKept(ctx context.Context, s *scenarioRun, pa *plan.Arm) *liveArm {
 	k := r.pool[pa.Name]
 	if k == nil {
 		return nil
@@ -76,14 +77,14 @@ func (r *runner) takeKept(ctx context.Context, s *scenarioRun, pa *plan.Arm) *ar
 		return nil
 	}
 	k.plan = pa // this scenario's request, warm-up and log patterns
-	k.warmup = results.Warmup{Stack: results.StackKept, Before: results.Some(float64(k.served))}
+	k.warmup = results.Warmup{Stack: vocab.StackKept, Before: vocab.Some(float64(k.served))}
 	return k
 }
 
 // reready proves a kept stack answers this scenario's request: the mock
 // under it was started again, so the first requests may meet a connection
 // the gateway pooled to the old one; it is tried until ReadyTimeout.
-func (r *runner) reready(ctx context.Context, pa *plan.Arm, a *arm) error {
+func (r *execution) reready(ctx context.Context, pa *plan.Arm, a *liveArm) error {
 	req := *pa.Ready
 	deadline := time.Now().Add(r.o.ReadyTimeout)
 	for {
@@ -101,7 +102,7 @@ func (r *runner) reready(ctx context.Context, pa *plan.Arm, a *arm) error {
 
 // leaveArms ends a scenario's start: its gateway stacks are kept for later
 // scenarios (frozen, when the plan isolates) or removed.
-func (r *runner) leaveArms(ctx context.Context, s *scenarioRun) {
+func (r *execution) leaveArms(ctx context.Context, s *scenarioRun) {
 	for _, pa := range s.sc.Arms {
 		a := s.arms[pa.Name]
 		if a == nil || len(a.containers) == 0 {
@@ -119,12 +120,12 @@ func (r *runner) leaveArms(ctx context.Context, s *scenarioRun) {
 		}
 		r.pool[pa.Name] = a
 	}
-	s.arms = map[string]*arm{}
+	s.arms = map[string]*liveArm{}
 }
 
 // discard removes an arm's containers, thawed first (the engine kills a
 // paused container only once it runs again).
-func (r *runner) discard(a *arm) {
+func (r *execution) discard(a *liveArm) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_ = r.setFrozen(ctx, a, false)
@@ -135,7 +136,7 @@ func (r *runner) discard(a *arm) {
 }
 
 // releaseKept removes every stack still kept at the end of the run.
-func (r *runner) releaseKept() {
+func (r *execution) releaseKept() {
 	for name, a := range r.pool {
 		r.discard(a)
 		delete(r.pool, name)

@@ -14,11 +14,12 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // stamp fills the manifest with what is known once the engines answer and
 // the mock is built: the code, the gateways' host, the layout, the mock.
-func (r *runner) stamp() {
+func (r *execution) stamp() {
 	m := &r.manifest
 	if r.o.Code != nil {
 		m.Code = *r.o.Code
@@ -37,7 +38,7 @@ func (r *runner) stamp() {
 		m.Instance = &results.Instance{VCPUs: c.InstanceVCPUs, MemoryGB: c.InstanceMemoryGB,
 			USDPerHour: cost.InstanceHourly(c)}
 	}
-	m.SetArm("direct", results.ArmImage{Image: r.mock.Ref, ImageID: r.mock.ID, ImageSizeMiB: measure.MiB(uint64(r.mock.Size))})
+	m.SetArm(vocab.Direct, results.ArmImage{Image: r.mock.Ref, ImageID: r.mock.ID, ImageSizeMiB: measure.MiB(uint64(r.mock.Size))})
 }
 
 // CodeOf is the commit and state of the checkout in moduleDir, the plan's
@@ -59,7 +60,7 @@ func CodeOf(p *plan.Plan, moduleDir string) results.Code {
 // calibrate runs the reference workload on the gateway's first CPU before
 // any stack is up, when the gateways' engine is this machine's (a remote
 // engine's CPU cannot be reached from here).
-func (r *runner) calibrate(ctx context.Context) {
+func (r *execution) calibrate(ctx context.Context) {
 	m, gw := &r.manifest, r.o.Plan.Layout.Gateway
 	switch {
 	case r.o.Calibrate == nil:
@@ -84,11 +85,11 @@ func (r *runner) calibrate(ctx context.Context) {
 }
 
 // runDir is this run's own directory beside a scenario's CSV.
-func (r *runner) runDir(csvPath string) string {
+func (r *execution) runDir(csvPath string) string {
 	return filepath.Join(filepath.Dir(csvPath), "runs", r.runID)
 }
 
-func (r *runner) writeManifest(path string) error {
+func (r *execution) writeManifest(path string) error {
 	if err := results.WriteManifest(path, &r.manifest); err != nil {
 		return fmt.Errorf("write the run manifest %s: %w", path, err)
 	}
@@ -98,7 +99,7 @@ func (r *runner) writeManifest(path string) error {
 // finish stamps the run's end into every manifest it wrote, and leaves in
 // each results directory the manifests of exactly the runs its rows name.
 // It runs however the run ends: an interrupted run's manifest says so.
-func (r *runner) finish(loadCtx context.Context) {
+func (r *execution) finish(loadCtx context.Context) {
 	m := &r.manifest
 	m.Ended = time.Now().UTC().Truncate(time.Second)
 	m.WallS = m.Ended.Sub(m.Started).Seconds()

@@ -9,24 +9,25 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
-func optionalShare(s float64) results.Optional {
+func optionalShare(s float64) vocab.Optional {
 	if s > 0 {
-		return results.Some(s)
+		return vocab.Some(s)
 	}
-	return results.Optional{}
+	return vocab.Optional{}
 }
 
 // baseRow is a row's identity and layout: what the executor knows of a run
 // before a kind measures it (its provenance is in the run's manifest).
-func (r *runner) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.LoadPoint) results.Row {
+func (r *execution) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.LoadPoint) results.Row {
 	l := r.o.Plan.Layout
 	row := results.Row{
 		RunID: r.runID, Scenario: sc.Name, Kind: sc.Kind, Gateway: a.Name, ArmLabel: a.Label, GatewayClass: a.Class, ReleaseOf: a.ReleaseOf,
 		Trial: trial, Mode: pt.Mode, Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
 		CapacityShare: optionalShare(pt.Share),
-		Status:        results.OK, Floor: r.o.Plan.Floor,
+		Status:        vocab.StatusOK, Floor: r.o.Plan.Floor,
 		CPUsDriver: l.Driver.CPUs.Text, CPUsMock: l.Mock.CPUs.Text, CPUsGateway: []string{l.Gateway.CPUs.Text},
 		RigRTTSameUs: usOf(r.topo.Same, r.topo.Err == nil), RigRTTCrossUs: usOf(r.topo.Cross, r.topo.HasCross),
 		Engines: r.enginesText(), Hosts: r.hostsText(), Drivers: max(r.o.Plan.Drivers.Instances, 1),
@@ -40,15 +41,15 @@ func (r *runner) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.Load
 				cores[c] = true
 			}
 		}
-		row.Replicas, row.GatewayCores = results.Some(float64(len(a.Replicas))), results.Some(float64(len(cores)))
+		row.Replicas, row.GatewayCores = vocab.Some(float64(len(a.Replicas))), vocab.Some(float64(len(cores)))
 		row.CPUsGateway = cpus
 	}
 	if row.Mode == "" {
-		row.Mode = results.Closed // a row for an arm that never ran
+		row.Mode = vocab.Closed // a row for an arm that never ran
 	}
-	if pt.Mode == results.Open {
+	if pt.Mode == vocab.Open {
 		for _, d := range sc.P99Bounds {
-			row.P99BoundsMS = append(row.P99BoundsMS, results.Some(float64(d)/1e6))
+			row.P99BoundsMS = append(row.P99BoundsMS, vocab.Some(float64(d)/1e6))
 		}
 	}
 	// A hosted arm's path leaves this machine's layout: no topology excess.
@@ -79,9 +80,9 @@ func probeGet(url string) stack.Probe {
 }
 
 // usOf is a duration in µs for a row (three decimals), when it was measured.
-func usOf(d time.Duration, measured bool) results.Optional {
+func usOf(d time.Duration, measured bool) vocab.Optional {
 	if !measured {
-		return results.Optional{}
+		return vocab.Optional{}
 	}
-	return results.Some(results.Round3(float64(d.Nanoseconds()) / 1000))
+	return vocab.Some(results.Round3(float64(d.Nanoseconds()) / 1000))
 }

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // rowSummary is a finished run's progress line: its rate and percentiles, or why it has none.
 func rowSummary(r *results.Row) string {
-	if r.Status != results.OK && r.Status != results.Partial {
+	if r.Status != vocab.StatusOK && r.Status != vocab.StatusPartial {
 		return string(r.Status) + ": " + firstLine(r.Reason)
 	}
 	s := fmt.Sprintf("%8.0f req/s  p50 %s  p99 %s (n=%d)", r.RPS, msOrDash(r.Latency.P50), msOrDash(r.Latency.P99), r.Latency.N)
@@ -21,14 +22,14 @@ func rowSummary(r *results.Row) string {
 	if len(r.Verdict) > 0 {
 		s += "  [" + r.Verdict.String() + "]"
 	}
-	if r.Status == results.Partial {
+	if r.Status == vocab.StatusPartial {
 		s += "  (partial)"
 	}
 	return s
 }
 
 // msOrDash prints a percentile, or "-" where too few samples support it.
-func msOrDash(o results.Optional) string {
+func msOrDash(o vocab.Optional) string {
 	if !o.Set {
 		return "-"
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // The rig's qualification: the direct arm driven hard for a second, the
@@ -34,8 +35,8 @@ var qualifyHeaders = map[string]string{"X-Mock-TTFT": "0s", "X-Mock-ITL": "0s", 
 // cpusets, and the req/s that cost allows each (its cores / its CPU per
 // request). The figures go to the manifest (rig); they bound what the rig
 // can offer, not what a gateway can take.
-func (r *runner) qualify(ctx context.Context, s *scenarioRun) {
-	direct := s.arms["direct"]
+func (r *execution) qualify(ctx context.Context, s *scenarioRun) {
+	direct := s.arms[vocab.Direct]
 	if r.manifest.Rig != nil || direct == nil || r.o.Plan.Drivers.Container || len(r.o.Plan.Layout.Driver.CPUs.CPUs) == 0 {
 		return
 	}
@@ -50,7 +51,7 @@ func (r *runner) qualify(ctx context.Context, s *scenarioRun) {
 		return
 	}
 	run := s.sc.Runs[k]
-	run.Point = plan.LoadPoint{Mode: results.Closed, Concurrency: qualifyConns, PromptTokens: 100}
+	run.Point = plan.LoadPoint{Mode: vocab.Closed, Concurrency: qualifyConns, PromptTokens: 100}
 	run.Request.Stream, run.Request.Tools, run.Request.PromptTokens = false, false, 100
 	run.Request.Headers = maps.Clone(run.Request.Headers)
 	if run.Request.Headers == nil {
@@ -61,7 +62,7 @@ func (r *runner) qualify(ctx context.Context, s *scenarioRun) {
 	r.o.Progress.Start(fmt.Sprintf("qualifying the rig: the mock driven directly at c=%d, its delays off, for %s", qualifyConns, qualifyWindow), qualifyWarmup+qualifyWindow)
 	m := r.meter(s.sc, &run, direct, s.mock)
 	row, _, err := measure.Drive(ctx, m, &run, func(c *load.Config) { c.Fidelity = false })
-	if err != nil || row.Status != results.OK || row.DriverCPUUsPerReq.V <= 0 || row.RPS <= 0 {
+	if err != nil || row.Status != vocab.StatusOK || row.DriverCPUUsPerReq.V <= 0 || row.RPS <= 0 {
 		why := row.Reason
 		if err != nil {
 			why = err.Error()
@@ -87,7 +88,7 @@ func (r *runner) qualify(ctx context.Context, s *scenarioRun) {
 
 // nearCeiling is why an open-loop point asks too much of the rig, or "".
 func nearCeiling(q *results.Rig, p plan.LoadPoint) string {
-	if q == nil || p.Mode != results.Open {
+	if q == nil || p.Mode != vocab.Open {
 		return ""
 	}
 	who, ceiling := "driver", q.DriverCeilingRPS
@@ -103,7 +104,7 @@ func nearCeiling(q *results.Rig, p plan.LoadPoint) string {
 
 // flagNearCeiling says, before a scenario's runs, which of its points ask
 // more of the rig than its stated share.
-func (r *runner) flagNearCeiling(sc *plan.Scenario) {
+func (r *execution) flagNearCeiling(sc *plan.Scenario) {
 	for _, p := range sc.Points {
 		if why := nearCeiling(r.manifest.Rig, p); why != "" {
 			r.o.Progress.Logf("%s %s: near the rig's ceiling: %s", sc.Name, p, why)

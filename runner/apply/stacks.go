@@ -25,7 +25,7 @@ const mockKeyDir, mockKeyName = "/", ".gatewaybench-mock-key"
 
 // startMock starts a mock (the scenario's, or its fallback) on the mock's
 // placement and waits until it answers.
-func (r *runner) startMock(ctx context.Context, sc *plan.Scenario, name string, cmd []string, port int, health string) (*stack.Container, error) {
+func (r *execution) startMock(ctx context.Context, sc *plan.Scenario, name string, cmd []string, port int, health string) (*stack.Container, error) {
 	l := r.o.Plan.Layout.Mock
 	svc := &stack.Service{
 		Stack: name, Role: stack.RoleMock, Image: r.mock.Ref, Cmd: cmd,
@@ -64,14 +64,14 @@ func (r *runner) startMock(ctx context.Context, sc *plan.Scenario, name string, 
 
 // startArm brings a gateway arm up, every replica of it, and waits until
 // the scenario's own request works through each.
-func (r *runner) startArm(ctx context.Context, pa *plan.Arm) (*arm, error) {
+func (r *execution) startArm(ctx context.Context, pa *plan.Arm) (*liveArm, error) {
 	if pa.Hosted {
 		return r.startHosted(ctx, pa)
 	}
 	engine := r.o.Plan.Layout.Gateway.Engine
 	mgr := r.mgr(engine)
-	a := &arm{plan: pa}
-	fail := func(err error) (*arm, error) {
+	a := &liveArm{plan: pa}
+	fail := func(err error) (*liveArm, error) {
 		for _, c := range a.containers {
 			mgr.Discard(c)
 		}
@@ -121,7 +121,7 @@ func (r *runner) startArm(ctx context.Context, pa *plan.Arm) (*arm, error) {
 
 // startBalancer starts an arm's declared balancer, once its replicas are
 // up, and waits until the scenario's request works through it.
-func (r *runner) startBalancer(ctx context.Context, pa *plan.Arm) (*stack.Container, time.Duration, error) {
+func (r *execution) startBalancer(ctx context.Context, pa *plan.Arm) (*stack.Container, time.Duration, error) {
 	b, engine := pa.Balancer, r.o.Plan.Layout.Gateway.Engine
 	if b.Container == nil {
 		return nil, 0, fmt.Errorf("%s: %s", b.Project, b.Unresolved)
@@ -136,7 +136,7 @@ func (r *runner) startBalancer(ctx context.Context, pa *plan.Arm) (*stack.Contai
 // serve starts svc on an engine, to answer on port, and waits until req
 // works through it; the container is removed when it does not. It returns
 // the cold start: container start to the first answer.
-func (r *runner) serve(ctx context.Context, engine string, svc *stack.Service, port int, req plan.Request) (*stack.Container, time.Duration, error) {
+func (r *execution) serve(ctx context.Context, engine string, svc *stack.Service, port int, req plan.Request) (*stack.Container, time.Duration, error) {
 	if r.onThisMachine(engine) {
 		if err := r.o.PortFree(port); err != nil {
 			return nil, 0, err
@@ -183,9 +183,9 @@ func atPort(u string, port int) string {
 
 // startHosted readies a hosted arm: its key from the environment and one
 // request that answers. It has no container, so no cgroup figures.
-func (r *runner) startHosted(ctx context.Context, pa *plan.Arm) (*arm, error) {
+func (r *execution) startHosted(ctx context.Context, pa *plan.Arm) (*liveArm, error) {
 	req := *pa.Ready
-	a := &arm{plan: pa}
+	a := &liveArm{plan: pa}
 	if req.APIKeyEnv != "" {
 		if a.key = os.Getenv(req.APIKeyEnv); a.key == "" {
 			return nil, fmt.Errorf("hosted arm %s: the environment variable %s that holds its key is not set", pa.Name, req.APIKeyEnv)

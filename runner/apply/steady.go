@@ -15,6 +15,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stats"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // warmClients are the clients of every warm-up: it exercises the request
@@ -27,7 +28,7 @@ const warmClients = 32
 // scenario's own request, in blocks of plan.SteadyBlock, until it served
 // the requests asked and its latency stopped moving (steadyAfter), or its
 // bound ran out. The other arms are frozen meanwhile, as in a measured run.
-func (r *runner) warm(loadCtx, hardCtx context.Context, s *scenarioRun) error {
+func (r *execution) warm(loadCtx, hardCtx context.Context, s *scenarioRun) error {
 	sc := s.sc
 	for i := range sc.Arms {
 		pa := &sc.Arms[i]
@@ -76,7 +77,7 @@ func (r *runner) warm(loadCtx, hardCtx context.Context, s *scenarioRun) error {
 
 // warmArm runs one arm's warm-up: at least need requests, then until
 // steadyAfter, for at most bound.
-func warmArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *arm, conns, need int, bound plan.Duration) (results.Warmup, error) {
+func warmArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *liveArm, conns, need int, bound plan.Duration) (results.Warmup, error) {
 	pa := a.plan
 	ctx, cancel := context.WithTimeout(loadCtx, bound.D())
 	defer cancel()
@@ -96,10 +97,10 @@ func warmArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a 
 		if err != nil {
 			return w, fmt.Errorf("%s: warm-up: %w", pa.Name, err)
 		}
-		served += int(res.OK + res.Errored())
-		if res.OK == 0 {
+		served += int(res.RequestsOK + res.Errored())
+		if res.RequestsOK == 0 {
 			if loadCtx.Err() == nil && ctx.Err() == nil {
-				w.State = results.WarmFailed // nothing to judge by: its runs will say why
+				w.State = vocab.WarmFailed // nothing to judge by: its runs will say why
 			}
 			break
 		}
@@ -108,16 +109,16 @@ func warmArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a 
 		}
 		p50 := float64(res.Latency.ValueAtQuantile(50)) / 1e3
 		p50s = append(p50s, p50)
-		w.P50s = append(w.P50s, results.Some(p50))
+		w.P50s = append(w.P50s, vocab.Some(p50))
 		if served >= need && steadyAfter(p50s) {
-			w.State = results.WarmSteady
+			w.State = vocab.WarmSteady
 			break
 		}
 	}
 	if w.State == "" {
-		w.State = results.WarmBounded
+		w.State = vocab.WarmBounded
 	}
-	w.Requests, w.Seconds = results.Some(float64(served)), results.Some(time.Since(began).Seconds())
+	w.Requests, w.Seconds = vocab.Some(float64(served)), vocab.Some(time.Since(began).Seconds())
 	return w, nil
 }
 
@@ -152,7 +153,7 @@ func steadyAfter(p50s []float64) bool {
 // from the measured core) and active is thawed. The direct arm (and "", the
 // rig's own check) freezes them all. The mocks are left as they are.
 // Pausing and thawing happen before a run's warmup, outside its window.
-func (r *runner) isolate(ctx context.Context, s *scenarioRun, active string) error {
+func (r *execution) isolate(ctx context.Context, s *scenarioRun, active string) error {
 	if r.o.Plan.Isolation != config.Freeze {
 		return nil
 	}
@@ -176,7 +177,7 @@ func (r *runner) isolate(ctx context.Context, s *scenarioRun, active string) err
 // already. A container that stopped fails its own rows (unchanged); any
 // other failure would leave a neighbour running beside the measured arm,
 // which no row could say, and stops the run.
-func (r *runner) setFrozen(ctx context.Context, a *arm, freeze bool) error {
+func (r *execution) setFrozen(ctx context.Context, a *liveArm, freeze bool) error {
 	if a.frozen == freeze || len(a.containers) == 0 {
 		return nil
 	}
@@ -202,7 +203,7 @@ func (r *runner) setFrozen(ctx context.Context, a *arm, freeze bool) error {
 
 // thawAll thaws every frozen arm: after the scenario's rounds, before the
 // memory it reads settled and its teardown.
-func (r *runner) thawAll(ctx context.Context, s *scenarioRun) error {
+func (r *execution) thawAll(ctx context.Context, s *scenarioRun) error {
 	if r.o.Plan.Isolation != config.Freeze {
 		return nil
 	}

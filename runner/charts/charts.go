@@ -16,6 +16,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stats"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // Chart is one figure: its file and title, or why it was not drawn.
@@ -58,7 +59,7 @@ var builders = []builder{
 type data struct {
 	recs    []results.Record
 	tables  []summary.Table
-	kinds   map[string]results.Kind // scenario -> kind
+	kinds   map[string]vocab.Kind // scenario -> kind
 	colours palette
 }
 
@@ -90,7 +91,7 @@ func Render(recs []results.Record, dir string) ([]Chart, error) {
 
 // Figures builds every figure the records allow.
 func Figures(recs []results.Record) ([]*figure, []Chart) {
-	d := &data{recs: recs, tables: summary.Build(recs), kinds: map[string]results.Kind{}, colours: newPalette(recs)}
+	d := &data{recs: recs, tables: summary.Build(recs), kinds: map[string]vocab.Kind{}, colours: newPalette(recs)}
 	for _, r := range recs {
 		d.kinds[r.Str(results.ColScenario)] = r.Kind()
 	}
@@ -114,7 +115,7 @@ func Figures(recs []results.Record) ([]*figure, []Chart) {
 
 // of returns the tables of scenarios of that kind (and, when scenario is
 // not "", of that scenario only), in the order the records had them.
-func (d *data) of(kind results.Kind, scenario string) []summary.Table {
+func (d *data) of(kind vocab.Kind, scenario string) []summary.Table {
 	var out []summary.Table
 	for _, t := range d.tables {
 		// The controlled-baseline rule drops a point from every chart, as
@@ -128,7 +129,7 @@ func (d *data) of(kind results.Kind, scenario string) []summary.Table {
 
 // missing is why an arm has no figure: its status and the first clause of
 // the reason (the CSV keeps the whole of it).
-func missing(a summary.Arm) string {
+func missing(a summary.Figures) string {
 	if a.Trials > 0 {
 		return ""
 	}
@@ -150,11 +151,11 @@ func barsOf(t summary.Table, skipDirect bool, panels ...panelSpec) *figure {
 // figure), their values read with measured.
 func bars(t summary.Table, skipDirect, keepFailed bool, panels ...panelSpec) *figure {
 	f := &figure{}
-	var arms []summary.Arm
+	var arms []summary.Figures
 	for _, a := range t.Arms {
 		switch {
-		case skipDirect && a.Name == "direct":
-		case keepFailed && a.Status == results.Failed && slices.ContainsFunc(a.Rows, func(r results.Record) bool { return r.Int(results.ColTrial) > 0 }):
+		case skipDirect && a.Name == vocab.Direct:
+		case keepFailed && a.Status == vocab.StatusFailed && slices.ContainsFunc(a.Rows, func(r results.Record) bool { return r.Int(results.ColTrial) > 0 }):
 			arms = append(arms, a)
 			f.Rows = append(f.Rows, row{Name: a.Name, Class: a.Class})
 		case missing(a) != "":
@@ -186,13 +187,13 @@ type panelSpec struct {
 
 type seriesSpec struct {
 	name string
-	get  func(summary.Arm) value
+	get  func(summary.Figures) value
 }
 
 // measured is the median over every measured row, failed ones included:
 // for counts a failed row still holds (the invalid keys an arm passed on).
-func measured(column results.Col) func(summary.Arm) value {
-	return func(a summary.Arm) value {
+func measured(column results.Col) func(summary.Figures) value {
+	return func(a summary.Figures) value {
 		var xs []float64
 		for _, r := range a.Rows {
 			if v := r.Num(column); v.Set && r.Int(results.ColTrial) > 0 {
@@ -209,7 +210,7 @@ func measured(column results.Col) func(summary.Arm) value {
 // addedValue draws an added figure as the tables print it: a 95%
 // interval that holds 0 is "not distinguishable from direct", never a
 // signed bar; absent, it says why (unset: why, or nothing).
-func addedValue(v results.Optional, d stats.Delta, has bool, unset string) value {
+func addedValue(v vocab.Optional, d stats.Delta, has bool, unset string) value {
 	switch {
 	case v.Set && has && d.Enough && !d.Distinguishable():
 		return value{Label: "not distinguishable from direct"}
@@ -223,7 +224,7 @@ func addedValue(v results.Optional, d stats.Delta, has bool, unset string) value
 // whose rounds fell into two clusters says so beside its bar, with both
 // cluster medians (docs/method.md, "Starts"), since one bar and one
 // whisker would read as a single spread.
-func addedP50(a summary.Arm, unset string) value {
+func addedP50(a summary.Figures, unset string) value {
 	v := addedValue(a.AddedP50, a.AddedP50CI, a.HasCI, unset)
 	if a.HasCI && v.Set {
 		v.Lo, v.Hi, v.CI = a.AddedP50CI.Lo, a.AddedP50CI.Hi, true
@@ -243,28 +244,28 @@ func bimodal(ts ...summary.Table) []string {
 			if a.IsBimodal {
 				c := a.Bimodal
 				out = append(out, fmt.Sprintf("%s at %s: bimodal, its rounds' added p50 in two clusters, at %s ms (%d rounds) and %s ms (%d rounds).",
-					a.Name, t.Point, summary.Signed(results.Some(c.Low)), c.NLow, summary.Signed(results.Some(c.High)), c.NHigh))
+					a.Name, t.Point, summary.Signed(vocab.Some(c.Low)), c.NLow, summary.Signed(vocab.Some(c.High)), c.NHigh))
 			}
 		}
 	}
 	return out
 }
 
-func col(column results.Col) func(summary.Arm) value {
-	return func(a summary.Arm) value { return some(a.Median(column)) }
+func col(column results.Col) func(summary.Figures) value {
+	return func(a summary.Figures) value { return some(a.Median(column)) }
 }
 
 const methodAdded = "Added = median over trials of (arm - direct) measured in the same trial; whiskers: distribution-free interval of that median (95% where the trials allow, else their range)."
 
 func overheadFigure(d *data) (*figure, string) {
-	t, ok := summary.Lowest(d.of(results.KindOverhead, ""))
+	t, ok := summary.Lowest(d.of(vocab.KindOverhead, ""))
 	if !ok {
 		return nil, "no overhead rows in the results"
 	}
 	f := barsOf(t, true,
 		panelSpec{"Added latency", "ms over direct", []seriesSpec{
-			{"p50", func(a summary.Arm) value { return addedP50(a, "") }},
-			{"p99", func(a summary.Arm) value {
+			{"p50", func(a summary.Figures) value { return addedP50(a, "") }},
+			{"p99", func(a summary.Figures) value {
 				v := some(a.AddedP99)
 				if !v.Set && a.Trials > 0 {
 					v.Label = "no p99: under 500 requests a window"
@@ -283,14 +284,14 @@ func overheadFigure(d *data) (*figure, string) {
 }
 
 func ttftFigure(d *data) (*figure, string) {
-	t, ok := summary.Lowest(d.of(results.KindStreamingTurn, "streaming_turn"))
+	t, ok := summary.Lowest(d.of(vocab.KindStreamingTurn, "streaming_turn"))
 	if !ok {
-		if t, ok = summary.Lowest(d.of(results.KindStreamingTurn, "")); !ok {
+		if t, ok = summary.Lowest(d.of(vocab.KindStreamingTurn, "")); !ok {
 			return nil, "no streaming_turn rows in the results"
 		}
 	}
 	f := barsOf(t, true,
-		panelSpec{"Added TTFT (p50)", "ms over direct", []seriesSpec{{"TTFT", func(a summary.Arm) value {
+		panelSpec{"Added TTFT (p50)", "ms over direct", []seriesSpec{{"TTFT", func(a summary.Figures) value {
 			return addedValue(a.AddedTTFT, a.AddedTTFTCI, a.HasTTFTCI, "no TTFT p50: under 10 streams a window")
 		}}}},
 		panelSpec{"First byte (TTFB p50)", "ms", []seriesSpec{{"TTFB", col(results.ColTTFB.P50)}}},
@@ -303,9 +304,9 @@ func ttftFigure(d *data) (*figure, string) {
 
 // lineOver makes a line figure of one value per arm over the tables'
 // points, labelled by x.
-func lineOver(ts []summary.Table, skipDirect bool, x func(summary.Point) string, y func(summary.Arm) value) *figure {
+func lineOver(ts []summary.Table, skipDirect bool, x func(summary.Point) string, y func(summary.Figures) value) *figure {
 	f := &figure{}
-	var arms []summary.Arm
+	var arms []summary.Figures
 	seen := map[string]int{}
 	for _, t := range ts {
 		label := x(t.Point)
@@ -316,7 +317,7 @@ func lineOver(ts []summary.Table, skipDirect bool, x func(summary.Point) string,
 	for _, t := range ts {
 		xi := slices.Index(f.X, x(t.Point))
 		for _, a := range t.Arms {
-			if skipDirect && a.Name == "direct" {
+			if skipDirect && a.Name == vocab.Direct {
 				continue
 			}
 			arms = append(arms, a)
@@ -351,10 +352,10 @@ func lineOver(ts []summary.Table, skipDirect bool, x func(summary.Point) string,
 
 // overClients is a line per arm over the closed-loop points of a kind's
 // tables, by clients; y's value is drawn open where the rig ran out.
-func overClients(d *data, kind results.Kind, y func(summary.Arm) value) (*figure, []summary.Table) {
+func overClients(d *data, kind vocab.Kind, y func(summary.Figures) value) (*figure, []summary.Table) {
 	var ts []summary.Table
 	for _, t := range d.of(kind, "") {
-		if t.Point.Mode == results.Closed {
+		if t.Point.Mode == vocab.Closed {
 			ts = append(ts, t)
 		}
 	}
@@ -362,7 +363,7 @@ func overClients(d *data, kind results.Kind, y func(summary.Arm) value) (*figure
 		return nil, nil
 	}
 	slices.SortStableFunc(ts, func(a, b summary.Table) int { return a.Point.Concurrency - b.Point.Concurrency })
-	f := lineOver(ts, false, func(p summary.Point) string { return fmt.Sprint(p.Concurrency) }, func(a summary.Arm) value {
+	f := lineOver(ts, false, func(p summary.Point) string { return fmt.Sprint(p.Concurrency) }, func(a summary.Figures) value {
 		v := y(a)
 		v.Hollow = v.Set && a.RigFlags() != ""
 		return v
@@ -371,7 +372,7 @@ func overClients(d *data, kind results.Kind, y func(summary.Arm) value) (*figure
 }
 
 func itlFigure(d *data) (*figure, string) {
-	f, ts := overClients(d, results.KindConcurrentAgents, func(a summary.Arm) value { return some(a.ITLP99) })
+	f, ts := overClients(d, vocab.KindConcurrentAgents, func(a summary.Figures) value { return some(a.ITLP99) })
 	if f == nil {
 		return nil, "no concurrent_agents rows in the results"
 	}
@@ -382,7 +383,7 @@ func itlFigure(d *data) (*figure, string) {
 	var buffering []string
 	for _, t := range ts {
 		for _, a := range t.Arms {
-			if slices.ContainsFunc(a.Verdicts, func(v results.Verdict) bool { return v.Has(results.VBuffering) }) {
+			if slices.ContainsFunc(a.Verdicts, func(v vocab.Verdict) bool { return v.Has(vocab.VBuffering) }) {
 				buffering = append(buffering, fmt.Sprintf("%s at %d", a.Name, t.Point.Concurrency))
 			}
 		}
@@ -399,7 +400,7 @@ func itlFigure(d *data) (*figure, string) {
 // headline. An arm whose trials held too few requests for a p99 at every
 // point is listed with that reason.
 func latencyFigure(d *data) (*figure, string) {
-	f, ts := overClients(d, results.KindOverhead, func(a summary.Arm) value { return some(a.P99) })
+	f, ts := overClients(d, vocab.KindOverhead, func(a summary.Figures) value { return some(a.P99) })
 	if f == nil {
 		return nil, "no overhead rows in the results"
 	}
@@ -418,8 +419,8 @@ func latencyFigure(d *data) (*figure, string) {
 
 func promptFigure(d *data) (*figure, string) {
 	var ts []summary.Table
-	for _, t := range d.of(results.KindLargeContext, "") {
-		if t.Point.Mode == results.Closed && t.Point.Concurrency == 1 {
+	for _, t := range d.of(vocab.KindLargeContext, "") {
+		if t.Point.Mode == vocab.Closed && t.Point.Concurrency == 1 {
 			ts = append(ts, t)
 		}
 	}
@@ -427,7 +428,7 @@ func promptFigure(d *data) (*figure, string) {
 		return nil, "no large_context rows at one client in the results"
 	}
 	slices.SortStableFunc(ts, func(a, b summary.Table) int { return a.Point.Prompt - b.Point.Prompt })
-	f := lineOver(ts, true, func(p summary.Point) string { return summary.Thousands(int64(p.Prompt)) }, func(a summary.Arm) value {
+	f := lineOver(ts, true, func(p summary.Point) string { return summary.Thousands(int64(p.Prompt)) }, func(a summary.Figures) value {
 		return some(a.AddedP50)
 	})
 	f.XAxis, f.YAxis = "prompt tokens (one client)", "added p50, ms"
@@ -438,10 +439,10 @@ func promptFigure(d *data) (*figure, string) {
 
 // ceiling is each arm's table with its highest median RPS among closed-loop
 // points of the throughput kind.
-func ceiling(d *data) (map[string]summary.Arm, []summary.Table) {
-	best := map[string]summary.Arm{}
+func ceiling(d *data) (map[string]summary.Figures, []summary.Table) {
+	best := map[string]summary.Figures{}
 	var ts []summary.Table
-	for _, t := range d.of(results.KindThroughput, "") {
+	for _, t := range d.of(vocab.KindThroughput, "") {
 		if t.Point.Mode != "closed" {
 			continue
 		}
@@ -475,8 +476,8 @@ func ceilingFigure(d *data, skipDirect bool, note, method string, panels ...pane
 }
 
 // atClients labels a value with the clients of the point it came from.
-func atClients(column results.Col) func(summary.Arm) value {
-	return func(a summary.Arm) value {
+func atClients(column results.Col) func(summary.Figures) value {
+	return func(a summary.Figures) value {
 		v := some(a.Median(column))
 		if v.Set && len(a.Rows) > 0 {
 			v.Label = fmt.Sprintf("%s (c=%s)", fmtValue(v.V), a.Rows[0].Str(results.ColConcurrency))
@@ -506,7 +507,7 @@ func frontierFigure(d *data) (*figure, string) {
 	for _, b := range fr.Bounds {
 		f.X = append(f.X, "≤ "+strconv.FormatFloat(b, 'f', -1, 64)+" ms")
 	}
-	var arms []summary.Arm
+	var arms []summary.Figures
 	for _, a := range fr.Arms {
 		arms = append(arms, pooled(a.Name, a.Class, a.Rows))
 		if a.Missing != "" {
@@ -533,11 +534,11 @@ func frontierFigure(d *data) (*figure, string) {
 
 // pooled is an arm over rows of several load points, for a footnote: its
 // requests, and its trials counted once each.
-func pooled(name string, class results.Class, rows []results.Record) summary.Arm {
-	a := summary.Arm{Name: name, Class: class, Rows: rows}
+func pooled(name string, class vocab.Class, rows []results.Record) summary.Figures {
+	a := summary.Figures{Name: name, Class: class, Rows: rows}
 	var trials []string
 	for _, r := range rows {
-		if r.OK() {
+		if r.Measured() {
 			a.Requests += int64(r.Num(results.ColRequestsOK).V)
 			if !slices.Contains(trials, r.Str(results.ColTrial)) {
 				trials = append(trials, r.Str(results.ColTrial))
@@ -553,21 +554,21 @@ func pooled(name string, class results.Class, rows []results.Record) summary.Arm
 // (summary.Failovers): direct is the no-fallback baseline; an arm with no
 // fallback is drawn too, its errors being what it does.
 func failoverFigure(d *data) (*figure, string) {
-	ts := d.of(results.KindFailover, "")
+	ts := d.of(vocab.KindFailover, "")
 	if len(ts) == 0 {
 		return nil, "no failover rows in the results"
 	}
 	t := ts[0]
 	f := &figure{}
 	errs, adds := series{Name: "errors"}, series{Name: "error path"}
-	var arms []summary.Arm
+	var arms []summary.Figures
 	for _, a := range t.Arms {
-		if a.Status == results.Unavailable {
+		if a.Status == vocab.StatusUnavailable {
 			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class, Missing: missing(a)})
 		}
 	}
 	for _, fo := range summary.Failovers(t) {
-		i := slices.IndexFunc(t.Arms, func(a summary.Arm) bool { return a.Name == fo.Name })
+		i := slices.IndexFunc(t.Arms, func(a summary.Figures) bool { return a.Name == fo.Name })
 		a := t.Arms[i]
 		arms = append(arms, a)
 		f.Rows = append(f.Rows, row{Name: a.Name, Class: a.Class})
@@ -603,13 +604,13 @@ func failoverFigure(d *data) (*figure, string) {
 // alone and beside the long stream (the scenario's two variants), one
 // series each. A p50, not a p99: the windows hold far under 500 turns.
 func headOfLineFigure(d *data) (*figure, string) {
-	ts := d.of(results.KindHeadOfLine, "")
+	ts := d.of(vocab.KindHeadOfLine, "")
 	if len(ts) < 2 {
 		return nil, "no head_of_line rows in both variants in the results"
 	}
 	var specs []seriesSpec
 	for _, t := range ts[:2] {
-		specs = append(specs, seriesSpec{t.Point.Variant, func(a summary.Arm) value {
+		specs = append(specs, seriesSpec{t.Point.Variant, func(a summary.Figures) value {
 			for _, b := range t.Arms {
 				if b.Name == a.Name {
 					if b.Trials == 0 {
@@ -629,15 +630,15 @@ func headOfLineFigure(d *data) (*figure, string) {
 }
 
 func keyFloodFigure(d *data) (*figure, string) {
-	ts := d.of(results.KindKeyFlood, "")
+	ts := d.of(vocab.KindKeyFlood, "")
 	if len(ts) == 0 {
 		return nil, "no key_flood rows in the results"
 	}
 	t := ts[0]
 	f := bars(t, false, true,
-		panelSpec{"Time to refuse a key", "ms, p50 of the refusals", []seriesSpec{{"refusal p50", func(a summary.Arm) value {
+		panelSpec{"Time to refuse a key", "ms, p50 of the refusals", []seriesSpec{{"refusal p50", func(a summary.Figures) value {
 			v := col(results.ColLatency.P50)(a)
-			if !v.Set && a.Status == results.Failed {
+			if !v.Set && a.Status == vocab.StatusFailed {
 				v.Label = "failed: passes invalid keys on"
 			}
 			return v
@@ -650,7 +651,7 @@ func keyFloodFigure(d *data) (*figure, string) {
 }
 
 func cancellationFigure(d *data) (*figure, string) {
-	ts := d.of(results.KindCancellation, "")
+	ts := d.of(vocab.KindCancellation, "")
 	if len(ts) == 0 {
 		return nil, "no cancellation rows in the results"
 	}
@@ -691,7 +692,7 @@ func sessionFigure(d *data) (*figure, string) {
 	// each from the profile's fewest-clients point.
 	var scenarios []string
 	byScenario := map[string][]summary.Table{}
-	for _, t := range d.of(results.KindSession, "") {
+	for _, t := range d.of(vocab.KindSession, "") {
 		if !slices.Contains(scenarios, t.Point.Scenario) {
 			scenarios = append(scenarios, t.Point.Scenario)
 		}
@@ -701,7 +702,7 @@ func sessionFigure(d *data) (*figure, string) {
 		return nil, "no session rows in the results"
 	}
 	var panels []panelSpec
-	var arms []summary.Arm
+	var arms []summary.Figures
 	var drawn []summary.Table
 	// The rows are every arm of any panel: one that failed in one variant
 	// only keeps its bars elsewhere, the failure written where it failed.
@@ -733,7 +734,7 @@ func sessionFigure(d *data) (*figure, string) {
 				ps.title = fmt.Sprintf("%s (c=%d)", variant[:j], c)
 				variant = variant[j+2:]
 			}
-			ps.series = append(ps.series, seriesSpec{variant, func(a summary.Arm) value {
+			ps.series = append(ps.series, seriesSpec{variant, func(a summary.Figures) value {
 				for _, b := range t.Arms {
 					if b.Name == a.Name && b.Trials == 0 {
 						return value{Label: missing(b)}
@@ -754,17 +755,17 @@ func sessionFigure(d *data) (*figure, string) {
 }
 
 func memoryFigure(d *data) (*figure, string) {
-	ts := d.of(results.KindMemory, "")
+	ts := d.of(vocab.KindMemory, "")
 	if len(ts) == 0 {
 		return nil, "no memory rows in the results"
 	}
 	t := ts[0]
 	f := barsOf(t, true, panelSpec{"Resident set", "MiB: idle, peak, recovered", []seriesSpec{
 		{"idle", col(results.ColRSSIdleMiB)}, {"peak", col(results.ColRSSPeakMiB)}, {"recovered", col(results.ColRSSRecoveredMiB)},
-	}}, panelSpec{"Trend over the window", "MiB per minute", []seriesSpec{{"trend", func(a summary.Arm) value {
+	}}, panelSpec{"Trend over the window", "MiB per minute", []seriesSpec{{"trend", func(a summary.Figures) value {
 		// One trial: its slope, Sen's interval and the shape called from it.
 		for _, r := range a.Rows {
-			if v := r.Num(results.ColRSSTrend); r.OK() && v.Set {
+			if v := r.Num(results.ColRSSTrend); r.Measured() && v.Set {
 				lo, hi := r.Num(results.ColRSSTrendLo), r.Num(results.ColRSSTrendHi)
 				return value{V: v.V, Lo: lo.V, Hi: hi.V, CI: lo.Set && hi.Set, Set: true,
 					Label: fmt.Sprintf("%+.3g, %s", v.V, r.Str(results.ColMemShape))}
@@ -784,14 +785,14 @@ func memoryFigure(d *data) (*figure, string) {
 // a hundredfold in size; what a chooser asks is whether it keeps growing),
 // the median over trials at each second.
 func memoryTimeFigure(d *data) (*figure, string) {
-	ts := d.of(results.KindMemory, "")
+	ts := d.of(vocab.KindMemory, "")
 	if len(ts) == 0 {
 		return nil, "no memory rows in the results"
 	}
 	t := ts[0]
 	f := &figure{XAxis: "second of the measured window", YAxis: "RSS growth, MiB", Linear: true}
 	for _, a := range t.Arms {
-		if a.Name == "direct" {
+		if a.Name == vocab.Direct {
 			continue
 		}
 		if m := missing(a); m != "" {
@@ -801,7 +802,7 @@ func memoryTimeFigure(d *data) (*figure, string) {
 		var perSecond [][]float64
 		for _, r := range a.Rows {
 			s := r.Nums(results.ColRSSSeconds)
-			if !r.OK() || len(s) == 0 || !s[0].Set {
+			if !r.Measured() || len(s) == 0 || !s[0].Set {
 				continue
 			}
 			for i, v := range s {
@@ -839,7 +840,7 @@ func memoryTimeFigure(d *data) (*figure, string) {
 }
 
 func coldStartFigure(d *data) (*figure, string) {
-	ts := d.of(results.KindColdStart, "")
+	ts := d.of(vocab.KindColdStart, "")
 	if len(ts) == 0 {
 		return nil, "no cold_start rows in the results"
 	}
@@ -847,7 +848,7 @@ func coldStartFigure(d *data) (*figure, string) {
 	t := ts[0]
 	n := 0
 	f := barsOf(t, true,
-		panelSpec{"Cold start", "ms, start to first good answer", []seriesSpec{{"cold start", func(a summary.Arm) value {
+		panelSpec{"Cold start", "ms, start to first good answer", []seriesSpec{{"cold start", func(a summary.Figures) value {
 			e, ok := stats.MedianCI(starts[a.Name])
 			if !ok {
 				return value{}
@@ -861,14 +862,14 @@ func coldStartFigure(d *data) (*figure, string) {
 	return f, ""
 }
 
-func ratio(num, den results.Col, scale float64) func(summary.Arm) value {
-	return func(a summary.Arm) value {
-		return some(a.MedianOf(func(r results.Record) results.Optional {
+func ratio(num, den results.Col, scale float64) func(summary.Figures) value {
+	return func(a summary.Figures) value {
+		return some(a.MedianOf(func(r results.Record) vocab.Optional {
 			n, m := r.Num(num), r.Num(den)
 			if !n.Set || !m.Set || m.V == 0 {
-				return results.Optional{}
+				return vocab.Optional{}
 			}
-			return results.Some(n.V / m.V * scale)
+			return vocab.Some(n.V / m.V * scale)
 		}))
 	}
 }
@@ -876,11 +877,11 @@ func ratio(num, den results.Col, scale float64) func(summary.Arm) value {
 // fidelityShare is the share of the arm's streamed requests, pooled over
 // its ok trials, that failed the fidelity check, in %: pooled, because a
 // stream dropped now and then is one trial's error and a median hides it.
-func fidelityShare(a summary.Arm) value {
+func fidelityShare(a summary.Figures) value {
 	var failed, n float64
 	for _, r := range a.Rows {
-		if r.OK() {
-			failed += r.Num(results.ErrFidelity.Col()).V
+		if r.Measured() {
+			failed += r.Num(results.ErrorCol(vocab.ErrFidelity)).V
 			n += r.Num(results.ColRequestsOK).V + float64(r.Errored())
 		}
 	}
@@ -896,13 +897,13 @@ func fidelityShare(a summary.Arm) value {
 func fidelityFigure(d *data) (*figure, string) {
 	var t summary.Table
 	ok := false
-	for _, c := range d.of(results.KindConcurrentAgents, "") {
-		if c.Point.Mode == results.Closed && (!ok || c.Point.Concurrency > t.Point.Concurrency) {
+	for _, c := range d.of(vocab.KindConcurrentAgents, "") {
+		if c.Point.Mode == vocab.Closed && (!ok || c.Point.Concurrency > t.Point.Concurrency) {
 			t, ok = c, true
 		}
 	}
 	if !ok {
-		if t, ok = summary.Lowest(d.of(results.KindStreamingTurn, "streaming_turn")); !ok {
+		if t, ok = summary.Lowest(d.of(vocab.KindStreamingTurn, "streaming_turn")); !ok {
 			return nil, "no concurrent_agents or streaming_turn rows in the results"
 		}
 	}
@@ -918,13 +919,13 @@ func fidelityFigure(d *data) (*figure, string) {
 func goodputFigure(d *data) (*figure, string) {
 	// Where concurrency grows goodput tells something; at one client every
 	// arm but a broken one holds the SLO.
-	ts := d.of(results.KindConcurrentAgents, "")
+	ts := d.of(vocab.KindConcurrentAgents, "")
 	if len(ts) == 0 {
-		ts = d.of(results.KindStreamingTurn, "streaming_turn")
+		ts = d.of(vocab.KindStreamingTurn, "streaming_turn")
 	}
 	var closed []summary.Table
 	for _, t := range ts {
-		if t.Point.Mode == results.Closed && t.Point.Variant == "" {
+		if t.Point.Mode == vocab.Closed && t.Point.Variant == "" {
 			closed = append(closed, t)
 		}
 	}
@@ -935,7 +936,7 @@ func goodputFigure(d *data) (*figure, string) {
 	closed = closed[:min(len(closed), 3)]
 	var specs []seriesSpec
 	for _, t := range closed {
-		specs = append(specs, seriesSpec{fmt.Sprintf("c=%d", t.Point.Concurrency), func(a summary.Arm) value {
+		specs = append(specs, seriesSpec{fmt.Sprintf("c=%d", t.Point.Concurrency), func(a summary.Figures) value {
 			for _, b := range t.Arms {
 				if b.Name == a.Name {
 					v := some(b.Goodput)
@@ -958,8 +959,8 @@ func goodputFigure(d *data) (*figure, string) {
 	return f, ""
 }
 
-func armsOf(ts []summary.Table) []summary.Arm {
-	var out []summary.Arm
+func armsOf(ts []summary.Table) []summary.Figures {
+	var out []summary.Figures
 	for _, t := range ts {
 		out = append(out, t.Arms...)
 	}

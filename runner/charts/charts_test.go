@@ -12,6 +12,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // synthetic builds rows for every kind a figure reads: direct, a proxy,
@@ -320,7 +321,7 @@ func TestFrontierFigure(t *testing.T) {
 func TestFootnoteNamesRunAndCode(t *testing.T) {
 	dir := t.TempDir()
 	for i, run := range []string{"run1", "run2"} {
-		rows := []results.Row{{RunID: run, Scenario: run, Kind: results.KindOverhead, Gateway: "direct", Trial: 1, Mode: results.Closed, Concurrency: 1, Status: results.OK, OK: 10}}
+		rows := []results.Row{{RunID: run, Scenario: run, Kind: vocab.KindOverhead, Gateway: "direct", Trial: 1, Mode: vocab.Closed, Concurrency: 1, Status: vocab.StatusOK, RequestsOK: 10}}
 		if err := results.Write(filepath.Join(dir, run+".csv"), 0, rows); err != nil {
 			t.Fatal(err)
 		}
@@ -333,7 +334,7 @@ func TestFootnoteNamesRunAndCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	arm := func(recs []results.Record) []summary.Arm { return []summary.Arm{{Name: "direct", Rows: recs}} }
+	arm := func(recs []results.Record) []summary.Figures { return []summary.Figures{{Name: "direct", Rows: recs}} }
 	one := strings.Join(footnote("", arm(recs[:1])), "\n")
 	if !strings.Contains(one, "code 0000000 (clean)") || strings.Contains(one, "WARNING") {
 		t.Errorf("one run's footnote:\n%s", one)
@@ -429,9 +430,9 @@ func TestCostDrawsTheInstance(t *testing.T) {
 	var rows []results.Row
 	for trial := 1; trial <= 3; trial++ {
 		for i, arm := range []string{"direct", "nginx"} {
-			rows = append(rows, results.Row{RunID: run, Scenario: "throughput", Kind: results.KindThroughput, Gateway: arm, Trial: trial,
-				Mode: results.Closed, Concurrency: 64, Status: results.OK, OK: 1000, RPS: 1000 * float64(1+i),
-				CostUSDPer1M: results.Some(0.0001), InstanceUSDPer1M: results.Some(0.06 * float64(trial))})
+			rows = append(rows, results.Row{RunID: run, Scenario: "throughput", Kind: vocab.KindThroughput, Gateway: arm, Trial: trial,
+				Mode: vocab.Closed, Concurrency: 64, Status: vocab.StatusOK, RequestsOK: 1000, RPS: 1000 * float64(1+i),
+				CostUSDPer1M: vocab.Some(0.0001), InstanceUSDPer1M: vocab.Some(0.06 * float64(trial))})
 		}
 	}
 	if err := results.Write(filepath.Join(dir, "throughput.csv"), 0, rows); err != nil {

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 	"github.com/golang/freetype/truetype"
 	chart "github.com/wcharczuk/go-chart/v2"
 	"github.com/wcharczuk/go-chart/v2/drawing"
@@ -198,7 +198,7 @@ func drawLaidOut(f *figure) ([]byte, *layout, error) {
 
 // header draws the title, the note and the legend of classes; it returns
 // the next free y.
-func (p *pen) header(f *figure, classes []results.Class, seriesNames []string) int {
+func (p *pen) header(f *figure, classes []vocab.Class, seriesNames []string) int {
 	y := margin + pixels(titleSize)/2
 	p.text(f.Title, margin, y, titleSize, ink)
 	y += pixels(textSize) / 2
@@ -244,7 +244,7 @@ func (p *pen) footer(f *figure, y int) int {
 }
 
 func (p *pen) barFigure(f *figure) int {
-	var classes []results.Class
+	var classes []vocab.Class
 	var seriesNames []string
 	for _, r := range f.Rows {
 		if !slices.Contains(classes, r.Class) {
@@ -479,7 +479,7 @@ func positiveMin(pn panel) float64 {
 }
 
 func (p *pen) lineFigure(f *figure) int {
-	var classes []results.Class
+	var classes []vocab.Class
 	for _, l := range f.Lines {
 		if !slices.Contains(classes, l.Class) {
 			classes = append(classes, l.Class)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // A figure is what one PNG shows, taken from the CSV rows: every number
@@ -42,7 +43,7 @@ func (f *figure) hasValues() bool {
 // row is one arm of a bar figure; in Missing, one without a figure, and why.
 type row struct {
 	Name, Missing string
-	Class         results.Class
+	Class         vocab.Class
 }
 
 // panel is one bar chart of a figure; panels share the figure's rows.
@@ -70,15 +71,15 @@ type value struct {
 
 type line struct {
 	Name  string
-	Class results.Class
+	Class vocab.Class
 	Y     []value // per category
 }
 
-func some(o results.Optional) value { return value{V: o.V, Set: o.Set} }
+func some(o vocab.Optional) value { return value{V: o.V, Set: o.Set} }
 
 // footnote states what a figure drew: how many requests and trials, the
 // method, the CPU layout, the host and the run's date, from the rows.
-func footnote(method string, arms []summary.Arm) []string {
+func footnote(method string, arms []summary.Figures) []string {
 	var n int64
 	trials := 0
 	var runs, codes, layouts, hosts []string

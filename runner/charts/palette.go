@@ -4,24 +4,25 @@ import (
 	"github.com/wcharczuk/go-chart/v2/drawing"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // Colours say what an arm is: the direct arm in grey, plain proxies in
 // blues, AI gateways in oranges and reds, hosted APIs in greens; within a
 // class, each arm keeps its shade on every chart (assigned once, from all
 // the CSVs, in the order the measured arms first appear).
-var classShades = map[results.Class][]drawing.Color{
-	results.ClassDirect: {{R: 90, G: 90, B: 90, A: 255}},
-	results.ClassProxy:  {{R: 31, G: 97, B: 170, A: 255}, {R: 86, G: 156, B: 214, A: 255}, {R: 20, G: 60, B: 110, A: 255}, {R: 120, G: 180, B: 230, A: 255}},
-	results.ClassAI: {{R: 214, G: 96, B: 31, A: 255}, {R: 190, G: 40, B: 50, A: 255}, {R: 240, G: 160, B: 40, A: 255}, {R: 150, G: 60, B: 20, A: 255},
+var classShades = map[vocab.Class][]drawing.Color{
+	vocab.ClassDirect: {{R: 90, G: 90, B: 90, A: 255}},
+	vocab.ClassProxy:  {{R: 31, G: 97, B: 170, A: 255}, {R: 86, G: 156, B: 214, A: 255}, {R: 20, G: 60, B: 110, A: 255}, {R: 120, G: 180, B: 230, A: 255}},
+	vocab.ClassAI: {{R: 214, G: 96, B: 31, A: 255}, {R: 190, G: 40, B: 50, A: 255}, {R: 240, G: 160, B: 40, A: 255}, {R: 150, G: 60, B: 20, A: 255},
 		{R: 230, G: 110, B: 130, A: 255}, {R: 170, G: 110, B: 0, A: 255}, {R: 120, G: 30, B: 60, A: 255}, {R: 250, G: 130, B: 80, A: 255}},
-	results.ClassHosted: {{R: 40, G: 140, B: 70, A: 255}, {R: 110, G: 180, B: 90, A: 255}},
-	"":                  {{R: 130, G: 100, B: 160, A: 255}, {R: 170, G: 150, B: 190, A: 255}}, // CSVs without gateway_class
+	vocab.ClassHosted: {{R: 40, G: 140, B: 70, A: 255}, {R: 110, G: 180, B: 90, A: 255}},
+	"":                {{R: 130, G: 100, B: 160, A: 255}, {R: 170, G: 150, B: 190, A: 255}}, // CSVs without gateway_class
 }
 
 // classNames say the scheme in the legend: a class's hue, each arm a shade of it.
-var classNames = map[results.Class]string{results.ClassDirect: "direct (no gateway)", results.ClassProxy: "plain proxies (blues)", results.ClassAI: "AI gateways (oranges, reds)",
-	results.ClassHosted: "hosted APIs (greens)", "": "class not recorded"}
+var classNames = map[vocab.Class]string{vocab.ClassDirect: "direct (no gateway)", vocab.ClassProxy: "plain proxies (blues)", vocab.ClassAI: "AI gateways (oranges, reds)",
+	vocab.ClassHosted: "hosted APIs (greens)", "": "class not recorded"}
 
 var missingColour = drawing.Color{R: 150, G: 150, B: 150, A: 255}
 
@@ -29,10 +30,10 @@ type palette map[string]drawing.Color
 
 func newPalette(recs []results.Record) palette {
 	p := palette{}
-	used := map[results.Class]int{}
+	used := map[vocab.Class]int{}
 	measured := map[string]bool{}
 	for _, r := range recs {
-		if r.OK() {
+		if r.Measured() {
 			measured[r.Str(results.ColGateway)] = true
 		}
 	}

@@ -10,11 +10,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
-	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
-
-// DirectArm is the built-in arm where the client talks to the mock itself.
-const DirectArm = "direct"
 
 // Config is one benchmarks.hcl, decoded and validated.
 type Config struct {
@@ -167,9 +164,9 @@ type Mock struct {
 // Gateway is one gateway arm: how its stack is found and how requests reach it.
 type Gateway struct {
 	Name        string
-	Arm         results.Label // default or tuned: a label for charts
-	Class       results.Class // proxy or ai (hosted for a hosted block)
-	Fallback    bool          // its configuration retries failed requests on the fallback mock
+	Arm         vocab.Label // default or tuned: a label for charts
+	Class       vocab.Class // proxy or ai (hosted for a hosted block)
+	Fallback    bool        // its configuration retries failed requests on the fallback mock
 	Version     string
 	Compose     string // path as written in HCL
 	ComposePath string // resolved against Config.Dir

@@ -13,7 +13,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/load/httpc"
-	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -99,7 +99,7 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 			c.errorf(r.DeclRange, "Invalid gateway name",
 				"%q names containers and CSV rows: use lower-case letters, digits, '-' and '_'.", r.Name)
 		}
-		if r.Name == DirectArm {
+		if r.Name == vocab.Direct {
 			c.errorf(r.DeclRange, "Reserved gateway name", "%q is the built-in arm where the client talks to the mock itself; pick another name.", r.Name)
 		}
 		if prev, dup := seen[r.Name]; dup {
@@ -108,17 +108,17 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		}
 		seen[r.Name] = r.DeclRange
 		g := Gateway{
-			Name: r.Name, Arm: results.LabelDefault, Class: results.ClassAI, Compose: r.Compose, Service: r.Service, Port: r.Port,
+			Name: r.Name, Arm: vocab.LabelDefault, Class: vocab.ClassAI, Compose: r.Compose, Service: r.Service, Port: r.Port,
 			ComposePath: resolve(cfg.Dir, r.Compose), Headers: r.Headers, Model: "mock-model",
 			Prepare: r.Prepare, Paths: map[script.API]string{}, APIHeaders: map[script.API]map[string]string{},
 			APIModels: map[script.API]string{}, ExpectHeaders: r.ExpectHeaders, FallbackHeaders: r.FallbackHeaders,
 			DeclRange: r.DeclRange, ComposeRange: attrRange(b, "compose"), ServiceRange: attrRange(b, "service"),
 		}
 		if r.Arm != nil {
-			g.Arm = results.Label(*r.Arm)
+			g.Arm = vocab.Label(*r.Arm)
 		}
 		if r.Class != nil {
-			g.Class = results.Class(*r.Class)
+			g.Class = vocab.Class(*r.Class)
 		}
 		if r.Fallback != nil {
 			g.Fallback = *r.Fallback
@@ -151,8 +151,8 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 		}
 		c.requestSafe(b, "api_key", "api_key", g.APIKey)
 		c.requestSafe(b, "model", "model", g.Model)
-		c.oneOf(b, "arm", string(g.Arm), []string{string(results.LabelDefault), string(results.LabelTuned)})
-		c.oneOf(b, "class", string(g.Class), []string{string(results.ClassProxy), string(results.ClassAI)})
+		c.oneOf(b, "arm", string(g.Arm), []string{string(vocab.LabelDefault), string(vocab.LabelTuned)})
+		c.oneOf(b, "class", string(g.Class), []string{string(vocab.ClassProxy), string(vocab.ClassAI)})
 		c.replicas(&r, cfg, &g)
 		for i := range g.Replicas {
 			who, why := "gateway "+strings.TrimSpace(r.Name), ""
@@ -278,9 +278,9 @@ func (c *checker) hosted(raws []rawHosted, cfg *Config) []Gateway {
 	var out []Gateway
 	for _, r := range raws {
 		b := r.Body
-		if !nameRE.MatchString(r.Name) || r.Name == DirectArm {
+		if !nameRE.MatchString(r.Name) || r.Name == vocab.Direct {
 			c.errorf(r.DeclRange, "Invalid hosted name",
-				"%q names CSV rows: use lower-case letters, digits, '-' and '_', and not %q.", r.Name, DirectArm)
+				"%q names CSV rows: use lower-case letters, digits, '-' and '_', and not %q.", r.Name, vocab.Direct)
 		}
 		for _, g := range cfg.Gateways {
 			if g.Name == r.Name {
@@ -294,7 +294,7 @@ func (c *checker) hosted(raws []rawHosted, cfg *Config) []Gateway {
 			continue
 		}
 		g := Gateway{
-			Name: r.Name, Arm: results.LabelHosted, Class: results.ClassHosted, Hosted: true, URL: u.Scheme + "://" + u.Host, Headers: r.Headers,
+			Name: r.Name, Arm: vocab.LabelHosted, Class: vocab.ClassHosted, Hosted: true, URL: u.Scheme + "://" + u.Host, Headers: r.Headers,
 			Model: "mock-model", Paths: map[script.API]string{}, APIHeaders: map[script.API]map[string]string{},
 			DeclRange: r.DeclRange,
 		}

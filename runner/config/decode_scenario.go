@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -155,7 +156,7 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 			c.errorf(attrRange(b, "max_trials"), sumOutOfRange, "max_trials (%d) is below trials (%d).", s.MaxTrials, s.Trials)
 		}
 		for _, name := range r.Gateways {
-			if name == DirectArm {
+			if name == vocab.Direct {
 				continue
 			}
 			if !slices.ContainsFunc(cfg.Gateways, func(g Gateway) bool { return g.Name == name }) {

@@ -10,6 +10,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // cancellation has every client leave its stream after a few content
@@ -82,13 +83,13 @@ func (cancellation) Measure(ctx context.Context, m *measure.Meter, run *plan.Run
 	}
 	st := snap.Streams
 	n := st.Completed + st.Aborted
-	row.UpstreamStreamsCompleted, row.UpstreamStreamsAborted = results.Some(float64(st.Completed)), results.Some(float64(st.Aborted))
+	row.UpstreamStreamsCompleted, row.UpstreamStreamsAborted = vocab.Some(float64(st.Completed)), vocab.Some(float64(st.Aborted))
 	if n > 0 {
 		after := float64(st.ContentEvents)/float64(n) - float64(run.LeaveAfter)
-		row.UpstreamEventsAfterLeave = results.Some(results.Round3(max(after, 0)))
+		row.UpstreamEventsAfterLeave = vocab.Some(results.Round3(max(after, 0)))
 	}
 	if !m.Arm.Direct && n > 0 && st.Completed*2 > n {
-		row.Verdict.Add(results.Reason{Kind: results.VUpstreamRunsOn, Detail: fmt.Sprintf("%d of %d streams ran to their end after the client left", st.Completed, n)})
+		row.Verdict.Add(vocab.Reason{Finding: vocab.VUpstreamRunsOn, Detail: fmt.Sprintf("%d of %d streams ran to their end after the client left", st.Completed, n)})
 	}
 	return row, nil
 }

@@ -8,11 +8,11 @@ import (
 	"sync"
 
 	"github.com/gatewaybench/gatewaybench/mock/counters"
-	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // failover runs load against a primary mock that fails a share of requests
@@ -45,7 +45,7 @@ func (failover) Plan(p *plan.Plan, s *plan.Scenario) {
 	s.FallbackCmd = append([]string{"-addr=" + net.JoinHostPort(p.Mock.Address, strconv.Itoa(p.Mock.FallbackPort))}, clean.Args()...)
 	// The baseline's errors are what the primary does, never its failure.
 	for i := range s.Runs {
-		if s.Runs[i].Arm == config.DirectArm {
+		if s.Runs[i].Arm == vocab.Direct {
 			s.Runs[i].MaxErrorRate = 1
 		}
 	}
@@ -93,13 +93,13 @@ func (failover) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) (r
 	if cerr != nil {
 		return row, cerr
 	}
-	sent := res.OK + res.Errored()
+	sent := res.RequestsOK + res.Errored()
 	hits, failed := first.APIRequests(""), first.APIRequests("")-first.APIRequests("200")
 	served := second.APIRequests("")
-	row.UpstreamHits, row.UpstreamErrors = results.Some(float64(hits)), results.Some(float64(failed))
-	row.FallbackHits = results.Some(float64(served))
-	row.Retries = results.Some(float64(max(int64(hits+served)-sent, 0)))
-	row.FailuresAbsorbed = results.Some(float64(max(int64(failed)-res.Errored(), 0)))
+	row.UpstreamHits, row.UpstreamErrors = vocab.Some(float64(hits)), vocab.Some(float64(failed))
+	row.FallbackHits = vocab.Some(float64(served))
+	row.Retries = vocab.Some(float64(max(int64(hits+served)-sent, 0)))
+	row.FailuresAbsorbed = vocab.Some(float64(max(int64(failed)-res.Errored(), 0)))
 	paths(&row, res, hits, served)
 	judge(&row, m.Arm.Direct, m.Arm.Fallback, res, sent, hits, failed, served)
 	return row, nil
@@ -110,24 +110,24 @@ func (failover) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) (r
 // failures it answered, the requests the fallback served.
 func judge(row *results.Row, direct, fallback bool, res *load.Result, sent int64, hits, failed, served uint64) {
 	if direct {
-		row.Verdict.Add(results.Reason{Kind: results.VBaseline, Detail: fmt.Sprintf("the primary's %d failures reach the client (%d of %d requests failed)", failed, res.Errored(), sent)})
+		row.Verdict.Add(vocab.Reason{Finding: vocab.VBaseline, Detail: fmt.Sprintf("the primary's %d failures reach the client (%d of %d requests failed)", failed, res.Errored(), sent)})
 		return
 	}
-	hidden := res.Errors[results.ErrFidelity] + res.Errors[results.ErrMalformed]
+	hidden := res.Errors[vocab.ErrFidelity] + res.Errors[vocab.ErrMalformed]
 	switch {
 	case hidden > 0:
-		row.Status = results.Failed
+		row.Status = vocab.StatusFailed
 		row.Reason = fmt.Sprintf("hides upstream errors: %d answers came back 200 without the model's answer (the primary failed %d requests)", hidden, failed)
 	case fallback && hits == 0 && served > 0:
 		// Its routing sent every request to the fallback (an order, or a
 		// breaker the warm-up's failures opened): no request failed over,
 		// so the row measures no failover at all.
-		row.Status = results.Failed
+		row.Status = vocab.StatusFailed
 		row.Reason = fmt.Sprintf("failover not exercised: the primary mock saw none of the %d requests, the fallback served %d (the gateway stopped sending to the primary: its routing order, or a circuit breaker the primary's failures opened)", sent, served)
 	case !fallback:
-		row.Verdict.Add(results.Reason{Kind: results.VNoFallback, Detail: fmt.Sprintf("the primary's failures pass to the client (%d of %d requests failed)", res.Errored(), sent)})
+		row.Verdict.Add(vocab.Reason{Finding: vocab.VNoFallback, Detail: fmt.Sprintf("the primary's failures pass to the client (%d of %d requests failed)", res.Errored(), sent)})
 	case failed > 0 && served == 0:
-		row.Verdict.Add(results.Reason{Kind: results.VFallbackUnused, Detail: fmt.Sprintf("declares a fallback, yet the fallback mock saw none of the %d failed requests", failed)})
+		row.Verdict.Add(vocab.Reason{Finding: vocab.VFallbackUnused, Detail: fmt.Sprintf("declares a fallback, yet the fallback mock saw none of the %d failed requests", failed)})
 	}
 }
 
@@ -137,7 +137,7 @@ func judge(row *results.Row, direct, fallback bool, res *load.Result, sent int64
 // them all: its router sent them there first) took no error path, whatever
 // the script says the primary would have done, so none is reported.
 func paths(row *results.Row, res *load.Result, hits, served uint64) {
-	if row.Status == results.Failed {
+	if row.Status == vocab.StatusFailed {
 		return
 	}
 	if hits > 0 || served == 0 {

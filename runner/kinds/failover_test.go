@@ -8,6 +8,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // TestPaths: the error path is timed only where the primary saw requests;
@@ -24,15 +25,15 @@ func TestPaths(t *testing.T) {
 	res := &load.Result{FirstFailed: hist(20), FirstOK: hist(80)}
 	for _, c := range []struct {
 		name         string
-		status       results.Status
+		status       vocab.Status
 		hits, served uint64
 		errorN       int64
 		cleanN       int64
 	}{
-		{"fallback rescues", results.OK, 100, 20, 20, 80},
-		{"no fallback", results.OK, 100, 0, 20, 80},
-		{"primary unused", results.OK, 0, 100, 0, 80},
-		{"failed run", results.Failed, 100, 20, 0, 0},
+		{"fallback rescues", vocab.StatusOK, 100, 20, 20, 80},
+		{"no fallback", vocab.StatusOK, 100, 0, 20, 80},
+		{"primary unused", vocab.StatusOK, 0, 100, 0, 80},
+		{"failed run", vocab.StatusFailed, 100, 20, 0, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			row := results.Row{Status: c.status}
@@ -52,26 +53,26 @@ func TestPaths(t *testing.T) {
 // 0 in every trial, once "ok (fallback first)") fails: no failover was
 // measured.
 func TestJudge(t *testing.T) {
-	ok := &load.Result{OK: 100}
-	leaked := &load.Result{OK: 80, Errors: results.ErrorCounts{results.ErrHTTP: 20}}
+	ok := &load.Result{RequestsOK: 100}
+	leaked := &load.Result{RequestsOK: 80, Errors: vocab.ErrorCounts{vocab.ErrHTTP: 20}}
 	for _, c := range []struct {
 		name                 string
 		direct, fallback     bool
 		res                  *load.Result
 		hits, failed, served uint64
-		status               results.Status
-		kind                 results.VerdictKind
+		status               vocab.Status
+		kind                 vocab.Finding
 		reason               string
 	}{
-		{"rescued", false, true, ok, 100, 20, 20, results.OK, "", ""},
-		{"fallback first", false, true, ok, 0, 0, 100, results.Failed, "", "failover not exercised"},
-		{"no fallback", false, false, leaked, 100, 20, 0, results.OK, results.VNoFallback, ""},
-		{"fallback unused", false, true, leaked, 100, 20, 0, results.OK, results.VFallbackUnused, ""},
-		{"baseline", true, false, leaked, 100, 20, 0, results.OK, results.VBaseline, ""},
+		{"rescued", false, true, ok, 100, 20, 20, vocab.StatusOK, "", ""},
+		{"fallback first", false, true, ok, 0, 0, 100, vocab.StatusFailed, "", "failover not exercised"},
+		{"no fallback", false, false, leaked, 100, 20, 0, vocab.StatusOK, vocab.VNoFallback, ""},
+		{"fallback unused", false, true, leaked, 100, 20, 0, vocab.StatusOK, vocab.VFallbackUnused, ""},
+		{"baseline", true, false, leaked, 100, 20, 0, vocab.StatusOK, vocab.VBaseline, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			row := results.Row{Status: results.OK}
-			judge(&row, c.direct, c.fallback, c.res, c.res.OK+c.res.Errored(), c.hits, c.failed, c.served)
+			row := results.Row{Status: vocab.StatusOK}
+			judge(&row, c.direct, c.fallback, c.res, c.res.RequestsOK+c.res.Errored(), c.hits, c.failed, c.served)
 			if row.Status != c.status || !strings.Contains(row.Reason, c.reason) {
 				t.Errorf("status %s (%q), want %s (%q)", row.Status, row.Reason, c.status, c.reason)
 			}

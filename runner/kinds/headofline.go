@@ -12,6 +12,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // headOfLine measures small streaming turns twice at each point: alone,
@@ -97,13 +98,13 @@ func (headOfLine) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) 
 	}
 	switch {
 	case bgErr != nil:
-		row.Status, row.Reason = results.Failed, "the long stream could not be sent: "+bgErr.Error()
-	case bg.OK != 1:
-		row.Status, row.Reason = results.Failed, fmt.Sprintf("the long stream failed: %v", bg.FirstError)
+		row.Status, row.Reason = vocab.StatusFailed, "the long stream could not be sent: "+bgErr.Error()
+	case bg.RequestsOK != 1:
+		row.Status, row.Reason = vocab.StatusFailed, fmt.Sprintf("the long stream failed: %v", bg.FirstError)
 	case bgEnd.Before(windowEnd):
-		row.Status, row.Reason = results.Failed, fmt.Sprintf("the long stream ended %s before the window did: it did not overlap it", windowEnd.Sub(bgEnd).Round(time.Millisecond))
+		row.Status, row.Reason = vocab.StatusFailed, fmt.Sprintf("the long stream ended %s before the window did: it did not overlap it", windowEnd.Sub(bgEnd).Round(time.Millisecond))
 	}
-	if row.Status == results.Failed {
+	if row.Status == vocab.StatusFailed {
 		row.Latency, row.Service, row.TTFB, row.TTFT, row.ITL = results.Percentiles{}, results.Percentiles{}, results.Percentiles{}, results.Percentiles{}, results.Percentiles{}
 	}
 	return row, nil

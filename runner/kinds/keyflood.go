@@ -9,6 +9,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // keyFlood sends requests with rotating invalid keys. The mock requires
@@ -64,10 +65,10 @@ func (keyFlood) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) (r
 		return row, err
 	}
 	hits := snap.APIRequests("")
-	row.UpstreamHits = results.Some(float64(hits))
-	sent := res.OK + res.Errored()
-	if !m.Arm.Direct && hits > 0 && row.Status != results.Failed {
-		row.Status = results.Failed
+	row.UpstreamHits = vocab.Some(float64(hits))
+	sent := res.RequestsOK + res.Errored()
+	if !m.Arm.Direct && hits > 0 && row.Status != vocab.StatusFailed {
+		row.Status = vocab.StatusFailed
 		row.Reason = fmt.Sprintf("cannot check keys: the upstream saw %d requests with invalid keys (warmup and requests in flight included; the measured window held %d)", hits, sent)
 	}
 	return row, nil

@@ -20,10 +20,12 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
-// Kind is one scenario kind.
-type Kind interface {
+// Procedure is what one scenario kind does: plan its runs, measure one,
+// judge its rows.
+type Procedure interface {
 	// Plan shapes a scenario's runs. It receives the generic expansion (each
 	// arm at each load point in each trial); a kind that cannot run sets
 	// NotRun with the reason.
@@ -39,28 +41,28 @@ type Kind interface {
 // settings imply, and SLO when it judges goodput against a scenario's SLO
 // (Columns).
 var registry = []struct {
-	name results.Kind
-	kind Kind
+	name vocab.Kind
+	kind Procedure
 	cols results.Group
 	doc  string
 }{
-	{results.KindOverhead, steady{}, results.SLO, "steady load of one request shape; what a gateway adds at each concurrency"},
-	{results.KindStreamingTurn, steady{}, results.SLO, "streamed turns: TTFT, inter-token latency and stream fidelity"},
-	{results.KindToolCallLoop, steady{}, results.SLO, "streamed tool calls whose arguments split inside escapes"},
-	{results.KindLargeContext, steady{}, results.SLO, "prompt sizes up to 100k tokens"},
-	{results.KindConcurrentAgents, steady{}, results.SLO, "many streams at once, the controlled-baseline rule dropping points"},
-	{results.KindThroughput, steady{}, results.SLO, "closed-loop ceiling and open-loop rates"},
-	{results.KindMemory, steady{}, results.SLO | results.Growth, "a long window for peak, growth and recovered memory"},
-	{results.KindColdStart, steady{}, results.SLO, "container start to first good answer"},
-	{results.KindKeyFlood, keyFlood{}, results.KeyFlood, "rotating invalid keys: refusal latency and rate; none may reach the upstream"},
-	{results.KindFailover, failover{}, results.Failover | results.SLO, "a primary upstream that fails, a fallback that does not: errors hidden, passed on or recovered"},
-	{results.KindHeadOfLine, headOfLine{}, results.SLO, "small streaming turns alone and beside one long stream of a huge prompt"},
-	{results.KindSession, session{}, 0, "an agent's multi-turn session (scenarios/*.json), streamed and not: added time per session"},
-	{results.KindCancellation, cancellation{}, results.Cancellation | results.SLO, "clients leave streams early: does the gateway stop the upstream?"},
+	{vocab.KindOverhead, steady{}, results.SLO, "steady load of one request shape; what a gateway adds at each concurrency"},
+	{vocab.KindStreamingTurn, steady{}, results.SLO, "streamed turns: TTFT, inter-token latency and stream fidelity"},
+	{vocab.KindToolCallLoop, steady{}, results.SLO, "streamed tool calls whose arguments split inside escapes"},
+	{vocab.KindLargeContext, steady{}, results.SLO, "prompt sizes up to 100k tokens"},
+	{vocab.KindConcurrentAgents, steady{}, results.SLO, "many streams at once, the controlled-baseline rule dropping points"},
+	{vocab.KindThroughput, steady{}, results.SLO, "closed-loop ceiling and open-loop rates"},
+	{vocab.KindMemory, steady{}, results.SLO | results.Growth, "a long window for peak, growth and recovered memory"},
+	{vocab.KindColdStart, steady{}, results.SLO, "container start to first good answer"},
+	{vocab.KindKeyFlood, keyFlood{}, results.KeyFlood, "rotating invalid keys: refusal latency and rate; none may reach the upstream"},
+	{vocab.KindFailover, failover{}, results.Failover | results.SLO, "a primary upstream that fails, a fallback that does not: errors hidden, passed on or recovered"},
+	{vocab.KindHeadOfLine, headOfLine{}, results.SLO, "small streaming turns alone and beside one long stream of a huge prompt"},
+	{vocab.KindSession, session{}, 0, "an agent's multi-turn session (scenarios/*.json), streamed and not: added time per session"},
+	{vocab.KindCancellation, cancellation{}, results.Cancellation | results.SLO, "clients leave streams early: does the gateway stop the upstream?"},
 }
 
 // Lookup returns the kind of that name.
-func Lookup(name results.Kind) (Kind, bool) {
+func Lookup(name vocab.Kind) (Procedure, bool) {
 	for _, r := range registry {
 		if r.name == name {
 			return r.kind, true
@@ -90,7 +92,7 @@ func Columns(s *plan.Scenario) results.Group {
 		if run.Request.Stream {
 			g |= results.Stream
 		}
-		if run.Point.Mode == results.Open {
+		if run.Point.Mode == vocab.Open {
 			g |= results.OpenLoop
 			if len(s.P99Bounds) > 0 {
 				g |= results.Frontier
@@ -138,7 +140,7 @@ func (planner) Plan(p *plan.Plan, s *plan.Scenario) {
 	// A cold start is measured as the stack starts: it takes no kept stack.
 	// A failover trips circuit breakers and retry state: it is measured on
 	// the warm kept stacks, and leaves none.
-	s.FreshStacks = s.Kind == results.KindColdStart
+	s.FreshStacks = s.Kind == vocab.KindColdStart
 	s.DiscardsStacks = s.FallbackCmd != nil
 }
 
@@ -157,7 +159,7 @@ type facts struct {
 // diagnostics at validate.
 type requirer interface{ requires(facts) string }
 
-func requirement(k Kind, f facts) string {
+func requirement(k Procedure, f facts) string {
 	if r, ok := k.(requirer); ok {
 		return r.requires(f)
 	}
@@ -190,7 +192,7 @@ func Check(cfg *config.Config) hcl.Diagnostics {
 	for i := range cfg.Scenarios {
 		s := &cfg.Scenarios[i]
 		r := s.KindRange
-		k, ok := Lookup(results.Kind(s.Kind))
+		k, ok := Lookup(vocab.Kind(s.Kind))
 		if !ok {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown kind",
 				Detail: fmt.Sprintf("%q is not one of: %s.", s.Kind, strings.Join(Names(), ", ")), Subject: &r})

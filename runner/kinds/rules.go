@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // markUncontrolled applies the controlled-baseline rule (docs/method.md) to a
@@ -19,7 +19,7 @@ func markUncontrolled(rows []results.Row, k float64) {
 	p99s := map[key][]float64{}
 	lowest := map[int]int{}
 	for _, r := range rows {
-		if r.Gateway != config.DirectArm || r.Mode != results.Closed || r.Status != results.OK || !r.Latency.P99.Set {
+		if r.Gateway != vocab.Direct || r.Mode != vocab.Closed || r.Status != vocab.StatusOK || !r.Latency.P99.Set {
 			continue
 		}
 		p99s[key{r.Concurrency, r.PromptTokens}] = append(p99s[key{r.Concurrency, r.PromptTokens}], r.Latency.P99.V)
@@ -29,12 +29,12 @@ func markUncontrolled(rows []results.Row, k float64) {
 	}
 	for i := range rows {
 		r := &rows[i]
-		if r.Mode != results.Closed || r.Status == results.Unavailable || r.Status == results.Failed {
+		if r.Mode != vocab.Closed || r.Status == vocab.StatusUnavailable || r.Status == vocab.StatusFailed {
 			continue
 		}
 		base, point := median(p99s[key{lowest[r.PromptTokens], r.PromptTokens}]), median(p99s[key{r.Concurrency, r.PromptTokens}])
 		if base > 0 && point > k*base {
-			r.Verdict.Add(results.Reason{Kind: results.VUncontrolled,
+			r.Verdict.Add(vocab.Reason{Finding: vocab.VUncontrolled,
 				Detail: fmt.Sprintf("direct p99 %.3fms > %g x %.3fms at c=%d", point, k, base, lowest[r.PromptTokens])})
 		}
 	}
@@ -61,7 +61,7 @@ const bufferMargin = 0.25
 // direct row to compare keeps what the driver judged alone.
 func JudgeBuffering(rows []results.Row) {
 	type key struct {
-		mode             results.Mode
+		mode             vocab.Mode
 		c, prompt, trial int
 		rate             float64
 		variant          string
@@ -69,18 +69,18 @@ func JudgeBuffering(rows []results.Row) {
 	share := func(r *results.Row) float64 { return float64(r.BurstyStreams) / float64(max(r.Streams, 1)) }
 	direct := map[key]float64{}
 	for i := range rows {
-		if r := &rows[i]; r.Gateway == config.DirectArm && r.Streams > 0 {
+		if r := &rows[i]; r.Gateway == vocab.Direct && r.Streams > 0 {
 			direct[key{r.Mode, r.Concurrency, r.PromptTokens, r.Trial, r.RateRPS, r.Variant}] = share(r)
 		}
 	}
 	for i := range rows {
 		r := &rows[i]
-		if r.Gateway == config.DirectArm || !r.Verdict.Has(results.VBuffering) {
+		if r.Gateway == vocab.Direct || !r.Verdict.Has(vocab.VBuffering) {
 			continue
 		}
 		d, ok := direct[key{r.Mode, r.Concurrency, r.PromptTokens, r.Trial, r.RateRPS, r.Variant}]
 		if ok && share(r) < d+bufferMargin {
-			r.Verdict = slices.DeleteFunc(slices.Clone(r.Verdict), func(x results.Reason) bool { return x.Kind == results.VBuffering })
+			r.Verdict = slices.DeleteFunc(slices.Clone(r.Verdict), func(x vocab.Reason) bool { return x.Finding == vocab.VBuffering })
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // TestJudgeBuffering: a gateway's bursts make it a buffer only against
@@ -11,9 +12,9 @@ import (
 // nginx had 8 of 66 streams in bursts, and TestApplyDocker called it a
 // buffer); a real buffer, whose every stream comes in one burst, still is.
 func TestJudgeBuffering(t *testing.T) {
-	buffering := results.Verdict{{Kind: results.VBuffering, Detail: "bursts"}}
-	row := func(gw string, trial int, bursty int64, v results.Verdict) results.Row {
-		return results.Row{Gateway: gw, Trial: trial, Mode: results.Closed, Concurrency: 1, Streams: 66, BurstyStreams: bursty, Verdict: v}
+	buffering := vocab.Verdict{{Finding: vocab.VBuffering, Detail: "bursts"}}
+	row := func(gw string, trial int, bursty int64, v vocab.Verdict) results.Row {
+		return results.Row{Gateway: gw, Trial: trial, Mode: vocab.Closed, Concurrency: 1, Streams: 66, BurstyStreams: bursty, Verdict: v}
 	}
 	rows := []results.Row{
 		row("direct", 1, 4, nil), row("nginx", 1, 8, buffering), row("nginx-buffering", 1, 66, buffering),
@@ -22,7 +23,7 @@ func TestJudgeBuffering(t *testing.T) {
 	}
 	JudgeBuffering(rows)
 	for i, want := range []bool{false, false, true, true, false, true} {
-		if got := rows[i].Verdict.Has(results.VBuffering); got != want {
+		if got := rows[i].Verdict.Has(vocab.VBuffering); got != want {
 			t.Errorf("row %d (%s, round %d): buffering %v, want %v", i, rows[i].Gateway, rows[i].Trial, got, want)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/mock/server"
-	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // startMock serves a mock in-process on a loopback port.
@@ -51,7 +51,7 @@ func benchDo(b *testing.B, shape Shape, path string) {
 	for b.Loop() {
 		w.do(0)
 	}
-	if w.errs[results.ErrFidelity]+w.errs[results.ErrHTTP]+w.errs[results.ErrTransport] > 0 {
+	if w.errs[vocab.ErrFidelity]+w.errs[vocab.ErrHTTP]+w.errs[vocab.ErrTransport] > 0 {
 		b.Fatalf("errors: %v", w.errs)
 	}
 }
@@ -106,7 +106,7 @@ func BenchmarkRecordPath(b *testing.B) {
 		}
 		w.account(0, 0, time.Millisecond, 200, nil)
 	}
-	if w.errs[results.ErrFidelity] > 0 || w.fid.ToolExact == 0 {
+	if w.errs[vocab.ErrFidelity] > 0 || w.fid.ToolExact == 0 {
 		b.Fatalf("canned stream failed its check: %v %+v", w.errs, w.fid)
 	}
 }

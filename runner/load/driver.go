@@ -22,7 +22,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/load/httpc"
-	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // Config is one load test.
@@ -98,11 +98,11 @@ type SLO struct {
 // Set says whether any bound is.
 func (s SLO) Set() bool { return s.Latency > 0 || s.TTFT > 0 || s.ITL > 0 }
 
-// Errors are counted by class (results.ErrorClass, docs/method.md); they
+// Errors are counted by class (vocab.ErrorClass, docs/method.md); they
 // never enter the latency histograms.
 
 // errorName is a raw record's error field: the class, or "" for none.
-func errorName(c results.ErrorClass) string {
+func errorName(c vocab.ErrorClass) string {
 	if c == noError {
 		return ""
 	}
@@ -110,7 +110,7 @@ func errorName(c results.ErrorClass) string {
 }
 
 // firstErrors are, per class, what the first failed request of it met.
-type firstErrors [results.NumErrorClasses]string
+type firstErrors [vocab.NumErrorClasses]string
 
 // add keeps the first of each class: f's, else o's.
 func (f *firstErrors) add(o *firstErrors) {
@@ -125,7 +125,7 @@ func (f firstErrors) String() string {
 	var parts []string
 	for c, s := range f {
 		if s != "" {
-			parts = append(parts, results.ErrorClass(c).String()+"="+s)
+			parts = append(parts, vocab.ErrorClass(c).String()+"="+s)
 		}
 	}
 	return strings.Join(parts, " ")
@@ -219,7 +219,7 @@ type worker struct {
 	h        *hists
 	ok       int64
 	good     int64 // ok and within the SLO
-	errs     results.ErrorCounts
+	errs     vocab.ErrorCounts
 	firstErr firstErrors // the first error of each class, to say what went wrong
 	statuses map[int]int64
 	fid      Fidelity
@@ -506,7 +506,7 @@ func (w *worker) recordAnswer(start, end, due time.Duration) {
 }
 
 // fail counts a failed request (or session) of class.
-func (w *worker) fail(class results.ErrorClass, status int, err error) {
+func (w *worker) fail(class vocab.ErrorClass, status int, err error) {
 	w.errs[class]++
 	if w.firstErr[class] == "" {
 		w.firstErr[class] = describe(class, status, err) // once per class: not the hot path
@@ -528,31 +528,31 @@ func (w *worker) tally(status int) {
 }
 
 // noError is classify's class of a request that succeeded.
-const noError = results.NumErrorClasses
+const noError = vocab.NumErrorClasses
 
 // classify says what error class a finished request falls in (noError for
 // none), checking its answer against the script with fidelity on.
-func (w *worker) classify(status int, err error) (results.ErrorClass, error) {
+func (w *worker) classify(status int, err error) (vocab.ErrorClass, error) {
 	class := noError
 	switch {
 	case w.oversize || w.parse.Overflow():
-		class = results.ErrOversize // the bound is what the answer broke, whatever the read said after
+		class = vocab.ErrOversize // the bound is what the answer broke, whatever the read said after
 		err = fmt.Errorf("%w: a body over %d MiB (%d MiB kept for a JSON answer's check), a stream of more than %d content events, "+
 			"or an SSE line or event over %d MiB; the connection was closed at once", httpc.ErrOversize, httpc.MaxAnswerBytes>>20, httpc.MaxBodyKept>>20,
 			httpc.MaxStreamEvents, httpc.MaxSSELine>>20)
 	case w.left && errors.Is(err, httpc.ErrLeft) && status == 200:
 		// Left on purpose, as planned: a success of a cancellation run.
 	case err != nil:
-		class = results.ErrTransport
+		class = vocab.ErrTransport
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
-			class = results.ErrTimeout
+			class = vocab.ErrTimeout
 		}
 		if errors.Is(err, httpc.ErrOversize) {
-			class = results.ErrOversize
+			class = vocab.ErrOversize
 		}
 		if errors.Is(err, httpc.ErrMalformed) {
-			class = results.ErrMalformed
+			class = vocab.ErrMalformed
 		}
 	case w.cfg.Reject:
 		switch status {
@@ -560,20 +560,20 @@ func (w *worker) classify(status int, err error) (results.ErrorClass, error) {
 		// master key so (no_db_connection), never asking the upstream.
 		case 400, 401, 403:
 		case 200:
-			class = results.ErrAccepted
+			class = vocab.ErrAccepted
 		default:
-			class = results.ErrHTTP
+			class = vocab.ErrHTTP
 		}
 	case status != 200:
-		class = results.ErrHTTP
+		class = vocab.ErrHTTP
 	case w.sse && w.midstream:
-		class = results.ErrMidstream
+		class = vocab.ErrMidstream
 	case w.b.shape.Stream && w.b.shape.Body == nil && !w.sse:
-		class, err = results.ErrFidelity, errNotAStream // with fidelity on or off: it is not what was asked for
+		class, err = vocab.ErrFidelity, errNotAStream // with fidelity on or off: it is not what was asked for
 	case w.b.shape.Stream && w.cfg.Fidelity:
 		exact := w.fc.finish()
 		if w.fc.failed() || !w.done {
-			class = results.ErrFidelity
+			class = vocab.ErrFidelity
 		}
 		w.fc.Streams = 1
 		if w.b.shape.Tools {
@@ -584,9 +584,9 @@ func (w *worker) classify(status int, err error) (results.ErrorClass, error) {
 		}
 		w.fid.add(&w.fc.Fidelity)
 	case w.sse && !w.done:
-		class = results.ErrTransport // the stream ended without its final event
+		class = vocab.ErrTransport // the stream ended without its final event
 	case !w.b.shape.Stream && w.cfg.Fidelity && !w.jsonMatches():
-		class = results.ErrFidelity
+		class = vocab.ErrFidelity
 	}
 	return class, err
 }
@@ -596,11 +596,11 @@ func (w *worker) classify(status int, err error) (results.ErrorClass, error) {
 var errNotAStream = errors.New("asked for a stream, answered with no event stream (Content-Type not text/event-stream)")
 
 // describe says what one failed request met, for the run's reason.
-func describe(class results.ErrorClass, status int, err error) string {
+func describe(class vocab.ErrorClass, status int, err error) string {
 	switch {
 	case err != nil:
 		return err.Error()
-	case class == results.ErrHTTP:
+	case class == vocab.ErrHTTP:
 		return fmt.Sprintf("HTTP %d", status)
 	}
 	return class.String()

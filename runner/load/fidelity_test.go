@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
-	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // scriptOf makes a script whose content events are frames, in order.
@@ -108,9 +108,9 @@ func TestFailedVerdict(t *testing.T) {
 		{9, 1, 0, true},
 		{0, 0, 0.01, true},
 	} {
-		r := &Result{OK: tc.ok, Errors: results.ErrorCounts{results.ErrFidelity: tc.failed}, PacerLag: newHist()}
+		r := &Result{RequestsOK: tc.ok, Errors: vocab.ErrorCounts{vocab.ErrFidelity: tc.failed}, PacerLag: newHist()}
 		r.finish(Config{MaxErrorRate: tc.limit})
-		if (r.Failed != "") != tc.fails || tc.fails != r.Verdict.Has(results.VFailed) {
+		if (r.Failed != "") != tc.fails || tc.fails != r.Verdict.Has(vocab.VFailed) {
 			t.Errorf("%d ok, %d failed, limit %g: failed %q, verdict %q", tc.ok, tc.failed, tc.limit, r.Failed, r.Verdict)
 		}
 	}

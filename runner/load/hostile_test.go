@@ -14,7 +14,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/internal/hostile"
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/mock/server"
-	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // TestHostileAnswersAreBounded: answers that never end their header block,
@@ -51,8 +51,8 @@ func TestHostileAnswersAreBounded(t *testing.T) {
 			runtime.ReadMemStats(&after)
 			grew := (after.TotalAlloc - before.TotalAlloc) >> 20
 			t.Logf("errors %v, first %v, allocated %d MiB", r.Errors, r.FirstError, grew)
-			if r.Errors[results.ErrOversize] != 2 {
-				t.Errorf("errors %v: want 2 of class %s", r.Errors, results.ErrOversize)
+			if r.Errors[vocab.ErrOversize] != 2 {
+				t.Errorf("errors %v: want 2 of class %s", r.Errors, vocab.ErrOversize)
 			}
 			if grew > 512 {
 				t.Errorf("the driver allocated %d MiB for two hostile answers", grew)
@@ -99,8 +99,8 @@ func TestAbortCutsOffRequestsInFlight(t *testing.T) {
 		if d := time.Since(at); d > 5*time.Second {
 			t.Errorf("the abort took %s", d)
 		}
-		if !r.Partial || r.OK != 0 {
-			t.Errorf("partial %v, ok %d", r.Partial, r.OK)
+		if !r.Partial || r.RequestsOK != 0 {
+			t.Errorf("partial %v, ok %d", r.Partial, r.RequestsOK)
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the abort did not end the requests in flight")
@@ -117,13 +117,13 @@ func TestMalformedAnswers(t *testing.T) {
 	ok := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	for _, tc := range []struct {
 		name, answer string
-		class        results.ErrorClass // noError: every request succeeds
-		first        string             // what the first error must say
+		class        vocab.ErrorClass // noError: every request succeeds
+		first        string           // what the first error must say
 	}{
-		{"bad status line", "HTTP/9 okay\r\n\r\n", results.ErrMalformed, "status line"},
-		{"bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", results.ErrMalformed, "chunk size"},
-		{"body longer than declared", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}{}{}", results.ErrMalformed, "past the declared"},
-		{"bad length", "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n", results.ErrMalformed, "Content-Length"},
+		{"bad status line", "HTTP/9 okay\r\n\r\n", vocab.ErrMalformed, "status line"},
+		{"bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", vocab.ErrMalformed, "chunk size"},
+		{"body longer than declared", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}{}{}", vocab.ErrMalformed, "past the declared"},
+		{"bad length", "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n", vocab.ErrMalformed, "Content-Length"},
 		{"interim answers first", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n" + ok, noError, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,8 +137,8 @@ func TestMalformedAnswers(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.class == noError {
-				if r.OK != 3 || r.Errored() != 0 {
-					t.Errorf("ok %d, errors %v (%v)", r.OK, r.Errors, r.FirstError)
+				if r.RequestsOK != 3 || r.Errored() != 0 {
+					t.Errorf("ok %d, errors %v (%v)", r.RequestsOK, r.Errors, r.FirstError)
 				}
 				return
 			}
@@ -169,8 +169,8 @@ func TestGoodput(t *testing.T) {
 		return r
 	}
 	r := run(SLO{Latency: 100 * time.Millisecond})
-	if g, ok := r.Goodput(); !ok || r.OK != 9 || r.Good != 6 || g < 0.66 || g > 0.67 {
-		t.Errorf("ok %d, good %d, goodput %v %v; want 6 of 9", r.OK, r.Good, g, ok)
+	if g, ok := r.Goodput(); !ok || r.RequestsOK != 9 || r.Good != 6 || g < 0.66 || g > 0.67 {
+		t.Errorf("ok %d, good %d, goodput %v %v; want 6 of 9", r.RequestsOK, r.Good, g, ok)
 	}
 	if _, ok := run(SLO{}).Goodput(); ok {
 		t.Error("a goodput without an SLO")
@@ -180,7 +180,7 @@ func TestGoodput(t *testing.T) {
 	// result states the bounds applied.
 	r = run(SLO{Latency: time.Second, TTFT: 100 * time.Millisecond, ITL: time.Millisecond})
 	if r.Good != 9 || r.SLO.TTFT != 0 || r.SLO.ITL != 0 || r.SLO.Latency != time.Second {
-		t.Errorf("good %d of %d, bounds applied %+v; want 9 and latency alone", r.Good, r.OK, r.SLO)
+		t.Errorf("good %d of %d, bounds applied %+v; want 9 and latency alone", r.Good, r.RequestsOK, r.SLO)
 	}
 }
 
@@ -198,8 +198,8 @@ func TestReject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.OK != 6 || r.Errors[results.ErrAccepted] != 2 || r.Latency.TotalCount() != 6 {
-		t.Errorf("ok %d, errors %v, latencies %d; want 6 refusals timed and 2 accepted", r.OK, r.Errors, r.Latency.TotalCount())
+	if r.RequestsOK != 6 || r.Errors[vocab.ErrAccepted] != 2 || r.Latency.TotalCount() != 6 {
+		t.Errorf("ok %d, errors %v, latencies %d; want 6 refusals timed and 2 accepted", r.RequestsOK, r.Errors, r.Latency.TotalCount())
 	}
 }
 
@@ -222,8 +222,8 @@ func TestLeaveAfter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.OK != 6 || r.Errored() != 0 {
-		t.Fatalf("ok %d, errors %v (%v)", r.OK, r.Errors, r.FirstError)
+	if r.RequestsOK != 6 || r.Errored() != 0 {
+		t.Fatalf("ok %d, errors %v (%v)", r.RequestsOK, r.Errors, r.FirstError)
 	}
 	// Leaving after 3 of 40 events 20 ms apart takes about 40 ms, not 800.
 	if max := r.Latency.Max(); max > 400_000 {
@@ -251,8 +251,8 @@ func TestStreamAnsweredWithJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.OK != 0 || r.Errors[results.ErrFidelity] != 3 || !strings.Contains(r.FirstError[results.ErrFidelity], "no event stream") {
-			t.Errorf("fidelity %v: ok %d, errors %v, first %q", fidelity, r.OK, r.Errors, r.FirstError)
+		if r.RequestsOK != 0 || r.Errors[vocab.ErrFidelity] != 3 || !strings.Contains(r.FirstError[vocab.ErrFidelity], "no event stream") {
+			t.Errorf("fidelity %v: ok %d, errors %v, first %q", fidelity, r.RequestsOK, r.Errors, r.FirstError)
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
-	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // A deliberately bad intermediary: it forwards to the mock and rewrites the
@@ -181,7 +181,7 @@ func TestBufferingProxyIsDetected(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := runThroughWith(t, &badProxy{buffer: true}, edit)
 			d := r.Delivery
-			if d.Streams != 10 || d.Bursty != 10 || d.EventsPerRead() < 4 || !r.Verdict.Has(results.VBuffering) {
+			if d.Streams != 10 || d.Bursty != 10 || d.EventsPerRead() < 4 || !r.Verdict.Has(vocab.VBuffering) {
 				t.Errorf("delivery %+v (%.1f events per read), verdict %q; want every stream bursty and a buffering verdict", d, d.EventsPerRead(), r.Verdict)
 			}
 			if v, ok := Percentile(r.Lead, 50); ok && v > 1000 {
@@ -199,8 +199,8 @@ func TestDroppingProxyIsDetected(t *testing.T) {
 		return [][]byte{e}
 	}
 	r := runThrough(t, &badProxy{edit: drop}, false)
-	if r.Fidelity.Missing != 10 || r.Errors[results.ErrFidelity] != 10 {
-		t.Errorf("missing = %d, fidelity errors = %d; want 10 each", r.Fidelity.Missing, r.Errors[results.ErrFidelity])
+	if r.Fidelity.Missing != 10 || r.Errors[vocab.ErrFidelity] != 10 {
+		t.Errorf("missing = %d, fidelity errors = %d; want 10 each", r.Fidelity.Missing, r.Errors[vocab.ErrFidelity])
 	}
 }
 
@@ -241,8 +241,8 @@ func TestAlteringProxyIsDetected(t *testing.T) {
 	}
 	r := runThrough(t, &badProxy{edit: alter}, true)
 	f := r.Fidelity
-	if f.Altered != 10 || f.ToolExact != 0 || r.Errors[results.ErrFidelity] != 10 {
-		t.Errorf("altered = %d, tool args exact = %d, fidelity errors = %d; want 10, 0, 10", f.Altered, f.ToolExact, r.Errors[results.ErrFidelity])
+	if f.Altered != 10 || f.ToolExact != 0 || r.Errors[vocab.ErrFidelity] != 10 {
+		t.Errorf("altered = %d, tool args exact = %d, fidelity errors = %d; want 10, 0, 10", f.Altered, f.ToolExact, r.Errors[vocab.ErrFidelity])
 	}
 }
 
@@ -281,7 +281,7 @@ func TestCoordinatedOmission(t *testing.T) {
 	openP99 := time.Duration(open.Latency.ValueAtQuantile(99)) * time.Microsecond
 	closedP99 := time.Duration(closed.Latency.ValueAtQuantile(99)) * time.Microsecond
 	t.Logf("open loop p99 %s (max %dus, %d ok); closed loop p99 %s (max %dus, %d ok)",
-		openP99, open.Latency.Max(), open.OK, closedP99, closed.Latency.Max(), closed.OK)
+		openP99, open.Latency.Max(), open.RequestsOK, closedP99, closed.Latency.Max(), closed.RequestsOK)
 	if openP99 < 100*time.Millisecond {
 		t.Errorf("open-loop p99 %s does not show the 200 ms stall's queue", openP99)
 	}
@@ -341,8 +341,8 @@ func TestRewrittenJSONIsFaithful(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := res.Errors[results.ErrFidelity] > 0; got != c.faults || res.OK+res.Errored() != 5 {
-			t.Errorf("%s: %d ok, errors %v", c.name, res.OK, res.Errors)
+		if got := res.Errors[vocab.ErrFidelity] > 0; got != c.faults || res.RequestsOK+res.Errored() != 5 {
+			t.Errorf("%s: %d ok, errors %v", c.name, res.RequestsOK, res.Errors)
 		}
 	}
 }
@@ -352,7 +352,7 @@ func TestRewrittenJSONIsFaithful(t *testing.T) {
 // bursts say nothing of a buffer: no verdict, though the counts stay.
 func TestNoBufferingVerdictWithoutSpacing(t *testing.T) {
 	r := runThroughWith(t, &badProxy{buffer: true}, func(c *Config) { c.Knobs.ITL = 0 })
-	if r.Verdict.Has(results.VBuffering) || r.Delivery.Bursty == 0 {
+	if r.Verdict.Has(vocab.VBuffering) || r.Delivery.Bursty == 0 {
 		t.Errorf("verdict %q with itl = 0 (bursty streams %d)", r.Verdict, r.Delivery.Bursty)
 	}
 }
@@ -414,13 +414,13 @@ func TestErrorPath(t *testing.T) {
 				t.Fatal(err)
 			}
 			failed, ok := res.FirstFailed.TotalCount(), res.FirstOK.TotalCount()
-			t.Logf("ok %d, errors %d, first attempt failed %d, not %d, rescued %d", res.OK, res.Errored(), failed, ok, p.rescued.Load())
-			if failed+ok != res.OK {
-				t.Errorf("error path %d + clean path %d != %d successes", failed, ok, res.OK)
+			t.Logf("ok %d, errors %d, first attempt failed %d, not %d, rescued %d", res.RequestsOK, res.Errored(), failed, ok, p.rescued.Load())
+			if failed+ok != res.RequestsOK {
+				t.Errorf("error path %d + clean path %d != %d successes", failed, ok, res.RequestsOK)
 			}
 			if tc.name == "direct" {
-				if failed != 0 || res.Errors[results.ErrHTTP] == 0 {
-					t.Errorf("direct: error path %d (want 0), http errors %d (want some)", failed, res.Errors[results.ErrHTTP])
+				if failed != 0 || res.Errors[vocab.ErrHTTP] == 0 {
+					t.Errorf("direct: error path %d (want 0), http errors %d (want some)", failed, res.Errors[vocab.ErrHTTP])
 				}
 				return
 			}
@@ -474,8 +474,8 @@ func TestReportedOverhead(t *testing.T) {
 		if header == "" {
 			want = 0
 		}
-		if got != want || res.OK != 50 {
-			t.Fatalf("header %q: %d ok, %d stated overheads, want %d", header, res.OK, got, want)
+		if got != want || res.RequestsOK != 50 {
+			t.Fatalf("header %q: %d ok, %d stated overheads, want %d", header, res.RequestsOK, got, want)
 		}
 		if header == "" {
 			continue

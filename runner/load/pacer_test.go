@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
-	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 func TestConstantPacer(t *testing.T) {
@@ -82,16 +82,16 @@ func TestCapDelayedCountsOnlyTheCap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("conns %d rate %g: %d arrivals, %d cap-delayed, %d late, %d unsent", conns, rate, r.Arrivals, r.CapDelayed, r.Late, r.Errors[results.ErrUnsent])
+		t.Logf("conns %d rate %g: %d arrivals, %d cap-delayed, %d late, %d unsent", conns, rate, r.Arrivals, r.CapDelayed, r.Late, r.Errors[vocab.ErrUnsent])
 		return r
 	}
 	// 20 ms answers, an arrival every 5 ms, one request in flight at most:
 	// the cap holds back nearly every arrival.
 	// The arrivals no worker was free to send before the window closed are
 	// not dropped from the count: they fail the run as "unsent".
-	if r := run(slow(20*time.Millisecond), 1, 200); r.CapDelayed < 20 || r.Arrivals < 195 || r.Errors[results.ErrUnsent] < 100 || r.Failed == "" {
+	if r := run(slow(20*time.Millisecond), 1, 200); r.CapDelayed < 20 || r.Arrivals < 195 || r.Errors[vocab.ErrUnsent] < 100 || r.Failed == "" {
 		t.Errorf("cap of 1 against 20ms answers at 200/s: %d of %d arrivals cap-delayed, %d unsent, failed %q",
-			r.CapDelayed, r.Arrivals, r.Errors[results.ErrUnsent], r.Failed)
+			r.CapDelayed, r.Arrivals, r.Errors[vocab.ErrUnsent], r.Failed)
 	}
 	// The same target with 64 workers: about 4 in flight, the cap never binds.
 	if r := run(slow(20*time.Millisecond), 64, 200); r.CapDelayed != 0 {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // CPU is the driver process's CPU time over the measured window.
@@ -31,10 +31,10 @@ func (c CPU) Cores() float64 {
 // Result is a merged load test.
 type Result struct {
 	Window     time.Duration
-	OK         int64
+	RequestsOK int64
 	Good       int64 // with an SLO: the ok requests within it
 	SLO        SLO
-	Errors     results.ErrorCounts
+	Errors     vocab.ErrorCounts
 	FirstError firstErrors // per class, what the first failed request met
 	Statuses   map[int]int64
 	// Histograms travel apart from the rest (Result.Encode).
@@ -66,8 +66,8 @@ type Result struct {
 	// driver began; past the warmup, its window opened without it.
 	StartLate time.Duration
 	Open      bool
-	Verdict   results.Verdict // why the point cannot be trusted; none: nothing is wrong
-	Failed    string          // why the run failed (errors over the limit, nothing completed), or ""
+	Verdict   vocab.Verdict // why the point cannot be trusted; none: nothing is wrong
+	Failed    string        // why the run failed (errors over the limit, nothing completed), or ""
 	RPS       float64
 	Raw       []Record
 }
@@ -81,11 +81,11 @@ func merge(ws []*worker, shards []*hists, s *schedule, cfg Config) *Result {
 	if s != nil {
 		r.PacerLag, r.Arrivals, r.Late, r.CapDelayed = s.stats.lag, s.stats.arrivals, s.stats.late, s.stats.capDelayed
 		if s.stats.unsent > 0 {
-			r.Errors[results.ErrUnsent] = s.stats.unsent
+			r.Errors[vocab.ErrUnsent] = s.stats.unsent
 		}
 	}
 	for _, w := range ws {
-		r.OK += w.ok
+		r.RequestsOK += w.ok
 		r.Good += w.good
 		r.Errors.Add(&w.errs)
 		r.FirstError.add(&w.firstErr)
@@ -117,10 +117,10 @@ func merge(ws []*worker, shards []*hists, s *schedule, cfg Config) *Result {
 func (r *Result) finish(cfg Config) {
 	r.SLO = cfg.SLO
 	if r.Window > 0 {
-		r.RPS = float64(r.OK) / r.Window.Seconds()
+		r.RPS = float64(r.RequestsOK) / r.Window.Seconds()
 	}
-	var why results.Verdict
-	total := r.OK + r.Errored()
+	var why vocab.Verdict
+	total := r.RequestsOK + r.Errored()
 	switch {
 	case total == 0 && r.Partial:
 		// Interrupted before its window held a request: partial, not a
@@ -132,21 +132,21 @@ func (r *Result) finish(cfg Config) {
 			r.Errors, cfg.MaxErrorRate*100, r.FirstError)
 	}
 	if r.Failed != "" {
-		why.Add(results.Reason{Kind: results.VFailed, Detail: r.Failed})
+		why.Add(vocab.Reason{Finding: vocab.VFailed, Detail: r.Failed})
 	}
 	// Bursts say a buffer only when the upstream spaces its events: with
 	// no interval (itl = 0) they come together from the mock itself.
 	if d := r.Delivery; d.Buffering() && cfg.Knobs.ITL > 0 {
-		why.Add(results.Reason{Kind: results.VBuffering, Detail: fmt.Sprintf("%d of %d streams arrived in bursts (%.1f content events per read)", d.Bursty, d.Streams, d.EventsPerRead())})
+		why.Add(vocab.Reason{Finding: vocab.VBuffering, Detail: fmt.Sprintf("%d of %d streams arrived in bursts (%.1f content events per read)", d.Bursty, d.Streams, d.EventsPerRead())})
 	}
 	if r.Open && r.Arrivals > 0 && float64(r.Late) > 0.01*float64(r.Arrivals) {
-		why.Add(results.Reason{Kind: results.VFallingBehind, Detail: fmt.Sprintf("%d of %d arrivals sent over %s late with a worker free", r.Late, r.Arrivals, lateThreshold)})
+		why.Add(vocab.Reason{Finding: vocab.VFallingBehind, Detail: fmt.Sprintf("%d of %d arrivals sent over %s late with a worker free", r.Late, r.Arrivals, lateThreshold)})
 	}
 	if r.StartLate > cfg.Warmup {
-		why.Add(results.Reason{Kind: results.VLateStart, Detail: fmt.Sprintf("a driver began %s after the shared start, past the %s warmup", r.StartLate.Round(time.Millisecond), cfg.Warmup)})
+		why.Add(vocab.Reason{Finding: vocab.VLateStart, Detail: fmt.Sprintf("a driver began %s after the shared start, past the %s warmup", r.StartLate.Round(time.Millisecond), cfg.Warmup)})
 	}
 	if r.Partial {
-		why.Add(results.Reason{Kind: results.VPartial, Detail: "interrupted"})
+		why.Add(vocab.Reason{Finding: vocab.VPartial, Detail: "interrupted"})
 	}
 	r.Verdict = why
 }
@@ -154,7 +154,7 @@ func (r *Result) finish(cfg Config) {
 // Goodput is the share of measured requests that succeeded within the
 // SLO, errors counting as failures; ok is false without an SLO or requests.
 func (r *Result) Goodput() (float64, bool) {
-	n := r.OK + r.Errored()
+	n := r.RequestsOK + r.Errored()
 	if !r.SLO.Set() || n == 0 {
 		return 0, false
 	}
@@ -189,10 +189,10 @@ func (r *Result) WriteText(w io.Writer) {
 		mode = "open loop"
 	}
 	fmt.Fprintf(w, "%s, window %s: %d ok, %d errors, %.1f req/s, %d connections opened\n",
-		mode, r.Window.Round(time.Millisecond), r.OK, r.Errored(), r.RPS, r.Connects)
+		mode, r.Window.Round(time.Millisecond), r.RequestsOK, r.Errored(), r.RPS, r.Connects)
 	if g, ok := r.Goodput(); ok {
 		fmt.Fprintf(w, "goodput %.3f: %d of %d measured requests succeeded within latency %s, TTFT %s, ITL %s (0: no bound)\n",
-			g, r.Good, r.OK+r.Errored(), r.SLO.Latency, r.SLO.TTFT, r.SLO.ITL)
+			g, r.Good, r.RequestsOK+r.Errored(), r.SLO.Latency, r.SLO.TTFT, r.SLO.ITL)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "ms\tp50\tp90\tp99\tp99.9\tmax\tcount\t")
@@ -240,8 +240,8 @@ func (r *Result) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "in-flight cap delayed %d of %d arrivals by over %s: every worker was busy (their latency counts from their due time)\n", r.CapDelayed, r.Arrivals, lateThreshold)
 	}
 	fmt.Fprintf(w, "driver CPU: %.3f cores (%s over %s)", r.DriverCPU.Cores(), r.DriverCPU.Time.Round(time.Millisecond), r.DriverCPU.Wall.Round(time.Millisecond))
-	if r.OK+r.Errored() > 0 {
-		fmt.Fprintf(w, ", %.1f µs per request", float64(r.DriverCPU.Time.Microseconds())/float64(r.OK+r.Errored()))
+	if r.RequestsOK+r.Errored() > 0 {
+		fmt.Fprintf(w, ", %.1f µs per request", float64(r.DriverCPU.Time.Microseconds())/float64(r.RequestsOK+r.Errored()))
 	}
 	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict)
 }
@@ -256,10 +256,10 @@ func formatCounts[V int64 | string](m map[string]V) string {
 
 // Summary is the machine-readable form of a Result (--json).
 type Summary struct {
-	Mode            results.Mode             `json:"mode"`
+	Mode            vocab.Mode               `json:"mode"`
 	WindowSeconds   float64                  `json:"window_s"`
-	OK              int64                    `json:"ok"`
-	Errors          results.ErrorCounts      `json:"errors"`
+	RequestsOK      int64                    `json:"ok"`
+	Errors          vocab.ErrorCounts        `json:"errors"`
 	Statuses        map[int]int64            `json:"statuses"`
 	RPS             float64                  `json:"rps"`
 	Percentiles     map[string]PercentilesMS `json:"percentiles_ms"`
@@ -303,7 +303,7 @@ func percentiles(h *hdrhistogram.Histogram) PercentilesMS {
 
 // Summary builds the JSON form.
 func (r *Result) Summary() Summary {
-	s := Summary{Mode: results.Closed, WindowSeconds: r.Window.Seconds(), OK: r.OK, Errors: r.Errors, Statuses: r.Statuses,
+	s := Summary{Mode: vocab.Closed, WindowSeconds: r.Window.Seconds(), RequestsOK: r.RequestsOK, Errors: r.Errors, Statuses: r.Statuses,
 		RPS: r.RPS, Fidelity: r.Fidelity, Delivery: r.Delivery, EventsPerRead: r.Delivery.EventsPerRead(),
 		SameReadShare: r.Delivery.SameReadShare(), Failed: r.Failed, CapDelayed: r.CapDelayed, LateArrivals: r.Late,
 		DriverCores: r.DriverCPU.Cores(), Connects: r.Connects, Partial: r.Partial, Verdict: r.Verdict.String(),
@@ -315,11 +315,11 @@ func (r *Result) Summary() Summary {
 		s.Goodput = &g
 	}
 	if r.Open {
-		s.Mode = results.Open
+		s.Mode = vocab.Open
 		s.Percentiles["pacer_lag"] = percentiles(r.PacerLag)
 		s.Percentiles["send_lag"] = percentiles(r.SendLag)
 	}
-	if n := r.OK + r.Errored(); n > 0 {
+	if n := r.RequestsOK + r.Errored(); n > 0 {
 		s.DriverCPUPerReq = float64(r.DriverCPU.Time.Microseconds()) / float64(n)
 	}
 	return s

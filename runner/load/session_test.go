@@ -131,8 +131,8 @@ func TestSessionsAgainstTheMock(t *testing.T) {
 				turns += n
 			}
 			name := fmt.Sprintf("%s stream=%v", s.Name, stream)
-			if res.OK != 4 || res.Errored() != 0 || turns != uint64(4*len(s.Turns)) {
-				t.Errorf("%s: %d sessions ok, %d failed (%v), the mock saw %d turns; want 4, 0, %d", name, res.OK, res.Errored(), res.FirstError, turns, 4*len(s.Turns))
+			if res.RequestsOK != 4 || res.Errored() != 0 || turns != uint64(4*len(s.Turns)) {
+				t.Errorf("%s: %d sessions ok, %d failed (%v), the mock saw %d turns; want 4, 0, %d", name, res.RequestsOK, res.Errored(), res.FirstError, turns, 4*len(s.Turns))
 			}
 			if res.Service.TotalCount() != int64(4*len(s.Turns)) || res.Latency.TotalCount() != 4 {
 				t.Errorf("%s: %d turns and %d sessions recorded", name, res.Service.TotalCount(), res.Latency.TotalCount())

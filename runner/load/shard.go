@@ -154,7 +154,7 @@ func Merge(cfg Config, parts ...*Result) *Result {
 		SendLag: newHist(), PacerLag: newHist(), FirstFailed: newHist(), FirstOK: newHist(), Reported: newHist(), Open: cfg.Rate > 0,
 	}
 	for _, p := range parts {
-		r.OK += p.OK
+		r.RequestsOK += p.RequestsOK
 		r.Good += p.Good
 		r.Errors.Add(&p.Errors)
 		r.FirstError.add(&p.FirstError)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/mock/server"
-	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // TestMergeIsThePooledHistogram: two drivers' results, each sent through
@@ -35,7 +35,7 @@ func TestMergeIsThePooledHistogram(t *testing.T) {
 			r.Latency.RecordValue(v)
 			pooled.RecordValue(v)
 		}
-		r.OK, r.Window = 20_000, time.Second
+		r.RequestsOK, r.Window = 20_000, time.Second
 		var buf bytes.Buffer
 		if err := r.Encode(&buf); err != nil {
 			t.Fatal(err)
@@ -59,8 +59,8 @@ func TestMergeIsThePooledHistogram(t *testing.T) {
 	if avg == pooled.ValueAtQuantile(99) {
 		t.Errorf("the test's two drivers should differ: the average p99 %d equals the pooled one", avg)
 	}
-	if m.OK != 40_000 || m.RPS != 40_000 {
-		t.Errorf("merged %d ok at %g/s, want 40000 at 40000/s over the shared 1s window", m.OK, m.RPS)
+	if m.RequestsOK != 40_000 || m.RPS != 40_000 {
+		t.Errorf("merged %d ok at %g/s, want 40000 at 40000/s over the shared 1s window", m.RequestsOK, m.RPS)
 	}
 }
 
@@ -158,8 +158,8 @@ func TestTwoDriversAgainstTheMock(t *testing.T) {
 	if m.Arrivals != 200 || res[0].Arrivals != 100 || res[1].Arrivals != 100 {
 		t.Errorf("arrivals: merged %d (%d + %d), want 200 (100 + 100)", m.Arrivals, res[0].Arrivals, res[1].Arrivals)
 	}
-	if m.Errored() != 0 || m.OK < 190 || m.Fidelity.Streams != m.OK {
-		t.Errorf("merged: %d ok, %d errors (%v), %d streams checked", m.OK, m.Errored(), m.FirstError, m.Fidelity.Streams)
+	if m.Errored() != 0 || m.RequestsOK < 190 || m.Fidelity.Streams != m.RequestsOK {
+		t.Errorf("merged: %d ok, %d errors (%v), %d streams checked", m.RequestsOK, m.Errored(), m.FirstError, m.Fidelity.Streams)
 	}
 	if m.Latency.TotalCount() != res[0].Latency.TotalCount()+res[1].Latency.TotalCount() {
 		t.Error("the merged latency histogram lost samples")
@@ -207,8 +207,8 @@ func TestReplicasRoundRobin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.OK != 4 || res.Connects != 4 || served["a"] != 2 || served["b"] != 2 {
-		t.Errorf("%d ok over %d connections; replicas served %v: want 4 over 4, two each", res.OK, res.Connects, served)
+	if res.RequestsOK != 4 || res.Connects != 4 || served["a"] != 2 || served["b"] != 2 {
+		t.Errorf("%d ok over %d connections; replicas served %v: want 4 over 4, two each", res.RequestsOK, res.Connects, served)
 	}
 }
 
@@ -224,10 +224,10 @@ func TestLateStartIsTold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.StartLate < time.Second || !r.Verdict.Has(results.VLateStart) {
+	if r.StartLate < time.Second || !r.Verdict.Has(vocab.VLateStart) {
 		t.Errorf("started %s late, verdict %q", r.StartLate, r.Verdict)
 	}
-	if m := Merge(cfg, r); !m.Verdict.Has(results.VLateStart) {
+	if m := Merge(cfg, r); !m.Verdict.Has(vocab.VLateStart) {
 		t.Errorf("merged verdict %q", m.Verdict)
 	}
 }
@@ -251,7 +251,7 @@ func TestJobCarriesASession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.OK != 2 || r.Errored() != 0 || r.Service.TotalCount() != int64(2*len(s.Turns)) {
-		t.Errorf("%d sessions ok, %d failed (%v), %d turns", r.OK, r.Errored(), r.FirstError, r.Service.TotalCount())
+	if r.RequestsOK != 2 || r.Errored() != 0 || r.Service.TotalCount() != int64(2*len(s.Turns)) {
+		t.Errorf("%d sessions ok, %d failed (%v), %d turns", r.RequestsOK, r.Errored(), r.FirstError, r.Service.TotalCount())
 	}
 }

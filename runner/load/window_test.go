@@ -51,8 +51,8 @@ func TestWindowStretchesForSamples(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := run(tt.min, tt.max, tt.url)
-			if !tt.wantOK(r.OK) || !tt.wantWindow(r.Window) {
-				t.Errorf("ok %d in a window of %s", r.OK, r.Window)
+			if !tt.wantOK(r.RequestsOK) || !tt.wantWindow(r.Window) {
+				t.Errorf("ok %d in a window of %s", r.RequestsOK, r.Window)
 			}
 		})
 	}
@@ -71,7 +71,7 @@ func TestInterruptedInWarmup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.Partial || r.Failed != "" || r.OK != 0 {
-		t.Errorf("partial %v, failed %q, ok %d: want partial, not failed, nothing counted", r.Partial, r.Failed, r.OK)
+	if !r.Partial || r.Failed != "" || r.RequestsOK != 0 {
+		t.Errorf("partial %v, failed %q, ok %d: want partial, not failed, nothing counted", r.Partial, r.Failed, r.RequestsOK)
 	}
 }

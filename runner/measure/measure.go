@@ -25,6 +25,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stats"
 	"github.com/gatewaybench/gatewaybench/runner/usage"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // Meter is what the executor hands a kind for one run: the plan, the arm it
@@ -126,7 +127,7 @@ func Drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 			cfg.Shape.Keys = []string{m.Key}
 		}
 	}
-	if run.Point.Mode == results.Open {
+	if run.Point.Mode == vocab.Open {
 		cfg.Rate, cfg.Poisson, cfg.Seed = run.Point.Rate, run.Point.Arrival == plan.Poisson, uint64(run.Trial)
 	}
 	if tweak != nil {
@@ -139,32 +140,32 @@ func Drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 	row := m.Base
 	Fill(&row, res)
 	row.Drivers = max(res.Drivers, 1) // a point with fewer connections than drivers runs on fewer
-	if res.Partial && row.Status == results.OK {
-		row.Status = results.Partial
+	if res.Partial && row.Status == vocab.StatusOK {
+		row.Status = vocab.StatusPartial
 	}
 	verdict := slices.Clone(res.Verdict)
-	row.DriverCPUCores = results.Some(results.Round3(res.DriverCPU.Cores()))
-	if n := res.OK + res.Errored(); n > 0 {
-		row.DriverCPUUsPerReq = results.Some(results.Round3(float64(res.DriverCPU.Time.Microseconds()) / float64(n)))
+	row.DriverCPUCores = vocab.Some(results.Round3(res.DriverCPU.Cores()))
+	if n := res.RequestsOK + res.Errored(); n > 0 {
+		row.DriverCPUUsPerReq = vocab.Some(results.Round3(float64(res.DriverCPU.Time.Microseconds()) / float64(n)))
 	}
 	if mockErr == nil && mockS != nil {
-		row.MockCPUCores = results.Some(results.Round3(mockW.Cores()))
+		row.MockCPUCores = vocab.Some(results.Round3(mockW.Cores()))
 	}
 	// One client in a closed loop keeps the rig's CPUs busy without queueing
 	// anything behind them: the guard is for points with more in flight.
-	if run.Point.Mode == results.Open || run.Point.Concurrency > 1 {
+	if run.Point.Mode == vocab.Open || run.Point.Concurrency > 1 {
 		verdict.Add(Saturation(RigOf(m.Plan, m.Arm), res.DriverCPU.Cores(), mockW.Cores(), gwW.Cores(), m.Gateway != nil))
 	}
 	if m.Gateway != nil {
 		if gwErr != nil {
-			verdict.Add(results.Reason{Kind: results.VNoUsage, Detail: gwErr.Error()})
+			verdict.Add(vocab.Reason{Finding: vocab.VNoUsage, Detail: gwErr.Error()})
 		} else if gwS != nil {
 			fillGateway(&row, gwW, res, m.Plan.Cost)
 			n := len(m.Replicas)
 			fillReplicas(&row, repS[:n], repW[:n])
 			if m.Balancer != nil && repS[n] != nil {
-				row.BalancerCPUCores = results.Some(results.Round3(repW[n].Cores()))
-				row.BalancerMemPeakMiB = results.Some(results.Round3(MiB(repW[n].Peak)))
+				row.BalancerCPUCores = vocab.Some(results.Round3(repW[n].Cores()))
+				row.BalancerMemPeakMiB = vocab.Some(results.Round3(MiB(repW[n].Peak)))
 			}
 		}
 	}
@@ -174,27 +175,27 @@ func Drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 
 func fillGateway(row *results.Row, w usage.Window, res *load.Result, c config.Cost) {
 	cores := w.Cores()
-	row.GatewayCPUCores = results.Some(results.Round3(cores))
-	if n := res.OK + res.Errored(); n > 0 {
-		row.GatewayCPUUsPerReq = results.Some(results.Round3(float64(w.CPU.Microseconds()) / float64(n)))
+	row.GatewayCPUCores = vocab.Some(results.Round3(cores))
+	if n := res.RequestsOK + res.Errored(); n > 0 {
+		row.GatewayCPUUsPerReq = vocab.Some(results.Round3(float64(w.CPU.Microseconds()) / float64(n)))
 	}
-	row.GatewayThrottledPeriods = results.Some(float64(w.ThrottledPeriods))
-	row.GatewayThrottledMS = results.Some(results.Round3(float64(w.Throttled.Microseconds()) / 1000))
-	row.GatewayMemPeakMiB = results.Some(results.Round3(MiB(w.Peak)))
-	row.GatewayMemPeakMeasure, row.GatewayMemSamples = memMeasure, results.Some(float64(w.Samples))
-	row.GatewayMemAnonMiB = results.Some(results.Round3(MiB(w.PeakRSS)))
+	row.GatewayThrottledPeriods = vocab.Some(float64(w.ThrottledPeriods))
+	row.GatewayThrottledMS = vocab.Some(results.Round3(float64(w.Throttled.Microseconds()) / 1000))
+	row.GatewayMemPeakMiB = vocab.Some(results.Round3(MiB(w.Peak)))
+	row.GatewayMemPeakMeasure, row.GatewayMemSamples = memMeasure, vocab.Some(float64(w.Samples))
+	row.GatewayMemAnonMiB = vocab.Some(results.Round3(MiB(w.PeakRSS)))
 	if w.HasProcRSS {
-		row.GatewayRSSPeakMiB = results.Some(results.Round3(MiB(w.PeakProcRSS)))
+		row.GatewayRSSPeakMiB = vocab.Some(results.Round3(MiB(w.PeakProcRSS)))
 	}
-	row.GatewayMemGrowthMiBPerMin = results.Some(results.Round3(w.GrowthPerSec * 60 / (1 << 20)))
+	row.GatewayMemGrowthMiBPerMin = vocab.Some(results.Round3(w.GrowthPerSec * 60 / (1 << 20)))
 	fillTrend(row, w.Times, w.RSSSeries)
 	// Cost (docs/method.md), from the same window: the gateway's cores and peak working set.
 	if usd, perHour, ok := cost.PerMillion(c, cores, float64(w.Peak)/(1<<30), res.RPS); ok {
-		row.CostUSDPer1M = results.Some(results.Round6(usd))
-		row.RPSPerUSDHour = results.Some(results.Round3(perHour))
+		row.CostUSDPer1M = vocab.Some(results.Round6(usd))
+		row.RPSPerUSDHour = vocab.Some(results.Round3(perHour))
 	}
 	if usd, ok := cost.Instance(c, res.RPS); ok {
-		row.InstanceUSDPer1M = results.Some(results.Round6(usd))
+		row.InstanceUSDPer1M = vocab.Some(results.Round6(usd))
 	}
 }
 
@@ -221,26 +222,26 @@ func fillTrend(row *results.Row, times, rss []float64) {
 		i = j
 	}
 	for _, v := range y {
-		row.RSSSeconds = append(row.RSSSeconds, results.Some(results.Round3(v)))
+		row.RSSSeconds = append(row.RSSSeconds, vocab.Some(results.Round3(v)))
 	}
 	t, ok := stats.TrendOf(x, y)
 	if !ok {
 		return
 	}
-	perMin := func(v float64) results.Optional { return results.Some(results.Round3(v * 60)) }
+	perMin := func(v float64) vocab.Optional { return vocab.Some(results.Round3(v * 60)) }
 	row.RSSTrend, row.RSSTrendLo, row.RSSTrendHi = perMin(t.Slope), perMin(t.Lo), perMin(t.Hi)
-	row.RSSTrendP = results.Some(results.Round(t.P, 4))
+	row.RSSTrendP = vocab.Some(results.Round(t.P, 4))
 	lo, hi := slices.Min(y), slices.Max(y)
-	row.RSSRangeMiB = results.Some(results.Round3(hi - lo))
+	row.RSSRangeMiB = vocab.Some(results.Round3(hi - lo))
 	switch {
 	case hi-lo <= max(flatMiB, flatShare*slices.Sorted(slices.Values(y))[len(y)/2]):
-		row.MemShape = results.ShapeFlat
+		row.MemShape = vocab.ShapeFlat
 	case t.Enough && t.P < 0.05 && t.Lo > 0:
-		row.MemShape = results.ShapeClimbing
+		row.MemShape = vocab.ShapeClimbing
 	case t.Enough && t.P < 0.05 && t.Hi < 0:
-		row.MemShape = results.ShapeFalling
+		row.MemShape = vocab.ShapeFalling
 	default:
-		row.MemShape = results.ShapeUnsteady
+		row.MemShape = vocab.ShapeUnsteady
 	}
 }
 
@@ -254,10 +255,10 @@ func fillReplicas(row *results.Row, samplers []*usage.Sampler, ws []usage.Window
 	if len(ws) == 0 {
 		return
 	}
-	row.ReplicaCPUCores, row.ReplicaMemPeakMiB = make([]results.Optional, len(ws)), make([]results.Optional, len(ws))
+	row.ReplicaCPUCores, row.ReplicaMemPeakMiB = make([]vocab.Optional, len(ws)), make([]vocab.Optional, len(ws))
 	for i, w := range ws {
 		if samplers[i] != nil {
-			row.ReplicaCPUCores[i], row.ReplicaMemPeakMiB[i] = results.Some(results.Round3(w.Cores())), results.Some(results.Round3(MiB(w.Peak)))
+			row.ReplicaCPUCores[i], row.ReplicaMemPeakMiB[i] = vocab.Some(results.Round3(w.Cores())), vocab.Some(results.Round3(MiB(w.Peak)))
 		}
 	}
 }
@@ -327,7 +328,7 @@ func RigOf(p *plan.Plan, a *plan.Arm) Rig {
 // gateway's CPUs but the driver does not (the 2-core default layout), a
 // gateway arm that fills them is "contended": its figures hold for that
 // layout, but part of the CPU went to the mock (its share is given).
-func Saturation(r Rig, driver, mock, gateway float64, gatewayArm bool) results.Reason {
+func Saturation(r Rig, driver, mock, gateway float64, gatewayArm bool) vocab.Reason {
 	full := func(used float64, n int) bool { return used > 0.9*float64(n) }
 	// Driver and mock share where one driver engine holds both on shared
 	// CPUs; drivers spread over engines are judged alone. Likewise the
@@ -383,14 +384,14 @@ func Saturation(r Rig, driver, mock, gateway float64, gatewayArm bool) results.R
 		case len(names) == 1 && names[0] == "gateway":
 			// the gateway filling its own CPUs is what is measured
 		case len(names) == 1:
-			return results.Reason{Kind: results.VRigSaturated, Detail: fmt.Sprintf("%s used %.2f of %d cpus", names[0], used, n)}
+			return vocab.Reason{Finding: vocab.VRigSaturated, Detail: fmt.Sprintf("%s used %.2f of %d cpus", names[0], used, n)}
 		case names[0] != "driver" && gatewayArm:
-			return results.Reason{Kind: results.VContended, Detail: fmt.Sprintf("gateway and mock share cpus and used %.2f of %d (mock %.2f)", used, n, mock)}
+			return vocab.Reason{Finding: vocab.VContended, Detail: fmt.Sprintf("gateway and mock share cpus and used %.2f of %d (mock %.2f)", used, n, mock)}
 		default:
-			return results.Reason{Kind: results.VRigSaturated, Detail: fmt.Sprintf("%s share cpus and used %.2f of %d", joinAnd(names), used, n)}
+			return vocab.Reason{Finding: vocab.VRigSaturated, Detail: fmt.Sprintf("%s share cpus and used %.2f of %d", joinAnd(names), used, n)}
 		}
 	}
-	return results.Reason{}
+	return vocab.Reason{}
 }
 
 // joinAnd joins names as a sentence does: "a and b", "a, b and c".
@@ -403,29 +404,29 @@ func joinAnd(names []string) string {
 
 // Percentiles are h's percentiles in ms, each only where enough samples support it.
 func Percentiles(h *hdrhistogram.Histogram) results.Percentiles {
-	q := func(p float64) results.Optional {
+	q := func(p float64) vocab.Optional {
 		if v, ok := load.Percentile(h, p); ok {
-			return results.Some(float64(v) / 1000)
+			return vocab.Some(float64(v) / 1000)
 		}
-		return results.Optional{}
+		return vocab.Optional{}
 	}
 	out := results.Percentiles{P50: q(50), P90: q(90), P99: q(99), P999: q(99.9), N: h.TotalCount()}
 	if out.N > 0 {
-		out.Max = results.Some(float64(h.Max()) / 1000)
+		out.Max = vocab.Some(float64(h.Max()) / 1000)
 	}
 	return out
 }
 
 func Fill(row *results.Row, res *load.Result) {
-	row.WindowS, row.OK, row.RPS = res.Window.Seconds(), res.OK, res.RPS
+	row.WindowS, row.RequestsOK, row.RPS = res.Window.Seconds(), res.RequestsOK, res.RPS
 	row.Errors = res.Errors
 	if g, ok := res.Goodput(); ok {
-		row.Goodput = results.Some(results.Round(g, 4))
-		ms := func(d time.Duration) results.Optional {
+		row.Goodput = vocab.Some(results.Round(g, 4))
+		ms := func(d time.Duration) vocab.Optional {
 			if d <= 0 {
-				return results.Optional{}
+				return vocab.Optional{}
 			}
-			return results.Some(results.Round3(float64(d.Microseconds()) / 1000))
+			return vocab.Some(results.Round3(float64(d.Microseconds()) / 1000))
 		}
 		row.SLOLatencyMS, row.SLOTTFTMS, row.SLOITLMS = ms(res.SLO.Latency), ms(res.SLO.TTFT), ms(res.SLO.ITL)
 	}
@@ -436,12 +437,12 @@ func Fill(row *results.Row, res *load.Result) {
 	d := res.Delivery
 	row.Streams, row.BurstyStreams, row.Stalls = d.Streams, d.Bursty, d.Stalls
 	if d.Streams > 0 {
-		row.EventsPerRead, row.SameReadShare = results.Some(results.Round3(d.EventsPerRead())), results.Some(results.Round3(d.SameReadShare()))
+		row.EventsPerRead, row.SameReadShare = vocab.Some(results.Round3(d.EventsPerRead())), vocab.Some(results.Round3(d.SameReadShare()))
 	}
 	if res.Failed != "" {
 		// The survivors' percentiles are not the gateway's latency: only the
 		// counts are kept (docs/method.md, "Failed runs").
-		row.Status, row.Reason = results.Failed, res.Failed
+		row.Status, row.Reason = vocab.StatusFailed, res.Failed
 		return
 	}
 	row.Latency, row.Service, row.TTFB = Percentiles(res.Latency), Percentiles(res.Service), Percentiles(res.TTFB)
@@ -450,10 +451,10 @@ func Fill(row *results.Row, res *load.Result) {
 		row.SendLag = Percentiles(res.SendLag)
 	}
 	if v, ok := load.Percentile(res.Lead, 50); ok {
-		row.TTFTMinusTTFBP50 = results.Some(float64(v) / 1000)
+		row.TTFTMinusTTFBP50 = vocab.Some(float64(v) / 1000)
 	}
 	if v, ok := load.Percentile(res.Reported, 50); ok {
-		row.GatewayReportedP50 = results.Some(float64(v) / 1000)
+		row.GatewayReportedP50 = vocab.Some(float64(v) / 1000)
 	}
 }
 

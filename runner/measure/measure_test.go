@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 func TestSaturation(t *testing.T) {
@@ -51,7 +52,7 @@ func TestSaturation(t *testing.T) {
 	} {
 		r := Saturation(tc.cpus, tc.driver, tc.mock, tc.gateway, tc.gatewayArm)
 		got := ""
-		if r.Kind != "" {
+		if r.Finding != "" {
 			got = r.String()
 		}
 		if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
@@ -78,17 +79,17 @@ func TestFillTrend(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		f     func(sec float64, i int) float64
-		shape results.Shape
+		shape vocab.Shape
 	}{
-		{"steady", func(_ float64, i int) float64 { return 50 + noise(i) }, results.ShapeFlat},
-		{"leak", func(sec float64, i int) float64 { return 50 + 0.1*sec*10 + noise(i) }, results.ShapeClimbing},
-		{"freed", func(sec float64, i int) float64 { return 80 - 0.5*sec + noise(i) }, results.ShapeFalling},
+		{"steady", func(_ float64, i int) float64 { return 50 + noise(i) }, vocab.ShapeFlat},
+		{"leak", func(sec float64, i int) float64 { return 50 + 0.1*sec*10 + noise(i) }, vocab.ShapeClimbing},
+		{"freed", func(sec float64, i int) float64 { return 80 - 0.5*sec + noise(i) }, vocab.ShapeFalling},
 		{"jump", func(sec float64, i int) float64 {
 			if sec >= 3 && sec < 6 {
 				return 70 + noise(i)
 			}
 			return 50 + noise(i)
-		}, results.ShapeUnsteady},
+		}, vocab.ShapeUnsteady},
 	} {
 		var row results.Row
 		times, rss := series(tc.f)

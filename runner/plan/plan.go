@@ -19,8 +19,8 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/config"
-	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // Plan is everything `apply` will do, in order.
@@ -76,9 +76,9 @@ type Mock struct {
 
 // Arm is one way of reaching the mock: directly, or through a gateway.
 type Arm struct {
-	Name  string        `json:"name"`
-	Label results.Label `json:"label"`
-	Class results.Class `json:"class"`
+	Name  string      `json:"name"`
+	Label vocab.Label `json:"label"`
+	Class vocab.Class `json:"class"`
 	// Fallback: the configuration retries failed requests on the fallback mock.
 	Fallback bool   `json:"fallback,omitempty"`
 	Direct   bool   `json:"direct,omitempty"`
@@ -159,12 +159,12 @@ type Replica struct {
 
 // Scenario is one scenario's share of the plan.
 type Scenario struct {
-	Name   string       `json:"name"`
-	Kind   results.Kind `json:"kind"`
-	API    string       `json:"api"`
-	Stream bool         `json:"stream"`
-	Tools  bool         `json:"tools"`
-	CSV    string       `json:"csv"` // relative paths resolve in Plan.Dir
+	Name   string     `json:"name"`
+	Kind   vocab.Kind `json:"kind"`
+	API    string     `json:"api"`
+	Stream bool       `json:"stream"`
+	Tools  bool       `json:"tools"`
+	CSV    string     `json:"csv"` // relative paths resolve in Plan.Dir
 	// NotRun says why apply cannot run this scenario; it then has no runs.
 	NotRun string `json:"not_run,omitempty"`
 	// Trials are the rounds of each start; Starts how often every gateway
@@ -231,9 +231,9 @@ const (
 
 // LoadPoint is one load level of a scenario.
 type LoadPoint struct {
-	Mode        results.Mode `json:"mode"`
-	Concurrency int          `json:"concurrency"` // closed loop: connections; open loop: max in flight
-	Rate        float64      `json:"rate,omitempty"`
+	Mode        vocab.Mode `json:"mode"`
+	Concurrency int        `json:"concurrency"` // closed loop: connections; open loop: max in flight
+	Rate        float64    `json:"rate,omitempty"`
 	// Share > 0: the rate is this share of the arm's capacity, known only
 	// once Scenario.CapacityFrom has run (apply sets Rate then).
 	Share        float64 `json:"share,omitempty"`
@@ -249,7 +249,7 @@ func (p LoadPoint) String() string {
 		}
 		return fmt.Sprintf("share=%g%% of capacity%s %s max_in_flight=%d prompt=%d", p.Share*100, rate, p.Arrival, p.Concurrency, p.PromptTokens)
 	}
-	if p.Mode == results.Open {
+	if p.Mode == vocab.Open {
 		return fmt.Sprintf("rate=%g/s %s max_in_flight=%d prompt=%d", p.Rate, p.Arrival, p.Concurrency, p.PromptTokens)
 	}
 	return fmt.Sprintf("c=%d prompt=%d", p.Concurrency, p.PromptTokens)
@@ -333,7 +333,7 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 		Mock: Mock{Address: cfg.MockAddress(), Port: cfg.Mock.Port, URL: mockURL, Health: mockURL + "/health",
 			FallbackPort: cfg.Mock.FallbackPort, FallbackURL: config.URLAt(cfg.MockAddress(), cfg.Mock.FallbackPort)},
 	}
-	p.Arms = append(p.Arms, Arm{Name: config.DirectArm, Label: results.LabelDirect, Class: results.ClassDirect, Direct: true, Port: cfg.Mock.Port})
+	p.Arms = append(p.Arms, Arm{Name: vocab.Direct, Label: vocab.LabelDirect, Class: vocab.ClassDirect, Direct: true, Port: cfg.Mock.Port})
 	for i := range cfg.Gateways {
 		g := &cfg.Gateways[i]
 		a := Arm{Name: g.Name, Label: g.Arm, Class: g.Class, Fallback: g.Fallback, Port: g.Port, Version: g.Version, Floor: g.Name == cfg.Defaults.Floor,
@@ -421,7 +421,7 @@ type Kinds interface {
 
 func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds) {
 	s := Scenario{
-		Name: sc.Name, Kind: results.Kind(sc.Kind), API: sc.API.String(), Stream: sc.Stream, Tools: sc.Tools, Trials: sc.Trials, Starts: max(sc.Starts, 1),
+		Name: sc.Name, Kind: vocab.Kind(sc.Kind), API: sc.API.String(), Stream: sc.Stream, Tools: sc.Tools, Trials: sc.Trials, Starts: max(sc.Starts, 1),
 		MaxTrials: sc.MaxTrials, CIWidth: sc.CIWidth,
 		CSV: filepath.Join(cfg.Defaults.ResultsDir, sc.Name+".csv"), Settle: Duration(sc.Settle),
 		MockCmd: append([]string{"-addr=" + net.JoinHostPort(cfg.MockAddress(), strconv.Itoa(cfg.Mock.Port))}, sc.Knobs.Args()...),
@@ -453,14 +453,14 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 	}
 	for _, tokens := range sc.PromptTokens {
 		for _, c := range sc.Concurrency {
-			s.Points = append(s.Points, LoadPoint{Mode: results.Closed, Concurrency: c, PromptTokens: tokens})
+			s.Points = append(s.Points, LoadPoint{Mode: vocab.Closed, Concurrency: c, PromptTokens: tokens})
 		}
 		for _, r := range sc.Rates {
-			s.Points = append(s.Points, LoadPoint{Mode: results.Open, Rate: r, Arrival: Arrival(sc.Arrival),
+			s.Points = append(s.Points, LoadPoint{Mode: vocab.Open, Rate: r, Arrival: Arrival(sc.Arrival),
 				Concurrency: sc.MaxInFlight, PromptTokens: tokens})
 		}
 		for _, share := range sc.CapacityShares {
-			s.Points = append(s.Points, LoadPoint{Mode: results.Open, Share: share, Arrival: Arrival(sc.Arrival),
+			s.Points = append(s.Points, LoadPoint{Mode: vocab.Open, Share: share, Arrival: Arrival(sc.Arrival),
 				Concurrency: sc.MaxInFlight, PromptTokens: tokens})
 		}
 	}
@@ -507,7 +507,7 @@ const InFlightRounds = 2
 // scenario's min_samples, and at least InFlightRounds x its clients
 // (only where the window may stretch: max_duration set).
 func minSamples(sc *config.Scenario, pt LoadPoint) int {
-	if sc.MinSamples <= 0 || sc.MaxDuration <= sc.Duration || pt.Mode != results.Closed {
+	if sc.MinSamples <= 0 || sc.MaxDuration <= sc.Duration || pt.Mode != vocab.Closed {
 		return sc.MinSamples
 	}
 	return max(sc.MinSamples, InFlightRounds*pt.Concurrency)
@@ -550,7 +550,7 @@ func request(cfg *config.Config, sc *config.Scenario, g *config.Gateway, pt Load
 		r.URL, r.APIKeyEnv = g.URL+g.Paths[sc.API], g.APIKeyEnv
 	}
 	r.Model, r.APIKey, r.Headers, r.ExpectHeaders = g.ModelFor(sc.API), Secret(g.APIKey), g.HeadersFor(sc.API), g.ExpectHeaders
-	if results.Kind(sc.Kind) == results.KindFailover && len(g.FallbackHeaders) > 0 {
+	if vocab.Kind(sc.Kind) == vocab.KindFailover && len(g.FallbackHeaders) > 0 {
 		// In place of the others: Portkey's x-portkey-custom-host would
 		// send every target of its fallback config to the mock.
 		r.Headers = maps.Clone(g.FallbackHeaders)
@@ -632,7 +632,7 @@ func (p *Plan) Estimate() Duration {
 func (p *Plan) Quick(all bool) {
 	p.QuickLook = true
 	n := 0
-	seen := map[results.Kind]bool{}
+	seen := map[vocab.Kind]bool{}
 	for i := range p.Scenarios {
 		s := &p.Scenarios[i]
 		if !all && s.NotRun == "" {
@@ -665,7 +665,7 @@ func (p *Plan) Quick(all bool) {
 
 // quickKinds are the kinds a quick look runs: what a gateway adds to a
 // request, to a stream, to a tool call, its throughput and its failover.
-var quickKinds = []results.Kind{results.KindOverhead, results.KindStreamingTurn, results.KindToolCallLoop, results.KindThroughput, results.KindFailover}
+var quickKinds = []vocab.Kind{vocab.KindOverhead, vocab.KindStreamingTurn, vocab.KindToolCallLoop, vocab.KindThroughput, vocab.KindFailover}
 
 func durations(ds []time.Duration) []Duration {
 	var out []Duration

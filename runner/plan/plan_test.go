@@ -14,7 +14,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	. "github.com/gatewaybench/gatewaybench/runner/plan"
-	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 func build(t *testing.T, path string) *Plan {
@@ -101,7 +101,7 @@ func TestExpansion(t *testing.T) {
 			if s.Name == "stream_anthropic" && r.Arm == "proxy" && !strings.HasSuffix(r.Request.URL, "/anthropic/v1/messages") {
 				t.Errorf("gateway path override ignored: %s", r.Request.URL)
 			}
-			if s.Name == "open" && (r.Point.Mode != results.Open || r.Point.Concurrency != 32) {
+			if s.Name == "open" && (r.Point.Mode != vocab.Open || r.Point.Concurrency != 32) {
 				t.Errorf("open-loop point wrong: %+v", r.Point)
 			}
 			if r.Arm == "direct" && !strings.HasPrefix(r.Request.URL, "http://127.0.0.1:19000/") {

@@ -5,9 +5,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stats"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // NextTrials is what runs after runs[i], the runs done so far being
@@ -47,16 +47,16 @@ func moreTrial(sc *Scenario, rows []results.Row, last *Run) (string, bool) {
 	var order []key
 	at := func(r *results.Row) bool {
 		return r.Mode == last.Point.Mode && r.Concurrency == last.Point.Concurrency &&
-			r.RateRPS == last.Point.Rate && r.PromptTokens == last.Point.PromptTokens && r.Status == results.OK && r.Latency.P50.Set
+			r.RateRPS == last.Point.Rate && r.PromptTokens == last.Point.PromptTokens && r.Status == vocab.StatusOK && r.Latency.P50.Set
 	}
 	for i := range rows {
-		if r := &rows[i]; at(r) && r.Gateway == config.DirectArm {
+		if r := &rows[i]; at(r) && r.Gateway == vocab.Direct {
 			direct[[2]any{r.Variant, r.Trial}] = r.Latency.P50.V
 		}
 	}
 	for i := range rows {
 		r := &rows[i]
-		if !at(r) || r.Gateway == config.DirectArm {
+		if !at(r) || r.Gateway == vocab.Direct {
 			continue
 		}
 		if base, ok := direct[[2]any{r.Variant, r.Trial}]; ok {

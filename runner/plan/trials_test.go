@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // TestNextTrials: a pure function of the scenario and the rows so far;
@@ -15,13 +16,13 @@ import (
 // its arms rotated one place on.
 func TestNextTrials(t *testing.T) {
 	s := &Scenario{Trials: 2, MaxTrials: 9, CIWidth: config.CIWidth{Abs: time.Hour}}
-	pt := LoadPoint{Mode: results.Closed, Concurrency: 1, PromptTokens: 100}
+	pt := LoadPoint{Mode: vocab.Closed, Concurrency: 1, PromptTokens: 100}
 	runs := []Run{{Arm: "direct", Trial: 2, Point: pt}, {Arm: "proxy", Trial: 2, Point: pt}}
 	var rows []results.Row
 	for trial := 1; trial <= 2; trial++ {
 		for _, arm := range []string{"direct", "proxy"} {
 			rows = append(rows, results.Row{Gateway: arm, Trial: trial, Mode: "closed", Concurrency: 1, PromptTokens: 100,
-				Status: results.OK, Latency: results.Percentiles{P50: results.Some(1 + float64(len(arm))/10)}})
+				Status: vocab.StatusOK, Latency: results.Percentiles{P50: vocab.Some(1 + float64(len(arm))/10)}})
 		}
 	}
 	if extra, _ := s.NextTrials(runs, 0, rows); extra != nil {

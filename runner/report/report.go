@@ -16,6 +16,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/charts"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // The README's generated block sits between these lines.
@@ -49,11 +50,11 @@ func Block(recs []results.Record, chartsDir string) string {
 		fmt.Fprintf(&b, "**%s**\n\n", warn)
 	}
 	fmt.Fprintf(&b, "<img src=\"%s/overhead.png\" width=\"760\" alt=\"Added latency, peak memory and CPU per request, per gateway\">\n\n", chartsDir)
-	byClass := map[results.Class][]string{}
+	byClass := map[vocab.Class][]string{}
 	var absent []string
 	for _, a := range t.Arms {
 		switch {
-		case a.Name == "direct":
+		case a.Name == vocab.Direct:
 		case a.Trials == 0:
 			absent = append(absent, a.Name)
 		case a.AddedP50.Set:
@@ -63,9 +64,9 @@ func Block(recs []results.Record, chartsDir string) string {
 	fmt.Fprintf(&b, "Added p50 latency per request over the client talking to the mock directly, at one client, in ms "+
 		"(run `%s`, code %s, %s, median over trials):", t.Point.RunID, t.Code(), host(t))
 	for _, c := range []struct {
-		key  results.Class
+		key  vocab.Class
 		name string
-	}{{results.ClassProxy, "plain proxies"}, {results.ClassAI, "AI gateways"}, {results.ClassHosted, "hosted APIs"}, {"", "class not recorded"}} {
+	}{{vocab.ClassProxy, "plain proxies"}, {vocab.ClassAI, "AI gateways"}, {vocab.ClassHosted, "hosted APIs"}, {"", "class not recorded"}} {
 		if len(byClass[c.key]) > 0 {
 			fmt.Fprintf(&b, " %s: %s;", c.name, strings.Join(byClass[c.key], ", "))
 		}
@@ -84,7 +85,7 @@ func Block(recs []results.Record, chartsDir string) string {
 func writeCapacity(w io.Writer, tables []summary.Table) {
 	var ts []summary.Table
 	for _, t := range tables {
-		if t.Point.Mode == results.Closed && len(t.Arms) > 0 && len(t.Arms[0].Rows) > 0 && t.Arms[0].Rows[0].Kind() == results.KindThroughput {
+		if t.Point.Mode == vocab.Closed && len(t.Arms) > 0 && len(t.Arms[0].Rows) > 0 && t.Arms[0].Rows[0].Kind() == vocab.KindThroughput {
 			ts = append(ts, t)
 		}
 	}
@@ -197,7 +198,7 @@ func writeReleases(w io.Writer, tables []summary.Table) {
 				continue
 			}
 			of := old.Rows[0].Str(results.ColReleaseOf)
-			i := slices.IndexFunc(t.Arms, func(a summary.Arm) bool { return a.Name == of && a.Trials > 0 })
+			i := slices.IndexFunc(t.Arms, func(a summary.Figures) bool { return a.Name == of && a.Trials > 0 })
 			if of == "" || i < 0 {
 				continue
 			}
@@ -224,7 +225,7 @@ func writeReleases(w io.Writer, tables []summary.Table) {
 
 // ratioOf is a / b as "2.09x", or "-" where either is missing or b is not
 // above zero.
-func ratioOf(a, b results.Optional) string {
+func ratioOf(a, b vocab.Optional) string {
 	if !a.Set || !b.Set || b.V <= 0 || a.V < 0 {
 		return "-"
 	}
@@ -371,10 +372,10 @@ func writeRuns(w io.Writer, recs []results.Record) {
 		if r.Str(results.ColCPUsDriver) != "" {
 			add(&ru.layouts, fmt.Sprintf("driver on CPU %s, mock on %s, gateway on %s", r.Str(results.ColCPUsDriver), r.Str(results.ColCPUsMock), r.Str(results.ColCPUsGateway)))
 		}
-		if r.Str(results.ColGateway) != "direct" && r.Status() != results.Unavailable && r.Str(results.ColGatewayVersion) != "" {
+		if r.Str(results.ColGateway) != vocab.Direct && r.Status() != vocab.StatusUnavailable && r.Str(results.ColGatewayVersion) != "" {
 			add(&ru.versions, fmt.Sprintf("%s: %s", r.Str(results.ColGateway), r.Str(results.ColGatewayVersion)))
 		}
-		if r.Status() == results.Unavailable {
+		if r.Status() == vocab.StatusUnavailable {
 			reason, _, _ := strings.Cut(r.Str(results.ColReason), ";")
 			add(&ru.absent, fmt.Sprintf("%s (%s)", r.Str(results.ColGateway), reason))
 		}

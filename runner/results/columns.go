@@ -3,6 +3,8 @@ package results
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // Col is one declared column. Values of it exist only here: readers name a
@@ -67,12 +69,6 @@ func (g Group) String() string {
 // schema is every column in the order a CSV holds them: common ones first.
 var schema []*column
 
-// errorNames are the error classes' names (ErrorClass.String). Declared
-// here, before the columns that use them: package variables initialize in
-// file order, and a column declared before what it depends on would be
-// appended to schema after every other.
-var errorNames = [NumErrorClasses]string{"http_status", "transport", "timeout", "fidelity", "midstream", "unsent", "oversize", "malformed", "accepted"}
-
 func col(name, unit string, g Group, meaning string, get func(*Row) string) Col {
 	c := &column{name: name, unit: unit, meaning: meaning, groups: g, get: get}
 	schema = append(schema, c)
@@ -92,7 +88,7 @@ func listCol(name, unit string, g Group, meaning string, get func(*Row) []string
 }
 
 // optTexts is a list of optional numbers as a list column's values.
-func optTexts(vs []Optional) []string {
+func optTexts(vs []vocab.Optional) []string {
 	s := make([]string, len(vs))
 	for i, v := range vs {
 		s[i] = v.String()
@@ -112,29 +108,29 @@ func fromManifest(name, unit, meaning string, man func(*Manifest, string) string
 type PctCol struct{ P50, P90, P99, P999, Max, N Col }
 
 func pctCols(prefix string, g Group, meaning string, get func(*Row) *Percentiles) PctCol {
-	f := func(name, what string, v func(*Percentiles) Optional) Col {
+	f := func(name, what string, v func(*Percentiles) vocab.Optional) Col {
 		c := col(prefix+name, "ms", g, what+" of "+meaning, func(r *Row) string { return v(get(r)).String() })
 		c.d.family = meaning
 		return c
 	}
 	return PctCol{
-		P50:  f("_p50_ms", "p50", func(p *Percentiles) Optional { return p.P50 }),
-		P90:  f("_p90_ms", "p90", func(p *Percentiles) Optional { return p.P90 }),
-		P99:  f("_p99_ms", "p99", func(p *Percentiles) Optional { return p.P99 }),
-		P999: f("_p99_9_ms", "p99.9", func(p *Percentiles) Optional { return p.P999 }),
-		Max:  f("_max_ms", "max", func(p *Percentiles) Optional { return p.Max }),
+		P50:  f("_p50_ms", "p50", func(p *Percentiles) vocab.Optional { return p.P50 }),
+		P90:  f("_p90_ms", "p90", func(p *Percentiles) vocab.Optional { return p.P90 }),
+		P99:  f("_p99_ms", "p99", func(p *Percentiles) vocab.Optional { return p.P99 }),
+		P999: f("_p99_9_ms", "p99.9", func(p *Percentiles) vocab.Optional { return p.P999 }),
+		Max:  f("_max_ms", "max", func(p *Percentiles) vocab.Optional { return p.Max }),
 		N: col(prefix+"_n", "count", g, "samples behind the "+prefix+" percentiles (a percentile with fewer than 5 samples beyond it is empty)",
 			func(r *Row) string { return itoa(get(r).N) }),
 	}
 }
 
 // errorCols are the error classes' columns, by class.
-var errorCols [NumErrorClasses]Col
+var errorCols [vocab.NumErrorClasses]Col
 
-func errCol(c ErrorClass, meaning string) Col { return errColIn(c, Common, meaning) }
+func errCol(c vocab.ErrorClass, meaning string) Col { return errColIn(c, Common, meaning) }
 
 // errColIn declares class c's column, errors_<short name>, in group g.
-func errColIn(c ErrorClass, g Group, meaning string) Col {
+func errColIn(c vocab.ErrorClass, g Group, meaning string) Col {
 	short, _, _ := strings.Cut(c.String(), "_") // http_status -> errors_http
 	errorCols[c] = col("errors_"+short, "requests", g, meaning, func(r *Row) string { return itoa(r.Errors[c]) })
 	return errorCols[c]
@@ -149,7 +145,7 @@ func verdictText(r *Row) string {
 	return r.Verdict.String()
 }
 
-func opt(f func(*Row) Optional) func(*Row) string {
+func opt(f func(*Row) vocab.Optional) func(*Row) string {
 	return func(r *Row) string { return f(r).String() }
 }
 func i64(f func(*Row) int64) func(*Row) string { return func(r *Row) string { return itoa(f(r)) } }
@@ -178,56 +174,56 @@ var (
 	ColEngines      = col("engines", "", Common, "the engine each role ran on (docs/scale.md)", func(r *Row) string { return r.Engines })
 	ColHosts        = col("hosts", "", Common, "the hosts behind engines other than the local one", func(r *Row) string { return r.Hosts })
 	ColDrivers      = col("drivers", "", Common, "load drivers that offered the load", func(r *Row) string { return itoa(int64(r.Drivers)) })
-	ColReplicas     = col("replicas", "", Common, "the gateway's replicas", opt(func(r *Row) Optional { return r.Replicas }))
-	ColGatewayCores = col("gateway_cores", "CPUs", Common, "the CPUs of the replicas' cpusets together", opt(func(r *Row) Optional { return r.GatewayCores }))
-	ColRigRTTSame   = col("rig_rtt_same_core_us", "µs", Common, "the rig's own round trip on one core (docs/method.md, Topology)", opt(func(r *Row) Optional { return r.RigRTTSameUs }))
-	ColRigRTTCross  = col("rig_rtt_cross_core_us", "µs", Common, "the rig's own round trip across cores", opt(func(r *Row) Optional { return r.RigRTTCrossUs }))
-	ColTopologyUs   = col("topology_excess_us", "µs", Common, "what the layout charges this arm over direct", opt(func(r *Row) Optional { return r.TopologyUs }))
+	ColReplicas     = col("replicas", "", Common, "the gateway's replicas", opt(func(r *Row) vocab.Optional { return r.Replicas }))
+	ColGatewayCores = col("gateway_cores", "CPUs", Common, "the CPUs of the replicas' cpusets together", opt(func(r *Row) vocab.Optional { return r.GatewayCores }))
+	ColRigRTTSame   = col("rig_rtt_same_core_us", "µs", Common, "the rig's own round trip on one core (docs/method.md, Topology)", opt(func(r *Row) vocab.Optional { return r.RigRTTSameUs }))
+	ColRigRTTCross  = col("rig_rtt_cross_core_us", "µs", Common, "the rig's own round trip across cores", opt(func(r *Row) vocab.Optional { return r.RigRTTCrossUs }))
+	ColTopologyUs   = col("topology_excess_us", "µs", Common, "what the layout charges this arm over direct", opt(func(r *Row) vocab.Optional { return r.TopologyUs }))
 	ColWindowS      = col("window_s", "s", Common, "the measured window", func(r *Row) string { return ftoa(round(r.WindowS)) })
-	ColRequestsOK   = col("requests_ok", "requests", Common, "requests that succeeded in the window", i64(func(r *Row) int64 { return r.OK }))
-	ColErrHTTP      = errCol(ErrHTTP, "answers with a status other than 200")
-	ColErrTransport = errCol(ErrTransport, "connection failures")
-	ColErrTimeout   = errCol(ErrTimeout, "requests past the timeout")
-	ColErrFidelity  = errCol(ErrFidelity, "answers that were not the mock's script byte for byte")
-	ColErrMidstream = errCol(ErrMidstream, "an error event inside a 200 stream")
-	ColErrUnsent    = errCol(ErrUnsent, "open loop: arrivals due in the window that no worker was free to send")
-	ColErrOversize  = errCol(ErrOversize, "answers past the driver's size bounds (docs/method.md, Errors)")
-	ColErrMalformed = errCol(ErrMalformed, "answers that are not HTTP/1.1 as written")
+	ColRequestsOK   = col("requests_ok", "requests", Common, "requests that succeeded in the window", i64(func(r *Row) int64 { return r.RequestsOK }))
+	ColErrHTTP      = errCol(vocab.ErrHTTP, "answers with a status other than 200")
+	ColErrTransport = errCol(vocab.ErrTransport, "connection failures")
+	ColErrTimeout   = errCol(vocab.ErrTimeout, "requests past the timeout")
+	ColErrFidelity  = errCol(vocab.ErrFidelity, "answers that were not the mock's script byte for byte")
+	ColErrMidstream = errCol(vocab.ErrMidstream, "an error event inside a 200 stream")
+	ColErrUnsent    = errCol(vocab.ErrUnsent, "open loop: arrivals due in the window that no worker was free to send")
+	ColErrOversize  = errCol(vocab.ErrOversize, "answers past the driver's size bounds (docs/method.md, Errors)")
+	ColErrMalformed = errCol(vocab.ErrMalformed, "answers that are not HTTP/1.1 as written")
 	ColRPS          = col("rps", "req/s", Common, "successful requests per second of the window", func(r *Row) string { return ftoa(round(r.RPS)) })
 	ColLatency      = pctCols("latency", Common, "latency: due time to the answer's last byte (sessions: the whole session)", func(r *Row) *Percentiles { return &r.Latency })
 	ColService      = pctCols("service", Common, "service time: the actual write to the answer's last byte", func(r *Row) *Percentiles { return &r.Service })
 	ColTTFB         = pctCols("ttfb", Common, "TTFB: due time to the end of the answer's header block", func(r *Row) *Percentiles { return &r.TTFB })
 
-	ColGatewayCPUCores    = col("gateway_cpu_cores", "cores", Common, "the gateway's CPU over the window", opt(func(r *Row) Optional { return r.GatewayCPUCores }))
-	ColGatewayCPUUsPerReq = col("gateway_cpu_us_per_req", "µs", Common, "the gateway's CPU time per request", opt(func(r *Row) Optional { return r.GatewayCPUUsPerReq }))
-	ColGatewayReportedP50 = col("gateway_reported_p50_ms", "ms", Common, "p50 of the overhead the gateway itself states on each answer (its HCL overhead_header, e.g. LiteLLM's x-litellm-overhead-duration-ms); empty: none declared or none carried it", opt(func(r *Row) Optional { return r.GatewayReportedP50 }))
-	ColThrottledPeriods   = col("gateway_throttled_periods", "periods", Common, "CFS periods the gateway was throttled", opt(func(r *Row) Optional { return r.GatewayThrottledPeriods }))
-	ColThrottledMS        = col("gateway_throttled_ms", "ms", Common, "time the gateway was throttled", opt(func(r *Row) Optional { return r.GatewayThrottledMS }))
-	ColMemIdleMiB         = col("gateway_mem_idle_mib", "MiB", Common, "working set ready and settled, before load", opt(func(r *Row) Optional { return r.GatewayMemIdleMiB }))
-	ColMemPeakMiB         = col("gateway_mem_peak_mib", "MiB", Common, "peak working set in the window", opt(func(r *Row) Optional { return r.GatewayMemPeakMiB }))
+	ColGatewayCPUCores    = col("gateway_cpu_cores", "cores", Common, "the gateway's CPU over the window", opt(func(r *Row) vocab.Optional { return r.GatewayCPUCores }))
+	ColGatewayCPUUsPerReq = col("gateway_cpu_us_per_req", "µs", Common, "the gateway's CPU time per request", opt(func(r *Row) vocab.Optional { return r.GatewayCPUUsPerReq }))
+	ColGatewayReportedP50 = col("gateway_reported_p50_ms", "ms", Common, "p50 of the overhead the gateway itself states on each answer (its HCL overhead_header, e.g. LiteLLM's x-litellm-overhead-duration-ms); empty: none declared or none carried it", opt(func(r *Row) vocab.Optional { return r.GatewayReportedP50 }))
+	ColThrottledPeriods   = col("gateway_throttled_periods", "periods", Common, "CFS periods the gateway was throttled", opt(func(r *Row) vocab.Optional { return r.GatewayThrottledPeriods }))
+	ColThrottledMS        = col("gateway_throttled_ms", "ms", Common, "time the gateway was throttled", opt(func(r *Row) vocab.Optional { return r.GatewayThrottledMS }))
+	ColMemIdleMiB         = col("gateway_mem_idle_mib", "MiB", Common, "working set ready and settled, before load", opt(func(r *Row) vocab.Optional { return r.GatewayMemIdleMiB }))
+	ColMemPeakMiB         = col("gateway_mem_peak_mib", "MiB", Common, "peak working set in the window", opt(func(r *Row) vocab.Optional { return r.GatewayMemPeakMiB }))
 	ColMemPeakMeasure     = col("gateway_mem_peak_measure", "", Common, "what the memory columns hold", func(r *Row) string { return r.GatewayMemPeakMeasure })
-	ColMemSamples         = col("gateway_mem_samples", "readings", Common, "readings behind peak and growth", opt(func(r *Row) Optional { return r.GatewayMemSamples }))
-	ColMemAnonMiB         = col("gateway_mem_anon_mib", "MiB", Common, "peak anonymous memory of the cgroup in the window", opt(func(r *Row) Optional { return r.GatewayMemAnonMiB }))
-	ColRSSIdleMiB         = col("gateway_rss_idle_mib", "MiB", Common, "resident set (sum of the processes' VmRSS, as ps reports it; no page cache) ready and settled, before load", opt(func(r *Row) Optional { return r.GatewayRSSIdleMiB }))
-	ColRSSPeakMiB         = col("gateway_rss_peak_mib", "MiB", Common, "peak resident set sampled in the window", opt(func(r *Row) Optional { return r.GatewayRSSPeakMiB }))
-	ColRSSRecoveredMiB    = col("gateway_rss_recovered_mib", "MiB", Common, "resident set after load and a settle", opt(func(r *Row) Optional { return r.GatewayRSSRecoveredMiB }))
-	ColMemGrowth          = col("gateway_mem_growth_mib_per_min", "MiB/min", Common, "working set growth over the window", opt(func(r *Row) Optional { return r.GatewayMemGrowthMiBPerMin }))
-	ColMemRecoveredMiB    = col("gateway_mem_recovered_mib", "MiB", Common, "working set after load and a settle", opt(func(r *Row) Optional { return r.GatewayMemRecoveredMiB }))
-	ColMockCPUCores       = col("mock_cpu_cores", "cores", Common, "the mock's CPU over the window", opt(func(r *Row) Optional { return r.MockCPUCores }))
-	ColDriverCPUCores     = col("driver_cpu_cores", "cores", Common, "the driver's CPU over the window", opt(func(r *Row) Optional { return r.DriverCPUCores }))
-	ColDriverCPUUsPerReq  = col("driver_cpu_us_per_req", "µs", Common, "the driver's CPU time per request", opt(func(r *Row) Optional { return r.DriverCPUUsPerReq }))
-	ColColdStartMS        = col("cold_start_ms", "ms", Common, "container start to the first good answer", opt(func(r *Row) Optional { return r.ColdStartMS }))
-	ColWarmupRequests     = col("warmup_requests", "requests", Common, "requests the arm served in its warm-up after it started, before its first measured round (empty: measured fresh)", opt(func(r *Row) Optional { return r.Warmup.Requests }))
-	ColWarmupSeconds      = col("warmup_s", "s", Common, "how long that warm-up took", opt(func(r *Row) Optional { return r.Warmup.Seconds }))
+	ColMemSamples         = col("gateway_mem_samples", "readings", Common, "readings behind peak and growth", opt(func(r *Row) vocab.Optional { return r.GatewayMemSamples }))
+	ColMemAnonMiB         = col("gateway_mem_anon_mib", "MiB", Common, "peak anonymous memory of the cgroup in the window", opt(func(r *Row) vocab.Optional { return r.GatewayMemAnonMiB }))
+	ColRSSIdleMiB         = col("gateway_rss_idle_mib", "MiB", Common, "resident set (sum of the processes' VmRSS, as ps reports it; no page cache) ready and settled, before load", opt(func(r *Row) vocab.Optional { return r.GatewayRSSIdleMiB }))
+	ColRSSPeakMiB         = col("gateway_rss_peak_mib", "MiB", Common, "peak resident set sampled in the window", opt(func(r *Row) vocab.Optional { return r.GatewayRSSPeakMiB }))
+	ColRSSRecoveredMiB    = col("gateway_rss_recovered_mib", "MiB", Common, "resident set after load and a settle", opt(func(r *Row) vocab.Optional { return r.GatewayRSSRecoveredMiB }))
+	ColMemGrowth          = col("gateway_mem_growth_mib_per_min", "MiB/min", Common, "working set growth over the window", opt(func(r *Row) vocab.Optional { return r.GatewayMemGrowthMiBPerMin }))
+	ColMemRecoveredMiB    = col("gateway_mem_recovered_mib", "MiB", Common, "working set after load and a settle", opt(func(r *Row) vocab.Optional { return r.GatewayMemRecoveredMiB }))
+	ColMockCPUCores       = col("mock_cpu_cores", "cores", Common, "the mock's CPU over the window", opt(func(r *Row) vocab.Optional { return r.MockCPUCores }))
+	ColDriverCPUCores     = col("driver_cpu_cores", "cores", Common, "the driver's CPU over the window", opt(func(r *Row) vocab.Optional { return r.DriverCPUCores }))
+	ColDriverCPUUsPerReq  = col("driver_cpu_us_per_req", "µs", Common, "the driver's CPU time per request", opt(func(r *Row) vocab.Optional { return r.DriverCPUUsPerReq }))
+	ColColdStartMS        = col("cold_start_ms", "ms", Common, "container start to the first good answer", opt(func(r *Row) vocab.Optional { return r.ColdStartMS }))
+	ColWarmupRequests     = col("warmup_requests", "requests", Common, "requests the arm served in its warm-up after it started, before its first measured round (empty: measured fresh)", opt(func(r *Row) vocab.Optional { return r.Warmup.Requests }))
+	ColWarmupSeconds      = col("warmup_s", "s", Common, "how long that warm-up took", opt(func(r *Row) vocab.Optional { return r.Warmup.Seconds }))
 	ColWarmupState        = col("warmup_state", "", Common, "steady (two blocks' p50 within 5% and no trend over the last blocks), bounded (warmup_max came first) or failed", func(r *Row) string { return string(r.Warmup.State) })
 	ColStack              = col("stack", "", Common, "fresh (the gateway stack was started for this start of the scenario) or kept (started and warmed for an earlier scenario of the run, frozen between)", func(r *Row) string { return string(r.Warmup.Stack) })
-	ColStackBefore        = col("stack_requests_before", "requests", Common, "requests the stack had served before this scenario's warm-up, in earlier scenarios' warm-ups and windows (0: fresh)", opt(func(r *Row) Optional { return r.Warmup.Before }))
+	ColStackBefore        = col("stack_requests_before", "requests", Common, "requests the stack had served before this scenario's warm-up, in earlier scenarios' warm-ups and windows (0: fresh)", opt(func(r *Row) vocab.Optional { return r.Warmup.Before }))
 	ColWarmupP50s         = listCol("warmup_p50s_ms", "ms", Common, "the p50 of each block of 100 warm-up requests, in order: the first is the cold figure after the start", func(r *Row) []string { return optTexts(r.Warmup.P50s) })
-	ColCostUSDPer1M       = col("cost_usd_per_1m", "USD", Common, "(cores x vCPU price + peak GiB x GiB price) / (rps x 3600) x 1e6", opt(func(r *Row) Optional { return r.CostUSDPer1M }))
-	ColInstanceUSDPer1M   = col("instance_usd_per_1m", "USD", Common, "the cost block's provisioned instance (manifest: instance) per hour / (rps x 3600) x 1e6: held whole at the rate measured, not scaled to its cores", opt(func(r *Row) Optional { return r.InstanceUSDPer1M }))
-	ColRPSPerUSDHour      = col("rps_per_usd_hour", "req/s per USD/h", Common, "throughput per hourly cost", opt(func(r *Row) Optional { return r.RPSPerUSDHour }))
+	ColCostUSDPer1M       = col("cost_usd_per_1m", "USD", Common, "(cores x vCPU price + peak GiB x GiB price) / (rps x 3600) x 1e6", opt(func(r *Row) vocab.Optional { return r.CostUSDPer1M }))
+	ColInstanceUSDPer1M   = col("instance_usd_per_1m", "USD", Common, "the cost block's provisioned instance (manifest: instance) per hour / (rps x 3600) x 1e6: held whole at the rate measured, not scaled to its cores", opt(func(r *Row) vocab.Optional { return r.InstanceUSDPer1M }))
+	ColRPSPerUSDHour      = col("rps_per_usd_hour", "req/s per USD/h", Common, "throughput per hourly cost", opt(func(r *Row) vocab.Optional { return r.RPSPerUSDHour }))
 	ColVerdict            = col("verdict", "", Common, "ok, or what to know about the point (README, Verdicts); empty for an arm that never came up", verdictText)
-	ColVerdictKinds       = listCol("verdict_kinds", "", Common, "the verdict's kinds as codes, in its order (results.VerdictKinds; README, Verdicts): what readers use, the verdict column being prose", func(r *Row) []string { return r.Verdict.Codes() })
+	ColVerdictKinds       = listCol("verdict_kinds", "", Common, "the verdict's kinds as codes, in its order (vocab.Findings; README, Verdicts): what readers use, the verdict column being prose", func(r *Row) []string { return r.Verdict.Codes() })
 
 	ColTTFT             = pctCols("ttft", Stream, "time to the first content event", func(r *Row) *Percentiles { return &r.TTFT })
 	ColITL              = pctCols("itl", Stream, "inter-token latency: the gaps between content events", func(r *Row) *Percentiles { return &r.ITL })
@@ -237,51 +233,51 @@ var (
 	ColFramesReordered  = col("frames_reordered", "events", Stream, "events out of order", i64(func(r *Row) int64 { return r.FramesReordered }))
 	ColFramesCoalesced  = col("frames_coalesced", "events", Stream, "events merged into others", i64(func(r *Row) int64 { return r.FramesCoalesced }))
 	ColStreams          = col("streams", "streams", Stream, "streams read", i64(func(r *Row) int64 { return r.Streams }))
-	ColEventsPerRead    = col("content_events_per_read", "events", Stream, "content events per socket read (1: delivered as written)", opt(func(r *Row) Optional { return r.EventsPerRead }))
-	ColSameReadShare    = col("same_read_share", "share", Stream, "share of content events (after each stream's first) in the same read as the one before", opt(func(r *Row) Optional { return r.SameReadShare }))
-	ColTTFTMinusTTFBP50 = col("ttft_minus_ttfb_p50_ms", "ms", Stream, "p50 of first content event less first byte", opt(func(r *Row) Optional { return r.TTFTMinusTTFBP50 }))
+	ColEventsPerRead    = col("content_events_per_read", "events", Stream, "content events per socket read (1: delivered as written)", opt(func(r *Row) vocab.Optional { return r.EventsPerRead }))
+	ColSameReadShare    = col("same_read_share", "share", Stream, "share of content events (after each stream's first) in the same read as the one before", opt(func(r *Row) vocab.Optional { return r.SameReadShare }))
+	ColTTFTMinusTTFBP50 = col("ttft_minus_ttfb_p50_ms", "ms", Stream, "p50 of first content event less first byte", opt(func(r *Row) vocab.Optional { return r.TTFTMinusTTFBP50 }))
 	ColBurstyStreams    = col("bursty_streams", "streams", Stream, "streams of 4+ content events that came at 2+ events per read on average", i64(func(r *Row) int64 { return r.BurstyStreams }))
 	ColStalls           = col("stalls", "gaps", Stream, "gaps over 10 times the mock's interval", i64(func(r *Row) int64 { return r.Stalls }))
 
 	ColSendLag       = pctCols("send_lag", OpenLoop, "send lag: an arrival's due time to its request written", func(r *Row) *Percentiles { return &r.SendLag })
-	ColCapacityShare = col("capacity_share", "share", OpenLoop, "the offered rate as a share of the arm's own capacity (its closed-loop throughput in the scenario capacity_from names, same run); rate_rps is what it came to", opt(func(r *Row) Optional { return r.CapacityShare }))
+	ColCapacityShare = col("capacity_share", "share", OpenLoop, "the offered rate as a share of the arm's own capacity (its closed-loop throughput in the scenario capacity_from names, same run); rate_rps is what it came to", opt(func(r *Row) vocab.Optional { return r.CapacityShare }))
 	ColCapDelayed    = col("cap_delayed", "requests", OpenLoop, "arrivals that found every worker busy", i64(func(r *Row) int64 { return r.CapDelayed }))
 	ColP99Bounds     = listCol("p99_bounds_ms", "ms", Frontier, "the frontier's p99 bounds", func(r *Row) []string { return optTexts(r.P99BoundsMS) })
 	ColVariant       = col("variant", "", Variants, "what else ran beside the measured requests", func(r *Row) string { return r.Variant })
 
 	ColReplicaCPUCores    = listCol("replica_cpu_cores", "cores", Replicas, "each replica's CPU, in replica order", func(r *Row) []string { return optTexts(r.ReplicaCPUCores) })
 	ColReplicaMemPeakMiB  = listCol("replica_mem_peak_mib", "MiB", Replicas, "each replica's peak working set, in replica order", func(r *Row) []string { return optTexts(r.ReplicaMemPeakMiB) })
-	ColBalancerCPUCores   = col("balancer_cpu_cores", "cores", Replicas, "a declared balancer's CPU (also in the gateway sums)", opt(func(r *Row) Optional { return r.BalancerCPUCores }))
-	ColBalancerMemPeakMiB = col("balancer_mem_peak_mib", "MiB", Replicas, "a declared balancer's peak working set", opt(func(r *Row) Optional { return r.BalancerMemPeakMiB }))
+	ColBalancerCPUCores   = col("balancer_cpu_cores", "cores", Replicas, "a declared balancer's CPU (also in the gateway sums)", opt(func(r *Row) vocab.Optional { return r.BalancerCPUCores }))
+	ColBalancerMemPeakMiB = col("balancer_mem_peak_mib", "MiB", Replicas, "a declared balancer's peak working set", opt(func(r *Row) vocab.Optional { return r.BalancerMemPeakMiB }))
 
-	ColGoodput      = col("goodput", "share", SLO, "share of measured requests within the SLO (errors count as misses)", opt(func(r *Row) Optional { return r.Goodput }))
-	ColSLOLatencyMS = col("slo_latency_ms", "ms", SLO, "the SLO's latency bound", opt(func(r *Row) Optional { return r.SLOLatencyMS }))
-	ColSLOTTFTMS    = col("slo_ttft_ms", "ms", SLO, "the SLO's TTFT bound", opt(func(r *Row) Optional { return r.SLOTTFTMS }))
-	ColSLOITLMS     = col("slo_itl_ms", "ms", SLO, "the SLO's ITL bound", opt(func(r *Row) Optional { return r.SLOITLMS }))
+	ColGoodput      = col("goodput", "share", SLO, "share of measured requests within the SLO (errors count as misses)", opt(func(r *Row) vocab.Optional { return r.Goodput }))
+	ColSLOLatencyMS = col("slo_latency_ms", "ms", SLO, "the SLO's latency bound", opt(func(r *Row) vocab.Optional { return r.SLOLatencyMS }))
+	ColSLOTTFTMS    = col("slo_ttft_ms", "ms", SLO, "the SLO's TTFT bound", opt(func(r *Row) vocab.Optional { return r.SLOTTFTMS }))
+	ColSLOITLMS     = col("slo_itl_ms", "ms", SLO, "the SLO's ITL bound", opt(func(r *Row) vocab.Optional { return r.SLOITLMS }))
 
-	ColUpstreamHits   = col("upstream_hits", "requests", KeyFlood|Failover, "key_flood: invalid keys the mock saw (0 behind a gateway); failover: requests the primary saw", opt(func(r *Row) Optional { return r.UpstreamHits }))
-	ColErrAccepted    = errColIn(ErrAccepted, KeyFlood, "invalid keys the arm served")
-	ColUpstreamErrors = col("upstream_errors", "requests", Failover, "the primary's failed answers", opt(func(r *Row) Optional { return r.UpstreamErrors }))
-	ColFallbackHits   = col("fallback_hits", "requests", Failover, "requests the fallback mock served", opt(func(r *Row) Optional { return r.FallbackHits }))
-	ColRetries        = col("retries", "requests", Failover, "upstream requests beyond one per client request", opt(func(r *Row) Optional { return r.Retries }))
-	ColAbsorbed       = col("failures_absorbed", "requests", Failover, "the primary's failed answers that did not reach the client as errors", opt(func(r *Row) Optional { return r.FailuresAbsorbed }))
+	ColUpstreamHits   = col("upstream_hits", "requests", KeyFlood|Failover, "key_flood: invalid keys the mock saw (0 behind a gateway); failover: requests the primary saw", opt(func(r *Row) vocab.Optional { return r.UpstreamHits }))
+	ColErrAccepted    = errColIn(vocab.ErrAccepted, KeyFlood, "invalid keys the arm served")
+	ColUpstreamErrors = col("upstream_errors", "requests", Failover, "the primary's failed answers", opt(func(r *Row) vocab.Optional { return r.UpstreamErrors }))
+	ColFallbackHits   = col("fallback_hits", "requests", Failover, "requests the fallback mock served", opt(func(r *Row) vocab.Optional { return r.FallbackHits }))
+	ColRetries        = col("retries", "requests", Failover, "upstream requests beyond one per client request", opt(func(r *Row) vocab.Optional { return r.Retries }))
+	ColAbsorbed       = col("failures_absorbed", "requests", Failover, "the primary's failed answers that did not reach the client as errors", opt(func(r *Row) vocab.Optional { return r.FailuresAbsorbed }))
 	ColErrorPath      = pctCols("error_path", Failover, "latency of the successful requests whose first attempt the primary failed", func(r *Row) *Percentiles { return &r.ErrorPath })
 	ColCleanPath      = pctCols("clean_path", Failover, "latency of the successful requests the primary did not fail", func(r *Row) *Percentiles { return &r.CleanPath })
 
-	ColRSSTrend   = col("gateway_rss_trend_mib_per_min", "MiB/min", Growth, "the resident set's Theil-Sen slope over the window's one-second medians", opt(func(r *Row) Optional { return r.RSSTrend }))
-	ColRSSTrendLo = col("gateway_rss_trend_lo", "MiB/min", Growth, "the low end of that slope's 95% interval (Sen's)", opt(func(r *Row) Optional { return r.RSSTrendLo }))
-	ColRSSTrendHi = col("gateway_rss_trend_hi", "MiB/min", Growth, "its high end", opt(func(r *Row) Optional { return r.RSSTrendHi }))
-	ColRSSTrendP  = col("gateway_rss_trend_p", "p", Growth, "the Mann-Kendall test's p for no monotone trend", opt(func(r *Row) Optional { return r.RSSTrendP }))
-	ColRSSRange   = col("gateway_rss_range_mib", "MiB", Growth, "the range of the one-second medians", opt(func(r *Row) Optional { return r.RSSRangeMiB }))
+	ColRSSTrend   = col("gateway_rss_trend_mib_per_min", "MiB/min", Growth, "the resident set's Theil-Sen slope over the window's one-second medians", opt(func(r *Row) vocab.Optional { return r.RSSTrend }))
+	ColRSSTrendLo = col("gateway_rss_trend_lo", "MiB/min", Growth, "the low end of that slope's 95% interval (Sen's)", opt(func(r *Row) vocab.Optional { return r.RSSTrendLo }))
+	ColRSSTrendHi = col("gateway_rss_trend_hi", "MiB/min", Growth, "its high end", opt(func(r *Row) vocab.Optional { return r.RSSTrendHi }))
+	ColRSSTrendP  = col("gateway_rss_trend_p", "p", Growth, "the Mann-Kendall test's p for no monotone trend", opt(func(r *Row) vocab.Optional { return r.RSSTrendP }))
+	ColRSSRange   = col("gateway_rss_range_mib", "MiB", Growth, "the range of the one-second medians", opt(func(r *Row) vocab.Optional { return r.RSSRangeMiB }))
 	ColRSSSeconds = listCol("gateway_rss_seconds_mib", "MiB", Growth, "the resident set's one-second medians over the window, the points the trend is drawn through", func(r *Row) []string { return optTexts(r.RSSSeconds) })
 	ColMemShape   = col("gateway_mem_shape", "", Growth, "flat (range within 1 MiB or 2%), climbing or falling (a trend at p < 0.05 with its interval off 0), else unsteady", func(r *Row) string { return string(r.MemShape) })
 
 	ColLogPatterns = listCol("log_patterns", "", Logs, "the arm's log patterns, by name", func(r *Row) []string { return r.LogPatterns })
 	ColLogMatches  = listCol("log_matches", "lines", Logs, "lines of the gateway's log in the measured window holding each pattern, in log_patterns' order", func(r *Row) []string { return optTexts(r.LogMatches) })
 
-	ColStreamsCompleted = col("upstream_streams_completed", "streams", Cancellation, "the mock's streams that ran to their end", opt(func(r *Row) Optional { return r.UpstreamStreamsCompleted }))
-	ColStreamsAborted   = col("upstream_streams_aborted", "streams", Cancellation, "the mock's streams ended early", opt(func(r *Row) Optional { return r.UpstreamStreamsAborted }))
-	ColEventsAfterLeave = col("upstream_events_after_leave", "events", Cancellation, "content events the mock wrote per stream after the client left", opt(func(r *Row) Optional { return r.UpstreamEventsAfterLeave }))
+	ColStreamsCompleted = col("upstream_streams_completed", "streams", Cancellation, "the mock's streams that ran to their end", opt(func(r *Row) vocab.Optional { return r.UpstreamStreamsCompleted }))
+	ColStreamsAborted   = col("upstream_streams_aborted", "streams", Cancellation, "the mock's streams ended early", opt(func(r *Row) vocab.Optional { return r.UpstreamStreamsAborted }))
+	ColEventsAfterLeave = col("upstream_events_after_leave", "events", Cancellation, "content events the mock wrote per stream after the client left", opt(func(r *Row) vocab.Optional { return r.UpstreamEventsAfterLeave }))
 
 	ColHostCPU = fromManifest("host_cpu", "", "the CPU model of the host the gateways ran on (host.cpu)",
 		func(m *Manifest, _ string) string { return m.Host.CPU })

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // Record is one CSV row as read back. Readers of results (the summary,
@@ -44,12 +46,12 @@ func (r Record) Str(c Col) string {
 }
 
 // Num is the column's number, or absent when the cell is empty or not one.
-func (r Record) Num(c Col) Optional {
+func (r Record) Num(c Col) vocab.Optional {
 	v, err := strconv.ParseFloat(r.Str(c), 64)
 	if err != nil {
-		return Optional{}
+		return vocab.Optional{}
 	}
-	return Some(v)
+	return vocab.Some(v)
 }
 
 // List is a list column's values, in order (nil when the cell is empty).
@@ -67,12 +69,12 @@ func (r Record) List(c Col) []string {
 
 // Nums is a list column's values as numbers; an empty or unreadable value
 // is absent.
-func (r Record) Nums(c Col) []Optional {
+func (r Record) Nums(c Col) []vocab.Optional {
 	l := r.List(c)
-	out := make([]Optional, len(l))
+	out := make([]vocab.Optional, len(l))
 	for i, s := range l {
 		if v, err := strconv.ParseFloat(s, 64); err == nil {
-			out[i] = Some(v)
+			out[i] = vocab.Some(v)
 		}
 	}
 	return out
@@ -82,10 +84,10 @@ func (r Record) Nums(c Col) []Optional {
 func (r Record) Int(c Col) int { return int(r.Num(c).V) }
 
 // Status is the row's status.
-func (r Record) Status() Status { return Status(r.Str(ColStatus)) }
+func (r Record) Status() vocab.Status { return vocab.Status(r.Str(ColStatus)) }
 
-// OK says the row was measured in full.
-func (r Record) OK() bool { return r.Status() == OK }
+// Measured says the row was measured in full.
+func (r Record) Measured() bool { return r.Status() == vocab.StatusOK }
 
 // Manifest is the row's run manifest, or nil (schema 1 rows, or a results
 // directory without its manifests).
@@ -164,7 +166,7 @@ func (r Record) Cols() []Col {
 	return out
 }
 
-// Errored is the row's failed requests, every class (ErrorCounts.Total).
+// Errored is the row's failed requests, every class (vocab.ErrorCounts.Total).
 func (r Record) Errored() int64 {
 	var n int64
 	for _, c := range errorCols {

@@ -15,24 +15,25 @@ import (
 	"strconv"
 
 	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // Row is one run: one arm at one load point in one trial.
 type Row struct {
 	// identity
 	RunID, Scenario, Gateway string
-	ArmLabel                 Label
-	Kind                     Kind
-	GatewayClass             Class
-	ReleaseOf                string     // the arm this one is an earlier release of (a control), or ""
-	P99BoundsMS              []Optional // the frontier's bounds (open-loop rows of a scenario that sets them)
+	ArmLabel                 vocab.Label
+	Kind                     vocab.Kind
+	GatewayClass             vocab.Class
+	ReleaseOf                string           // the arm this one is an earlier release of (a control), or ""
+	P99BoundsMS              []vocab.Optional // the frontier's bounds (open-loop rows of a scenario that sets them)
 	Trial                    int
 	Start                    int // the fresh start of the stacks it ran in (from 1; 0: never came up)
-	Mode                     Mode
+	Mode                     vocab.Mode
 	Variant                  string // what else ran beside the measured requests (head_of_line)
 	Concurrency              int
 	RateRPS                  float64
-	CapacityShare            Optional // open loop at a share of the arm's capacity: the share (RateRPS is what it came to)
+	CapacityShare            vocab.Optional // open loop at a share of the arm's capacity: the share (RateRPS is what it came to)
 	PromptTokens             int
 	// topology: the layout and what it costs (docs/method.md, "Topology")
 	Floor                string // the run's floor arm, or ""
@@ -43,15 +44,15 @@ type Row struct {
 	// replicas and the CPUs of their cpusets together
 	Engines, Hosts                          string
 	Drivers                                 int
-	Replicas, GatewayCores                  Optional
-	RigRTTSameUs, RigRTTCrossUs, TopologyUs Optional
+	Replicas, GatewayCores                  vocab.Optional
+	RigRTTSameUs, RigRTTCrossUs, TopologyUs vocab.Optional
 	// outcome
-	Status Status
+	Status vocab.Status
 	Reason string
 	// load
 	WindowS                                                                        float64
-	OK                                                                             int64
-	Errors                                                                         ErrorCounts
+	RequestsOK                                                                     int64
+	Errors                                                                         vocab.ErrorCounts
 	RPS                                                                            float64
 	Latency, Service, TTFB, TTFT, ITL                                              Percentiles
 	SendLag                                                                        Percentiles // open loop: due to write
@@ -59,122 +60,74 @@ type Row struct {
 	FramesExpected, FramesMissing, FramesAltered, FramesReordered, FramesCoalesced int64
 	// stream delivery, from the socket reads (with or without the fidelity check)
 	Streams, BurstyStreams, Stalls int64
-	EventsPerRead, SameReadShare   Optional
-	TTFTMinusTTFBP50               Optional
+	EventsPerRead, SameReadShare   vocab.Optional
+	TTFTMinusTTFBP50               vocab.Optional
 	// resources (gateway container; empty for the direct arm)
-	GatewayCPUCores, GatewayCPUUsPerReq                     Optional
-	GatewayReportedP50                                      Optional // ms: the gateway's own overhead header
-	GatewayThrottledPeriods, GatewayThrottledMS             Optional
-	GatewayMemIdleMiB, GatewayMemPeakMiB, GatewayMemAnonMiB Optional
+	GatewayCPUCores, GatewayCPUUsPerReq                     vocab.Optional
+	GatewayReportedP50                                      vocab.Optional // ms: the gateway's own overhead header
+	GatewayThrottledPeriods, GatewayThrottledMS             vocab.Optional
+	GatewayMemIdleMiB, GatewayMemPeakMiB, GatewayMemAnonMiB vocab.Optional
 	// the resident set as ps reports it (docs/method.md, "Memory")
-	GatewayRSSIdleMiB, GatewayRSSPeakMiB, GatewayRSSRecoveredMiB Optional
-	GatewayMemGrowthMiBPerMin, GatewayMemRecoveredMiB            Optional
+	GatewayRSSIdleMiB, GatewayRSSPeakMiB, GatewayRSSRecoveredMiB vocab.Optional
+	GatewayMemGrowthMiBPerMin, GatewayMemRecoveredMiB            vocab.Optional
 	GatewayMemPeakMeasure                                        string
 	// memory: the resident set's trend over the window (docs/method.md, "Memory")
-	RSSTrend, RSSTrendLo, RSSTrendHi, RSSTrendP, RSSRangeMiB Optional
-	RSSSeconds                                               []Optional // MiB: the resident set's one-second medians over the window
-	MemShape                                                 Shape
+	RSSTrend, RSSTrendLo, RSSTrendHi, RSSTrendP, RSSRangeMiB vocab.Optional
+	RSSSeconds                                               []vocab.Optional // MiB: the resident set's one-second medians over the window
+	MemShape                                                 vocab.Shape
 	// per replica, in replica order (the gateway_* columns hold their sums)
-	ReplicaCPUCores, ReplicaMemPeakMiB []Optional
+	ReplicaCPUCores, ReplicaMemPeakMiB []vocab.Optional
 	// a declared balancer in front of the replicas (also in the sums)
-	BalancerCPUCores, BalancerMemPeakMiB            Optional
-	GatewayMemSamples                               Optional // readings behind peak and growth
-	MockCPUCores, DriverCPUCores, DriverCPUUsPerReq Optional
-	ColdStartMS                                     Optional
+	BalancerCPUCores, BalancerMemPeakMiB            vocab.Optional
+	GatewayMemSamples                               vocab.Optional // readings behind peak and growth
+	MockCPUCores, DriverCPUCores, DriverCPUUsPerReq vocab.Optional
+	ColdStartMS                                     vocab.Optional
 	// the warm-up before the arm's first measured round in this start
 	// (docs/method.md, "Steady state"): requests, seconds, how it ended,
 	// and the p50 of each block of requests (ms), the first one cold
 	Warmup Warmup
 	// the arm's log patterns and their counts over the window (group Logs)
 	LogPatterns                 []string
-	LogMatches                  []Optional
-	CostUSDPer1M, RPSPerUSDHour Optional
-	InstanceUSDPer1M            Optional // on the cost block's provisioned instance, at the same rps
+	LogMatches                  []vocab.Optional
+	CostUSDPer1M, RPSPerUSDHour vocab.Optional
+	InstanceUSDPer1M            vocab.Optional // on the cost block's provisioned instance, at the same rps
 	// goodput: the share of measured requests that succeeded within the
 	// SLO the row states (empty: no SLO)
-	Goodput, SLOLatencyMS, SLOTTFTMS, SLOITLMS Optional
+	Goodput, SLOLatencyMS, SLOTTFTMS, SLOITLMS vocab.Optional
 	// key_flood: requests with invalid keys the mock saw (must be 0 behind
 	// a gateway); errors_accepted: invalid keys the arm served
-	UpstreamHits Optional
+	UpstreamHits vocab.Optional
 	// failover: the primary's failed answers, the requests the fallback
 	// mock served, and upstream requests beyond one per client request
-	UpstreamErrors, FallbackHits, Retries Optional
+	UpstreamErrors, FallbackHits, Retries vocab.Optional
 	// failover: the primary's failures that did not reach the client, and
 	// the latency of the successful requests whose first attempt the
 	// primary failed (the error path) and of the others (the clean path)
-	FailuresAbsorbed     Optional
+	FailuresAbsorbed     vocab.Optional
 	ErrorPath, CleanPath Percentiles
 	// cancellation: how the mock's streams ended, and the content events it
 	// wrote per stream after the client had left
-	UpstreamStreamsCompleted, UpstreamStreamsAborted, UpstreamEventsAfterLeave Optional
-	Verdict                                                                    Verdict
+	UpstreamStreamsCompleted, UpstreamStreamsAborted, UpstreamEventsAfterLeave vocab.Optional
+	Verdict                                                                    vocab.Verdict
 }
 
 // Warmup is how an arm was brought to a steady state after it started.
 type Warmup struct {
-	Requests, Seconds Optional
-	State             WarmupState
-	P50s              []Optional // ms, one per block, in order
+	Requests, Seconds vocab.Optional
+	State             vocab.WarmupState
+	P50s              []vocab.Optional // ms, one per block, in order
 	// Stack: whether the arm ran on a stack started for this scenario or
 	// kept from an earlier one; Before, the requests that stack had served
 	// before this warm-up (earlier warm-ups and windows).
-	Stack  StackState
-	Before Optional
+	Stack  vocab.StackState
+	Before vocab.Optional
 }
-
-// StackState is where a row's gateway stack came from.
-type StackState string
-
-const (
-	// StackFresh: started for this start of this scenario.
-	StackFresh StackState = "fresh"
-	// StackKept: started and warmed for an earlier scenario of the run.
-	StackKept StackState = "kept"
-)
-
-// WarmupState is how a warm-up ended.
-type WarmupState string
-
-const (
-	// WarmSteady: the blocks' p50 stopped moving after the requests asked.
-	WarmSteady WarmupState = "steady"
-	// WarmBounded: warmup_max ended it first; the arm may still be warming.
-	WarmBounded WarmupState = "bounded"
-	// WarmFailed: every block failed; no p50 to judge by.
-	WarmFailed WarmupState = "failed"
-)
-
-// Status is a row's outcome.
-type Status string
-
-const (
-	OK          Status = "ok"          // measured in full
-	Partial     Status = "partial"     // measured, but the window was cut short (interrupted)
-	Unavailable Status = "unavailable" // not measured: its image or stack cannot be had here
-	Failed      Status = "failed"      // measured and failed: it did not start, or too many requests failed
-)
 
 // Percentiles of one histogram, in milliseconds, and how many samples it
 // holds. A percentile too few samples support is absent.
 type Percentiles struct {
-	P50, P90, P99, P999, Max Optional
+	P50, P90, P99, P999, Max vocab.Optional
 	N                        int64
-}
-
-// Optional is a number that may be absent (an empty cell).
-type Optional struct {
-	V   float64
-	Set bool
-}
-
-// Some is a present value.
-func Some(v float64) Optional { return Optional{V: v, Set: true} }
-
-func (o Optional) String() string {
-	if !o.Set {
-		return ""
-	}
-	return strconv.FormatFloat(o.V, 'f', -1, 64)
 }
 
 func itoa(n int64) string   { return strconv.FormatInt(n, 10) }

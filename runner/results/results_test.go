@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/golden"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // TestHeaderOrder pins the CSV contract: the common columns first, in
@@ -80,9 +81,9 @@ func TestWriteRoundTrip(t *testing.T) {
 	path := filepath.Join(dir, "x.csv")
 	rows := []Row{
 		{RunID: "r1", Scenario: "overhead", Gateway: "direct", Trial: 1, Status: "ok", RPS: 123.456789,
-			Latency: Percentiles{P50: Some(0.5), P99: Some(1.25)}, TTFT: Percentiles{P50: Some(3)}},
+			Latency: Percentiles{P50: vocab.Some(0.5), P99: vocab.Some(1.25)}, TTFT: Percentiles{P50: vocab.Some(3)}},
 		{RunID: "r1", Scenario: "overhead", Gateway: "nginx", Status: "unavailable", Reason: "no image, \"quoted\", comma",
-			CPUsGateway: []string{"1", "0-1"}, P99BoundsMS: []Optional{Some(1), Some(2.5)}, ReplicaCPUCores: []Optional{Some(0.25), {}}},
+			CPUsGateway: []string{"1", "0-1"}, P99BoundsMS: []vocab.Optional{vocab.Some(1), vocab.Some(2.5)}, ReplicaCPUCores: []vocab.Optional{vocab.Some(0.25), {}}},
 	}
 	if err := Write(path, Stream|Frontier|Replicas, rows); err != nil {
 		t.Fatal(err)
@@ -107,20 +108,20 @@ func TestWriteRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	r0, r1 := back[0], back[1]
-	if r0.Str(ColLatency.P50) != "0.5" || r0.Str(ColLatency.P90) != "" || r0.Str(ColRPS) != "123.4568" || r0.Num(ColTTFT.P50) != Some(3) {
+	if r0.Str(ColLatency.P50) != "0.5" || r0.Str(ColLatency.P90) != "" || r0.Str(ColRPS) != "123.4568" || r0.Num(ColTTFT.P50) != vocab.Some(3) {
 		t.Errorf("row 1: p50 %q p90 %q rps %q ttft %v", r0.Str(ColLatency.P50), r0.Str(ColLatency.P90), r0.Str(ColRPS), r0.Num(ColTTFT.P50))
 	}
 	// Lists come back as written, an item with no reading as absent.
 	if l, n, c := r1.List(ColCPUsGateway), r1.Nums(ColP99Bounds), r1.Nums(ColReplicaCPUCores); !slices.Equal(l, []string{"1", "0-1"}) ||
-		!slices.Equal(n, []Optional{Some(1), Some(2.5)}) || !slices.Equal(c, []Optional{Some(0.25), {}}) || r0.List(ColCPUsGateway) != nil {
+		!slices.Equal(n, []vocab.Optional{vocab.Some(1), vocab.Some(2.5)}) || !slices.Equal(c, []vocab.Optional{vocab.Some(0.25), {}}) || r0.List(ColCPUsGateway) != nil {
 		t.Errorf("lists: cpus %q bounds %v replica cores %v; direct's cpus %q", l, n, c, r0.List(ColCPUsGateway))
 	}
-	if r1.Str(ColReason) != "no image, \"quoted\", comma" || r1.Status() != Unavailable {
+	if r1.Str(ColReason) != "no image, \"quoted\", comma" || r1.Status() != vocab.StatusUnavailable {
 		t.Errorf("reason did not survive CSV quoting: %q", r1.Str(ColReason))
 	}
 	// Provenance comes from the manifest, by run and arm.
 	if r1.Str(ColHostCPU) != "Test CPU" || r1.Str(ColImage) != "nginx:1.27" || r1.Str(ColGatewayVersion) != "1.27" ||
-		r1.Num(ColImageSizeMiB) != Some(48.123) || r0.Str(ColImage) != "" {
+		r1.Num(ColImageSizeMiB) != vocab.Some(48.123) || r0.Str(ColImage) != "" {
 		t.Errorf("provenance: host %q image %q version %q size %v; direct's image %q", r1.Str(ColHostCPU), r1.Str(ColImage),
 			r1.Str(ColGatewayVersion), r1.Num(ColImageSizeMiB), r0.Str(ColImage))
 	}
@@ -146,7 +147,7 @@ func TestReadSchema1(t *testing.T) {
 		t.Fatalf("%d rows", len(recs))
 	}
 	r := recs[1]
-	if r.Manifest() != nil || r.Str(ColGateway) != "nginx" || r.Str(ColHostCPU) == "" || r.Str(ColImageID) == "" || !r.Num(ColLatency.P50).Set || !r.OK() {
+	if r.Manifest() != nil || r.Str(ColGateway) != "nginx" || r.Str(ColHostCPU) == "" || r.Str(ColImageID) == "" || !r.Num(ColLatency.P50).Set || !r.Measured() {
 		t.Errorf("schema 1 row: gateway %q host %q image id %q p50 %v status %q", r.Str(ColGateway), r.Str(ColHostCPU), r.Str(ColImageID), r.Num(ColLatency.P50), r.Status())
 	}
 }

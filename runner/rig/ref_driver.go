@@ -94,7 +94,7 @@ func compareGenerators(ctx context.Context, o Options, self, url, script string)
 				return genRow{}, genRow{}, err
 			}
 			lat := s.Percentiles["latency"]
-			driveRows = append(driveRows, genRow{s.RPS, msDur(lat.P50), msDur(lat.P99), cpu / time.Duration(max(s.OK, 1))})
+			driveRows = append(driveRows, genRow{s.RPS, msDur(lat.P50), msDur(lat.P99), cpu / time.Duration(max(s.RequestsOK, 1))})
 		}
 	}
 	byRPS := func(r genRow) float64 { return r.rps }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // Behaviour is what a gateway did at a load point, beside its rows' status
@@ -22,7 +23,7 @@ const (
 
 // Behaviours are the arm's behaviours at its point, each with its figures,
 // from the ok rows' typed fields (counts summed over its trials).
-func (a Arm) Behaviours() []string {
+func (a Figures) Behaviours() []string {
 	var out []string
 	add := func(b Behaviour, format string, args ...any) {
 		out = append(out, string(b)+": "+fmt.Sprintf(format, args...))
@@ -30,28 +31,28 @@ func (a Arm) Behaviours() []string {
 	var streams, bursty, dropped, requests, absorbed, failed int64
 	buffering, runsOn := 0, 0
 	for _, r := range a.Rows {
-		if !r.OK() {
+		if !r.Measured() {
 			continue
 		}
 		streams += int64(r.Num(results.ColStreams).V)
 		bursty += int64(r.Num(results.ColBurstyStreams).V)
 		requests += int64(r.Num(results.ColRequestsOK).V) + r.Errored()
 		if r.Num(results.ColStreams).V > 0 {
-			for _, c := range []results.ErrorClass{results.ErrFidelity, results.ErrMidstream, results.ErrTransport, results.ErrTimeout} {
-				dropped += int64(r.Num(c.Col()).V)
+			for _, c := range []vocab.ErrorClass{vocab.ErrFidelity, vocab.ErrMidstream, vocab.ErrTransport, vocab.ErrTimeout} {
+				dropped += int64(r.Num(results.ErrorCol(c)).V)
 			}
 		}
 		absorbed += int64(r.Num(results.ColAbsorbed).V)
 		failed += int64(r.Num(results.ColUpstreamErrors).V)
 		v := r.Verdict()
-		if v.Has(results.VBuffering) {
+		if v.Has(vocab.VBuffering) {
 			buffering++
 		}
-		if v.Has(results.VUpstreamRunsOn) {
+		if v.Has(vocab.VUpstreamRunsOn) {
 			runsOn++
 		}
 	}
-	if a.Name == "direct" {
+	if a.Name == vocab.Direct {
 		return nil
 	}
 	if 2*buffering > a.Trials {
@@ -73,7 +74,7 @@ func (a Arm) Behaviours() []string {
 }
 
 // behaviourCell is the behaviours for a table cell, or "-".
-func (a Arm) behaviourCell() string {
+func (a Figures) behaviourCell() string {
 	if b := a.Behaviours(); len(b) > 0 {
 		return strings.Join(b, "; ")
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stats"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // Change is one arm's figure in two result sets: its added p50 at one load
@@ -21,7 +22,7 @@ type Change struct {
 
 // Figure is one side of a change: a median and its interval.
 type Figure struct {
-	V   results.Optional
+	V   vocab.Optional
 	CI  stats.Delta
 	Has bool // CI holds an interval
 }
@@ -101,15 +102,15 @@ type armKey struct{ scenario, point, arm string }
 
 // gatewayArms indexes the tables' gateway arms (direct left out) and says
 // their order.
-func gatewayArms(tables []Table) (map[armKey]Arm, []armKey) {
-	m := map[armKey]Arm{}
+func gatewayArms(tables []Table) (map[armKey]Figures, []armKey) {
+	m := map[armKey]Figures{}
 	var order []armKey
 	for _, t := range tables {
 		if t.Uncontrolled != "" {
 			continue // the controlled-baseline rule drops it from every reading
 		}
 		for _, a := range t.Arms {
-			if a.Name == "direct" {
+			if a.Name == vocab.Direct {
 				continue
 			}
 			k := armKey{t.Point.Scenario, t.Point.String(), a.Name}
@@ -123,7 +124,7 @@ func gatewayArms(tables []Table) (map[armKey]Arm, []armKey) {
 }
 
 // added is an arm's added p50 as one side of a comparison.
-func (a Arm) added() Figure { return Figure{a.AddedP50, a.AddedP50CI, a.HasCI} }
+func (a Figures) added() Figure { return Figure{a.AddedP50, a.AddedP50CI, a.HasCI} }
 
 // startsFigure is the median of starts with its distribution-free
 // interval (ok for 6 starts or more; fewer give their range at what
@@ -133,7 +134,7 @@ func startsFigure(starts []float64) Figure {
 	if !ok {
 		return Figure{}
 	}
-	return Figure{V: results.Some(e.Median), CI: stats.Delta{Estimate: e}, Has: e.Enough}
+	return Figure{V: vocab.Some(e.Median), CI: stats.Delta{Estimate: e}, Has: e.Enough}
 }
 
 // judge calls a change: regressed when the figure grew by more than

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // FailoverArm is one arm of a failover point over its measured trials: how
@@ -17,8 +18,8 @@ type FailoverArm struct {
 	Requests, Errors           int64  // client requests and the errors they met, summed over trials
 	PrimaryFailed, Absorbed    int64
 	FallbackHits, Retries      int64
-	ErrorPathP50, CleanPathP50 results.Optional // ms, median over trials
-	ErrorPathAdded             results.Optional // ms, median over trials of error path p50 minus clean path p50
+	ErrorPathP50, CleanPathP50 vocab.Optional // ms, median over trials
+	ErrorPathAdded             vocab.Optional // ms, median over trials of error path p50 minus clean path p50
 	ErrorPathN                 int64
 	PrimaryUnused              bool // the primary failed nothing and the fallback served: the arm routes to the fallback
 }
@@ -27,7 +28,7 @@ type FailoverArm struct {
 func Failovers(t Table) []FailoverArm {
 	var out []FailoverArm
 	for _, a := range t.Arms {
-		if a.Status == results.Unavailable || len(a.Rows) == 0 || a.Rows[0].Kind() != results.KindFailover {
+		if a.Status == vocab.StatusUnavailable || len(a.Rows) == 0 || a.Rows[0].Kind() != vocab.KindFailover {
 			continue
 		}
 		f := FailoverArm{Name: a.Name}
@@ -52,22 +53,22 @@ func Failovers(t Table) []FailoverArm {
 		if f.PrimaryFailed == 0 && f.FallbackHits > 0 {
 			// The arm sent its requests to the fallback first: none took
 			// the error path, whatever the primary would have done.
-			f.ErrorPathP50, f.ErrorPathAdded, f.ErrorPathN, f.PrimaryUnused = results.Optional{}, results.Optional{}, 0, true
+			f.ErrorPathP50, f.ErrorPathAdded, f.ErrorPathN, f.PrimaryUnused = vocab.Optional{}, vocab.Optional{}, 0, true
 		}
 		switch {
-		case a.Name == "direct":
-			f.Verdict = string(results.VBaseline)
-		case a.Status != results.OK && a.Trials == 0:
+		case a.Name == vocab.Direct:
+			f.Verdict = string(vocab.VBaseline)
+		case a.Status != vocab.StatusOK && a.Trials == 0:
 			f.Verdict = string(a.Status)
 			for _, g := range groupVerdicts(a.Verdicts) {
-				if g.kind == results.VNoFallback {
-					f.Verdict += ": " + string(results.VNoFallback)
+				if g.kind == vocab.VNoFallback {
+					f.Verdict += ": " + string(vocab.VNoFallback)
 				}
 			}
 		default:
 			f.Verdict = "ok"
 			for _, g := range groupVerdicts(a.Verdicts) {
-				if g.kind == results.VFallbackUnused {
+				if g.kind == vocab.VFallbackUnused {
 					f.Verdict = string(g.kind)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // Frontier is a scenario's throughput frontier (docs/method.md,
@@ -48,10 +49,10 @@ func (f Frontier) Levels(vs []float64) string {
 // FrontierArm is one arm across the rates.
 type FrontierArm struct {
 	Name    string
-	Class   results.Class
-	P99     []results.Optional // per level; absent where a trial failed or samples were too few
-	At      []results.Optional // per level: the rate offered, req/s (with shares, the median of its rows)
-	Best    []results.Optional // per bound: the highest rate held (req/s), absent if none was
+	Class   vocab.Class
+	P99     []vocab.Optional // per level; absent where a trial failed or samples were too few
+	At      []vocab.Optional // per level: the rate offered, req/s (with shares, the median of its rows)
+	Best    []vocab.Optional // per bound: the highest rate held (req/s), absent if none was
 	Rows    []results.Record
 	Missing string // why the arm was measured at no rate (its first reason)
 	// Failed and Thin are the levels at which a trial failed, and at which
@@ -96,7 +97,7 @@ func Frontiers(tables []Table) []Frontier {
 	var out []Frontier
 	index := map[[2]string]int{}
 	for _, t := range tables {
-		if t.Point.Mode != results.Open {
+		if t.Point.Mode != vocab.Open {
 			continue
 		}
 		bounds := boundsOf(t)
@@ -120,7 +121,7 @@ func Frontiers(tables []Table) []Frontier {
 		byName := map[string]int{}
 		measured := map[string]bool{}
 		for _, t := range tables {
-			if t.Point.Mode != results.Open || t.Point.RunID != f.RunID || t.Point.Scenario != f.Scenario {
+			if t.Point.Mode != vocab.Open || t.Point.RunID != f.RunID || t.Point.Scenario != f.Scenario {
 				continue
 			}
 			ri := slices.Index(f.Rates, t.Point.level())
@@ -129,12 +130,12 @@ func Frontiers(tables []Table) []Frontier {
 				if !ok {
 					j = len(f.Arms)
 					byName[a.Name] = j
-					f.Arms = append(f.Arms, FrontierArm{Name: a.Name, Class: a.Class, P99: make([]results.Optional, len(f.Rates)),
-						At: make([]results.Optional, len(f.Rates)), Best: make([]results.Optional, len(f.Bounds))})
+					f.Arms = append(f.Arms, FrontierArm{Name: a.Name, Class: a.Class, P99: make([]vocab.Optional, len(f.Rates)),
+						At: make([]vocab.Optional, len(f.Rates)), Best: make([]vocab.Optional, len(f.Bounds))})
 				}
 				fa := &f.Arms[j]
 				fa.Rows = append(fa.Rows, a.Rows...)
-				fa.At[ri] = results.Some(t.Point.Rate)
+				fa.At[ri] = vocab.Some(t.Point.Rate)
 				if f.Shares {
 					fa.At[ri] = a.Median(results.ColRateRPS)
 				}
@@ -143,7 +144,7 @@ func Frontiers(tables []Table) []Frontier {
 					fa.P99[ri] = a.P99
 				case a.Trials > 0 && a.Trials == len(a.Rows):
 					fa.Thin = append(fa.Thin, t.Point.level())
-				case a.Status != results.Unavailable:
+				case a.Status != vocab.StatusUnavailable:
 					fa.Failed = append(fa.Failed, t.Point.level())
 				}
 				if a.Trials > 0 {
@@ -151,7 +152,7 @@ func Frontiers(tables []Table) []Frontier {
 				} else if fa.Missing == "" && a.Reason != "" {
 					reason, _, _ := strings.Cut(a.Reason, ";")
 					fa.Missing = string(a.Status) + ": " + reason
-					if a.Status != results.Unavailable {
+					if a.Status != vocab.StatusUnavailable {
 						// measured, and failed at every rate
 						fa.Missing = "measured, failed at every rate: " + reason
 					}
@@ -177,7 +178,7 @@ func Frontiers(tables []Table) []Frontier {
 
 // AtTop says whether a rate held is the one offered at the highest level:
 // a lower bound, not a ceiling.
-func (fa FrontierArm) AtTop(b results.Optional) bool {
+func (fa FrontierArm) AtTop(b vocab.Optional) bool {
 	top := fa.At[len(fa.At)-1]
 	return b.Set && top.Set && b.V == top.V
 }
@@ -248,7 +249,7 @@ func writeFrontiers(w io.Writer, fs []Frontier) {
 				p = append(p, num(v))
 			}
 			note := ""
-			if !slices.ContainsFunc(a.Best, func(b results.Optional) bool { return b.Set }) {
+			if !slices.ContainsFunc(a.Best, func(b vocab.Optional) bool { return b.Set }) {
 				note = " (" + a.NoRate(f) + ")"
 			} else if u := a.Unsupported(f); u != "" {
 				note = " (" + u + ")"

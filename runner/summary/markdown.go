@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // WriteMarkdown writes the report results/SUMMARY.md holds: per scenario
@@ -40,7 +41,7 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 			fmt.Fprintf(w, "\n## %s\n\nRun `%s`, code %s.\n", t.Point.Scenario, t.Point.RunID, t.Code())
 			var missing []string
 			for _, a := range t.Arms {
-				if a.Status == results.Unavailable {
+				if a.Status == vocab.StatusUnavailable {
 					missing = append(missing, fmt.Sprintf("- %s: %s", a.Name, cell(a.Reason)))
 				}
 			}
@@ -61,15 +62,15 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 		fmt.Fprintln(w, "| arm | trials | behaviour | p50 ms | p99 ms | +p50 | interval | p | +p99 | +p50 vs floor | +TTFT | ITL p99 | goodput | CPU µs/req | RSS peak MiB | working set peak MiB | USD per 1M | cold start ms | notes |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, a := range t.Arms {
-			if a.Status == results.Unavailable {
+			if a.Status == vocab.StatusUnavailable {
 				continue
 			}
 			trials := fmt.Sprint(a.Trials)
-			if a.Status != results.OK {
+			if a.Status != vocab.StatusOK {
 				trials = string(a.Status)
 			}
 			var notes []string
-			if a.Status != results.OK && a.Reason != "" {
+			if a.Status != vocab.StatusOK && a.Reason != "" {
 				notes = append(notes, a.Reason)
 			}
 			// Starts, clusters and warm-up first: a long verdict is what

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // TestArmNotes: an arm measured over two starts shows each start's added
@@ -111,9 +112,9 @@ func TestFrontierClaims(t *testing.T) {
 		arm  FrontierArm
 		want string
 	}{
-		{FrontierArm{P99: make([]results.Optional, 3), Thin: []float64{250}, Failed: []float64{1000, 4000}},
+		{FrontierArm{P99: make([]vocab.Optional, 3), Thin: []float64{250}, Failed: []float64{1000, 4000}},
 			"too few samples for a p99 at 250/s; failed at 1000, 4000/s"},
-		{FrontierArm{P99: []results.Optional{{}, results.Some(120), {}}, Thin: []float64{250}, Failed: []float64{4000}},
+		{FrontierArm{P99: []vocab.Optional{{}, vocab.Some(120), {}}, Thin: []float64{250}, Failed: []float64{4000}},
 			"p99 over every bound where one was measured (120.000 ms at 1000/s); too few samples for a p99 at 250/s; failed at 4000/s"},
 	} {
 		if got := c.arm.NoRate(f); got != c.want {

@@ -19,12 +19,13 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stats"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // Point is one load point of one scenario.
 type Point struct {
 	RunID, Scenario     string
-	Mode                results.Mode
+	Mode                vocab.Mode
 	Concurrency, Prompt int
 	Rate                float64
 	// Share > 0: the point is a share of each arm's own capacity (Rate 0:
@@ -38,7 +39,7 @@ func (p Point) String() string {
 	switch {
 	case p.Share > 0:
 		s = fmt.Sprintf("%g%% of capacity prompt=%d", p.Share*100, p.Prompt)
-	case p.Mode == results.Open:
+	case p.Mode == vocab.Open:
 		s = fmt.Sprintf("rate=%g/s prompt=%d", p.Rate, p.Prompt)
 	}
 	if p.Variant != "" {
@@ -47,44 +48,44 @@ func (p Point) String() string {
 	return s
 }
 
-// Arm is one arm at one point, over its trials.
-type Arm struct {
+// Figures are one arm's figures at one point, over its trials.
+type Figures struct {
 	Name     string
-	Class    results.Class // "" for a gateway in CSVs older than the column
+	Class    vocab.Class // "" for a gateway in CSVs older than the column
 	Rows     []results.Record
-	Requests int64          // requests_ok over the ok rows
-	Trials   int            // trials with status ok
-	Status   results.Status // ok, or the status of the rows that were not (failed, unavailable, ...)
+	Requests int64        // requests_ok over the ok rows
+	Trials   int          // trials with status ok
+	Status   vocab.Status // ok, or the status of the rows that were not (failed, unavailable, ...)
 	Reason   string
-	P50, P99 results.Optional // ms, median over trials
+	P50, P99 vocab.Optional // ms, median over trials
 	// Added latency (ms), median over trials of this arm minus the
 	// reference in the same trial.
-	AddedP50, AddedP99 results.Optional // over direct
+	AddedP50, AddedP99 vocab.Optional // over direct
 	// AddedP50CI is the paired difference over rounds (each trial is a
 	// round in which every arm ran once, side by side): the interval of
 	// the per-round differences' median and the sign-flip test's p
 	// (docs/method.md, "Statistics"); likewise for TTFT and p99.
 	AddedP50CI, AddedTTFTCI, AddedP99CI stats.Delta
 	HasCI, HasTTFTCI, HasP99CI          bool
-	FloorP50, FloorP99                  results.Optional // over the floor arm
-	TopologyMS                          results.Optional // what the layout charges this arm (median)
-	NetP50                              results.Optional // AddedP50 less TopologyMS
-	CPUUsPerReq, MemPeakMiB             results.Optional // median; MemPeakMiB is the cgroup working set
-	RSSPeakMiB                          results.Optional // median peak resident set (the processes' VmRSS)
-	CostPer1M, ColdStartMS              results.Optional // median
-	Goodput                             results.Optional // median share of requests within the SLO
+	FloorP50, FloorP99                  vocab.Optional // over the floor arm
+	TopologyMS                          vocab.Optional // what the layout charges this arm (median)
+	NetP50                              vocab.Optional // AddedP50 less TopologyMS
+	CPUUsPerReq, MemPeakMiB             vocab.Optional // median; MemPeakMiB is the cgroup working set
+	RSSPeakMiB                          vocab.Optional // median peak resident set (the processes' VmRSS)
+	CostPer1M, ColdStartMS              vocab.Optional // median
+	Goodput                             vocab.Optional // median share of requests within the SLO
 	// Streams (median over trials, ms): TTFT p50 and what it adds over
 	// direct; ITL p99 (pooled gaps, so supported sooner than latency p99);
 	// content events per socket read.
-	TTFTP50, AddedTTFT, ITLP99, EventsPerRead results.Optional
-	Verdicts                                  []results.Verdict // each trial's verdict other than ok
+	TTFTP50, AddedTTFT, ITLP99, EventsPerRead vocab.Optional
+	Verdicts                                  []vocab.Verdict // each trial's verdict other than ok
 	// Coverage: the cells drawn from fewer trials than the arm's ok ones
 	// ("p99 from 2 of 3 trials"), or withheld for it (Arm.majority).
 	Coverage []string
 	// ByStart is the added p50 of each fresh start of the stacks (the
 	// median of its rounds' differences), when the rows hold more than one
 	// start: the spread between starts, beside the interval over all.
-	ByStart []results.Optional
+	ByStart []vocab.Optional
 	// Bimodal: the per-round differences fall into two separate clusters
 	// (stats.TwoClusters); their median alone would hide both.
 	Bimodal   stats.Clusters
@@ -96,7 +97,7 @@ type Arm struct {
 type Table struct {
 	Point Point
 	Floor string
-	Arms  []Arm
+	Arms  []Figures
 	// Uncontrolled is the controlled-baseline rule's finding when it drops
 	// the point (the direct arm's p99 past baseline_k x its one-client
 	// value in most of its trials), or "": tables print no figures for it
@@ -121,7 +122,7 @@ func Build(recs []results.Record) []Table {
 			p.Share, p.Rate = s.V, 0 // arms at one share ran at rates of their own
 		}
 		arm := r.Str(results.ColGateway)
-		if r.Status() == results.Unavailable || r.Status() == results.Failed && r.Str(results.ColTrial) == "0" {
+		if r.Status() == vocab.StatusUnavailable || r.Status() == vocab.StatusFailed && r.Str(results.ColTrial) == "0" {
 			// A stack that never came up has one row without a load point:
 			// it belongs to every point of its scenario and run.
 			p.Mode, p.Rate, p.Concurrency, p.Prompt, p.Variant = "", 0, 0, 0, ""
@@ -141,7 +142,7 @@ func Build(recs []results.Record) []Table {
 	var out []Table
 	for _, p := range points {
 		t := Table{Point: p, Floor: floors[p]}
-		direct := byArm[key{p, "direct"}]
+		direct := byArm[key{p, vocab.Direct}]
 		floor := byArm[key{p, t.Floor}]
 		for _, name := range armOrder(order, t.Floor) {
 			rows := byArm[key{p, name}]
@@ -152,7 +153,7 @@ func Build(recs []results.Record) []Table {
 				continue
 			}
 			a := arm(name, rows)
-			if name != "direct" {
+			if name != vocab.Direct {
 				d := diffs(rows, direct, results.ColLatency.P50)
 				d99 := diffs(rows, direct, results.ColLatency.P99)
 				a.AddedP50, a.AddedP99 = med(d), a.cover(d99, okRows(rows), "+p99")
@@ -165,21 +166,21 @@ func Build(recs []results.Record) []Table {
 				dt := diffs(rows, direct, results.ColTTFT.P50)
 				a.AddedTTFT = med(dt)
 				a.AddedTTFTCI, a.HasTTFTCI = stats.PairedDelta(dt)
-				a.TopologyMS = median(rows, func(r results.Record) results.Optional {
+				a.TopologyMS = median(rows, func(r results.Record) vocab.Optional {
 					if v := r.Num(results.ColTopologyUs); v.Set {
-						return results.Some(v.V / 1000)
+						return vocab.Some(v.V / 1000)
 					}
-					return results.Optional{}
+					return vocab.Optional{}
 				})
 				if a.AddedP50.Set && a.TopologyMS.Set {
-					a.NetP50 = results.Some(a.AddedP50.V - a.TopologyMS.V)
+					a.NetP50 = vocab.Some(a.AddedP50.V - a.TopologyMS.V)
 				}
 				if name != t.Floor && len(floor) > 0 {
 					a.FloorP50, a.FloorP99 = added(rows, floor, results.ColLatency.P50), added(rows, floor, results.ColLatency.P99)
 				}
 			}
 			t.Arms = append(t.Arms, a)
-			if name == "direct" {
+			if name == vocab.Direct {
 				t.Uncontrolled = uncontrolled(a)
 			}
 		}
@@ -190,11 +191,11 @@ func Build(recs []results.Record) []Table {
 
 // uncontrolled is the detail of the direct arm's uncontrolled verdict when
 // most of its rows carry one, or "".
-func uncontrolled(direct Arm) string {
+func uncontrolled(direct Figures) string {
 	n, detail := 0, ""
 	for _, v := range direct.Verdicts {
 		for _, r := range v {
-			if r.Kind == results.VUncontrolled {
+			if r.Finding == vocab.VUncontrolled {
 				n, detail = n+1, r.Detail
 			}
 		}
@@ -221,7 +222,7 @@ func (t Table) Code() string {
 }
 
 func armOrder(order []string, floor string) []string {
-	out := []string{"direct"}
+	out := []string{vocab.Direct}
 	if floor != "" {
 		out = append(out, floor)
 	}
@@ -233,10 +234,10 @@ func armOrder(order []string, floor string) []string {
 	return out
 }
 
-func ok(r results.Record) bool { return r.OK() }
+func ok(r results.Record) bool { return r.Measured() }
 
-func arm(name string, rows []results.Record) Arm {
-	a := Arm{Name: name, Status: results.OK, Rows: rows}
+func arm(name string, rows []results.Record) Figures {
+	a := Figures{Name: name, Status: vocab.StatusOK, Rows: rows}
 	for _, r := range rows {
 		if c := r.Class(); c != "" {
 			a.Class = c
@@ -244,7 +245,7 @@ func arm(name string, rows []results.Record) Arm {
 		if ok(r) {
 			a.Trials++
 			a.Requests += int64(r.Num(results.ColRequestsOK).V)
-		} else if a.Status == results.OK {
+		} else if a.Status == vocab.StatusOK {
 			a.Status, a.Reason = r.Status(), firstLine(r.Str(results.ColReason))
 		}
 		if v := r.Verdict(); len(v) > 0 {
@@ -252,7 +253,7 @@ func arm(name string, rows []results.Record) Arm {
 		}
 	}
 	if a.Trials > 0 {
-		a.Status = results.OK
+		a.Status = vocab.StatusOK
 	}
 	a.P50 = median(rows, col(results.ColLatency.P50))
 	a.P99 = a.majority(rows, col(results.ColLatency.P99), "p99")
@@ -270,12 +271,12 @@ func arm(name string, rows []results.Record) Arm {
 
 // rigKinds are the verdicts that say the rig, not the gateway, may have
 // set a point's figures.
-var rigKinds = []results.VerdictKind{results.VRigSaturated, results.VContended, results.VUncontrolled, results.VNearCeiling}
+var rigKinds = []vocab.Finding{vocab.VRigSaturated, vocab.VContended, vocab.VUncontrolled, vocab.VNearCeiling}
 
 // RigFlags says which of those came in the arm's trials and in how many
 // ("rig saturated 3/3"), or "" when none did: such a point is not a
 // measure of the gateway's capacity.
-func (a Arm) RigFlags() string {
+func (a Figures) RigFlags() string {
 	var out []string
 	for _, g := range groupVerdicts(a.Verdicts) {
 		if slices.Contains(rigKinds, g.kind) {
@@ -286,15 +287,15 @@ func (a Arm) RigFlags() string {
 }
 
 // Median is the median over the arm's ok rows of any column.
-func (a Arm) Median(column results.Col) results.Optional { return median(a.Rows, col(column)) }
+func (a Figures) Median(column results.Col) vocab.Optional { return median(a.Rows, col(column)) }
 
 // MedianOf is the median over the arm's ok rows of a value derived from each.
-func (a Arm) MedianOf(f func(results.Record) results.Optional) results.Optional {
+func (a Figures) MedianOf(f func(results.Record) vocab.Optional) vocab.Optional {
 	return median(a.Rows, f)
 }
 
-func col(c results.Col) func(results.Record) results.Optional {
-	return func(r results.Record) results.Optional { return r.Num(c) }
+func col(c results.Col) func(results.Record) vocab.Optional {
+	return func(r results.Record) vocab.Optional { return r.Num(c) }
 }
 
 // majority is the median of f over the ok rows under the cells rule
@@ -303,7 +304,7 @@ func col(c results.Col) func(results.Record) results.Optional {
 // a median of a few would lean low. It is given only where more than half
 // of the ok trials carry the value; the arm's Coverage says so where fewer
 // than all do.
-func (a *Arm) majority(rows []results.Record, f func(results.Record) results.Optional, name string) results.Optional {
+func (a *Figures) majority(rows []results.Record, f func(results.Record) vocab.Optional, name string) vocab.Optional {
 	var v []float64
 	for _, r := range rows {
 		if x := f(r); ok(r) && x.Set {
@@ -315,14 +316,14 @@ func (a *Arm) majority(rows []results.Record, f func(results.Record) results.Opt
 
 // cover is med(v) when v holds values of more than half of n trials, and
 // notes the coverage when it holds fewer than all.
-func (a *Arm) cover(v []float64, n int, name string) results.Optional {
+func (a *Figures) cover(v []float64, n int, name string) vocab.Optional {
 	switch {
 	case len(v) == n || len(v) == 0:
 	case 2*len(v) > n:
 		a.Coverage = append(a.Coverage, fmt.Sprintf("%s from %d of %d trials", name, len(v), n))
 	default:
 		a.Coverage = append(a.Coverage, fmt.Sprintf("%s withheld: %d of %d trials have one", name, len(v), n))
-		return results.Optional{}
+		return vocab.Optional{}
 	}
 	return med(v)
 }
@@ -338,7 +339,7 @@ func okRows(rows []results.Record) int {
 }
 
 // median of f over the ok rows where it is present.
-func median(rows []results.Record, f func(results.Record) results.Optional) results.Optional {
+func median(rows []results.Record, f func(results.Record) vocab.Optional) vocab.Optional {
 	var v []float64
 	for _, r := range rows {
 		if x := f(r); ok(r) && x.Set {
@@ -348,21 +349,21 @@ func median(rows []results.Record, f func(results.Record) results.Optional) resu
 	return med(v)
 }
 
-func med(v []float64) results.Optional {
+func med(v []float64) vocab.Optional {
 	if len(v) == 0 {
-		return results.Optional{}
+		return vocab.Optional{}
 	}
 	slices.Sort(v)
 	n := len(v)
 	if n%2 == 1 {
-		return results.Some(v[n/2])
+		return vocab.Some(v[n/2])
 	}
-	return results.Some((v[n/2-1] + v[n/2]) / 2)
+	return vocab.Some((v[n/2-1] + v[n/2]) / 2)
 }
 
 // added is the median over trials of rows' column minus ref's in the same
 // trial: arms of one trial ran side by side.
-func added(rows, ref []results.Record, column results.Col) results.Optional {
+func added(rows, ref []results.Record, column results.Col) vocab.Optional {
 	return med(diffs(rows, ref, column))
 }
 
@@ -386,7 +387,7 @@ func diffs(rows, ref []results.Record, column results.Col) []float64 {
 
 // byStart is the added p50 of each start the rows were measured in, in
 // start order; nil when they hold one start (or predate the column).
-func byStart(rows, ref []results.Record) []results.Optional {
+func byStart(rows, ref []results.Record) []vocab.Optional {
 	starts := map[int][]results.Record{}
 	for _, r := range rows {
 		n := int(r.Num(results.ColStart).V)
@@ -395,7 +396,7 @@ func byStart(rows, ref []results.Record) []results.Optional {
 	if len(starts) < 2 {
 		return nil
 	}
-	var out []results.Optional
+	var out []vocab.Optional
 	for _, n := range slices.Sorted(maps.Keys(starts)) {
 		out = append(out, added(starts[n], ref, results.ColLatency.P50))
 	}
@@ -405,7 +406,7 @@ func byStart(rows, ref []results.Record) []results.Optional {
 // Notes are what a reader needs beside an arm's figures: the spread
 // between starts, two clusters where its rounds fell into two, and how it
 // was warmed (the first block's p50 is its cold figure).
-func (a Arm) Notes() []string {
+func (a Figures) Notes() []string {
 	out := slices.Clone(a.Coverage)
 	if len(a.ByStart) > 1 {
 		var s []string
@@ -416,7 +417,7 @@ func (a Arm) Notes() []string {
 	}
 	if a.IsBimodal {
 		c := a.Bimodal
-		out = append(out, fmt.Sprintf("bimodal: rounds at %s (%d) and %s (%d)", Signed(results.Some(c.Low)), c.NLow, Signed(results.Some(c.High)), c.NHigh))
+		out = append(out, fmt.Sprintf("bimodal: rounds at %s (%d) and %s (%d)", Signed(vocab.Some(c.Low)), c.NLow, Signed(vocab.Some(c.High)), c.NHigh))
 	}
 	if w := a.warmupNote(); w != "" {
 		out = append(out, w)
@@ -429,7 +430,7 @@ func (a Arm) Notes() []string {
 
 // reportedNote gives the overhead the gateway states itself (its overhead
 // header), the median of its rows' p50s, beside the added p50 measured.
-func (a Arm) reportedNote() string {
+func (a Figures) reportedNote() string {
 	var p50s []float64
 	for _, r := range a.Rows {
 		if v := r.Num(results.ColGatewayReportedP50); v.Set {
@@ -445,12 +446,12 @@ func (a Arm) reportedNote() string {
 
 // warmupNote says how the arm's starts ended their warm-up, and the p50 of
 // the first and last blocks (median over its starts).
-func (a Arm) warmupNote() string {
-	states := map[results.WarmupState]map[int]bool{}
+func (a Figures) warmupNote() string {
+	states := map[vocab.WarmupState]map[int]bool{}
 	var first, last []float64
 	seen := map[int]bool{}
 	for _, r := range a.Rows {
-		st := results.WarmupState(r.Str(results.ColWarmupState))
+		st := vocab.WarmupState(r.Str(results.ColWarmupState))
 		n := int(r.Num(results.ColStart).V)
 		if st == "" || seen[n] {
 			continue
@@ -473,7 +474,7 @@ func (a Arm) warmupNote() string {
 		return ""
 	}
 	var parts []string
-	for _, st := range []results.WarmupState{results.WarmSteady, results.WarmBounded, results.WarmFailed} {
+	for _, st := range []vocab.WarmupState{vocab.WarmSteady, vocab.WarmBounded, vocab.WarmFailed} {
 		if n := len(states[st]); n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d/%d", st, n, len(seen)))
 		}
@@ -531,7 +532,7 @@ func Write(w io.Writer, tables []Table) {
 			var why []string
 			names := map[string][]string{}
 			for _, a := range t.Arms {
-				if a.Status == results.Unavailable {
+				if a.Status == vocab.StatusUnavailable {
 					r := shortReason(a.Reason)
 					if _, ok := names[r]; !ok {
 						why = append(why, r)
@@ -543,7 +544,7 @@ func Write(w io.Writer, tables []Table) {
 				fmt.Fprintf(w, "  not measured: %s (%s)\n", strings.Join(names[r], ", "), r)
 			}
 		}
-		arms := slices.DeleteFunc(slices.Clone(t.Arms), func(a Arm) bool { return a.Status == results.Unavailable })
+		arms := slices.DeleteFunc(slices.Clone(t.Arms), func(a Figures) bool { return a.Status == vocab.StatusUnavailable })
 		fmt.Fprintf(w, "  %s", t.Point)
 		if t.Floor != "" {
 			fmt.Fprintf(w, " (floor: %s)", t.Floor)
@@ -553,7 +554,7 @@ func Write(w io.Writer, tables []Table) {
 			fmt.Fprintf(w, "    %s\n", t.DroppedText())
 			continue
 		}
-		streams := slices.ContainsFunc(arms, func(a Arm) bool { return a.TTFTP50.Set })
+		streams := slices.ContainsFunc(arms, func(a Figures) bool { return a.TTFTP50.Set })
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		// 120 columns on a terminal: what SUMMARY.md adds (over the floor,
 		// topology, TTFT, events per read, working set, cost) stays there.
@@ -564,7 +565,7 @@ func Write(w io.Writer, tables []Table) {
 		fmt.Fprintln(tw, head+"cpu µs\trss MiB\t")
 		for _, a := range arms {
 			cells := []string{a.Name, string(a.Status), "-", "-", "-", "-", "-", "-"}
-			if a.Status == results.OK {
+			if a.Status == vocab.StatusOK {
 				cells = []string{a.Name, fmt.Sprint(a.Trials), num(a.P50), num(a.P99), short(Added(a.AddedP50, a.AddedP50CI, a.HasCI)), CI(a), P(a.AddedP50CI, a.HasCI),
 					short(Added(a.AddedP99, a.AddedP99CI, a.HasP99CI))}
 			}
@@ -578,18 +579,18 @@ func Write(w io.Writer, tables []Table) {
 		if fo := Failovers(t); len(fo) > 0 {
 			writeFailover(w, fo, false)
 		}
-		if slices.ContainsFunc(arms, func(a Arm) bool {
+		if slices.ContainsFunc(arms, func(a Figures) bool {
 			return a.HasCI && a.AddedP50CI.Enough && !a.AddedP50CI.Distinguishable() || a.HasP99CI && a.AddedP99CI.Enough && !a.AddedP99CI.Distinguishable() ||
 				a.HasTTFTCI && a.AddedTTFTCI.Enough && !a.AddedTTFTCI.Distinguishable()
 		}) {
 			fmt.Fprintln(w, "    "+shortND+" = "+NotDistinguishableNote)
 		}
 		for _, a := range arms {
-			if a.Status != results.OK {
+			if a.Status != vocab.StatusOK {
 				fmt.Fprintf(w, "    %s %s: %s\n", a.Name, a.Status, a.Reason)
 			}
 			for _, g := range groupVerdicts(a.Verdicts) {
-				if a.Status != results.OK && g.kind == results.VFailed {
+				if a.Status != vocab.StatusOK && g.kind == vocab.VFailed {
 					continue // said with the status above
 				}
 				fmt.Fprintf(w, "    %s: %s\n", a.Name, g)
@@ -604,7 +605,7 @@ func Write(w io.Writer, tables []Table) {
 // CI prints an arm's interval for its added p50: "[lo, hi]" at 95% or
 // more, or, from too few rounds for that, their range with the confidence
 // it has ("[lo, hi] 75%"), so no cell reads as more exact than it is.
-func CI(a Arm) string { return Interval(a.AddedP50CI, a.HasCI) }
+func CI(a Figures) string { return Interval(a.AddedP50CI, a.HasCI) }
 
 // Interval prints d's interval to the precision it allows.
 func Interval(d stats.Delta, has bool) string {
@@ -638,7 +639,7 @@ const NotDistinguishableNote = "not distinguishable: the 95% interval of the per
 // Added prints an added figure: "not distinguishable" when its interval
 // reaches 95% and holds 0, else the median to the precision its interval
 // allows (three decimals without one).
-func Added(v results.Optional, d stats.Delta, has bool) string {
+func Added(v vocab.Optional, d stats.Delta, has bool) string {
 	switch {
 	case !v.Set:
 		return "-"
@@ -673,13 +674,13 @@ func decimals(e stats.Estimate) int {
 
 // groupVerdicts says each kind of reason once: its first wording and in
 // how many of the arm's trials it came.
-func groupVerdicts(vs []results.Verdict) []verdictGroup {
+func groupVerdicts(vs []vocab.Verdict) []verdictGroup {
 	var out []verdictGroup
 	for _, v := range vs {
 		for _, r := range v {
-			k := slices.IndexFunc(out, func(g verdictGroup) bool { return g.kind == r.Kind })
+			k := slices.IndexFunc(out, func(g verdictGroup) bool { return g.kind == r.Finding })
 			if k < 0 {
-				out = append(out, verdictGroup{kind: r.Kind, first: r})
+				out = append(out, verdictGroup{kind: r.Finding, first: r})
 				k = len(out) - 1
 			}
 			out[k].trials++
@@ -690,8 +691,8 @@ func groupVerdicts(vs []results.Verdict) []verdictGroup {
 
 // verdictGroup is one kind of reason over an arm's trials.
 type verdictGroup struct {
-	kind   results.VerdictKind
-	first  results.Reason
+	kind   vocab.Finding
+	first  vocab.Reason
 	trials int
 }
 
@@ -716,18 +717,18 @@ func Thousands(n int64) string {
 }
 
 // Fixed prints o with the given decimals, or "-" when absent.
-func Fixed(o results.Optional, decimals int) string {
+func Fixed(o vocab.Optional, decimals int) string {
 	if !o.Set {
 		return "-"
 	}
 	return strconv.FormatFloat(o.V, 'f', decimals, 64)
 }
 
-func num(o results.Optional) string  { return Fixed(o, 3) }
-func num1(o results.Optional) string { return Fixed(o, 1) }
+func num(o vocab.Optional) string  { return Fixed(o, 3) }
+func num1(o vocab.Optional) string { return Fixed(o, 1) }
 
 // Signed prints o with its sign and three decimals, or "-" when absent.
-func Signed(o results.Optional) string {
+func Signed(o vocab.Optional) string {
 	if !o.Set {
 		return "-"
 	}
@@ -741,7 +742,7 @@ func Lowest(ts []Table) (Table, bool) {
 	var best Table
 	found := false
 	for _, t := range ts {
-		if t.Point.Mode != results.Closed || t.Point.Variant != "" {
+		if t.Point.Mode != vocab.Closed || t.Point.Variant != "" {
 			continue
 		}
 		if !found || t.Point.Concurrency < best.Point.Concurrency ||

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/internal/golden"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 // TestSummary: overhead is taken trial by trial against the direct arm and
@@ -39,7 +40,7 @@ func TestSummary(t *testing.T) {
 	golden.Check(t, "testdata/summary.golden", out.Bytes())
 }
 
-func near(o results.Optional, want float64) bool {
+func near(o vocab.Optional, want float64) bool {
 	return o.Set && o.V > want-1e-9 && o.V < want+1e-9
 }
 
@@ -160,7 +161,7 @@ func TestNotDistinguishable(t *testing.T) {
 			recs = append(recs, row(gw, 1+0.3*float64(trial%2)+d[trial]))
 		}
 	}
-	got := map[string]Arm{}
+	got := map[string]Figures{}
 	for _, a := range Build(recs)[0].Arms {
 		got[a.Name] = a
 	}
@@ -183,27 +184,27 @@ func TestNotDistinguishable(t *testing.T) {
 // trials of error path minus clean path; one that passed them on is
 // failed, saying it declares no fallback.
 func TestFailovers(t *testing.T) {
-	row := func(gw string, trial int, st results.Status, errs, failed, absorbed int64, errP50, cleanP50 float64, v results.Verdict) results.Row {
-		r := results.Row{RunID: "r1", Scenario: "failover", Kind: results.KindFailover, Gateway: gw, Trial: trial, Mode: results.Closed, Concurrency: 16,
-			Status: st, OK: 100 - errs, UpstreamErrors: results.Some(float64(failed)), FailuresAbsorbed: results.Some(float64(absorbed)), Verdict: v}
-		r.Errors[results.ErrHTTP] = errs
+	row := func(gw string, trial int, st vocab.Status, errs, failed, absorbed int64, errP50, cleanP50 float64, v vocab.Verdict) results.Row {
+		r := results.Row{RunID: "r1", Scenario: "failover", Kind: vocab.KindFailover, Gateway: gw, Trial: trial, Mode: vocab.Closed, Concurrency: 16,
+			Status: st, RequestsOK: 100 - errs, UpstreamErrors: vocab.Some(float64(failed)), FailuresAbsorbed: vocab.Some(float64(absorbed)), Verdict: v}
+		r.Errors[vocab.ErrHTTP] = errs
 		if errP50 > 0 {
-			r.ErrorPath = results.Percentiles{P50: results.Some(errP50), N: 20}
-			r.CleanPath = results.Percentiles{P50: results.Some(cleanP50), N: 80}
+			r.ErrorPath = results.Percentiles{P50: vocab.Some(errP50), N: 20}
+			r.CleanPath = results.Percentiles{P50: vocab.Some(cleanP50), N: 80}
 		}
 		return r
 	}
-	noFallback := results.Verdict{{Kind: results.VNoFallback, Detail: "the primary's failures pass to the client"}}
+	noFallback := vocab.Verdict{{Finding: vocab.VNoFallback, Detail: "the primary's failures pass to the client"}}
 	rows := []results.Row{
-		row("direct", 1, results.OK, 20, 20, 0, 0, 0, results.Verdict{{Kind: results.VBaseline}}),
-		row("direct", 2, results.OK, 20, 20, 0, 0, 0, results.Verdict{{Kind: results.VBaseline}}),
-		row("nginx", 1, results.OK, 0, 20, 20, 146, 145, nil),
-		row("nginx", 2, results.OK, 0, 20, 20, 147, 145, nil),
-		row("haproxy", 1, results.Failed, 20, 20, 0, 0, 0, noFallback),
-		row("haproxy", 2, results.Failed, 20, 20, 0, 0, 0, noFallback),
-		row("fallback-first", 1, results.OK, 0, 0, 0, 145.5, 145.4, nil),
+		row("direct", 1, vocab.StatusOK, 20, 20, 0, 0, 0, vocab.Verdict{{Finding: vocab.VBaseline}}),
+		row("direct", 2, vocab.StatusOK, 20, 20, 0, 0, 0, vocab.Verdict{{Finding: vocab.VBaseline}}),
+		row("nginx", 1, vocab.StatusOK, 0, 20, 20, 146, 145, nil),
+		row("nginx", 2, vocab.StatusOK, 0, 20, 20, 147, 145, nil),
+		row("haproxy", 1, vocab.StatusFailed, 20, 20, 0, 0, 0, noFallback),
+		row("haproxy", 2, vocab.StatusFailed, 20, 20, 0, 0, 0, noFallback),
+		row("fallback-first", 1, vocab.StatusOK, 0, 0, 0, 145.5, 145.4, nil),
 	}
-	rows[len(rows)-1].FallbackHits = results.Some(100)
+	rows[len(rows)-1].FallbackHits = vocab.Some(100)
 	path := t.TempDir() + "/failover.csv"
 	if err := results.Write(path, results.Failover, rows); err != nil {
 		t.Fatal(err)
@@ -220,13 +221,13 @@ func TestFailovers(t *testing.T) {
 	for _, f := range Failovers(tables[0]) {
 		got[f.Name] = f
 	}
-	if d := got["direct"]; d.Verdict != string(results.VBaseline) || d.Errors != 40 || d.Requests != 200 {
+	if d := got["direct"]; d.Verdict != string(vocab.VBaseline) || d.Errors != 40 || d.Requests != 200 {
 		t.Errorf("direct: %+v", d)
 	}
 	if n := got["nginx"]; n.Verdict != "ok" || n.Absorbed != 40 || n.Errors != 0 || !near(n.ErrorPathAdded, 1.5) || !near(n.ErrorPathP50, 146.5) {
 		t.Errorf("nginx: %+v", n)
 	}
-	if h := got["haproxy"]; h.Verdict != "failed: "+string(results.VNoFallback) || h.Absorbed != 0 || h.Errors != 40 {
+	if h := got["haproxy"]; h.Verdict != "failed: "+string(vocab.VNoFallback) || h.Absorbed != 0 || h.Errors != 40 {
 		t.Errorf("haproxy: %+v", h)
 	}
 	// litellm-rs in run 20261201t184448-bcb313: its router sent every
@@ -248,7 +249,7 @@ func TestMixedRunsWarn(t *testing.T) {
 	dir := t.TempDir()
 	write := func(file, run, commit string, clean bool) {
 		t.Helper()
-		rows := []results.Row{{RunID: run, Scenario: file, Kind: results.KindOverhead, Gateway: "direct", Trial: 1, Mode: results.Closed, Concurrency: 1, Status: results.OK, OK: 10}}
+		rows := []results.Row{{RunID: run, Scenario: file, Kind: vocab.KindOverhead, Gateway: "direct", Trial: 1, Mode: vocab.Closed, Concurrency: 1, Status: vocab.StatusOK, RequestsOK: 10}}
 		if err := results.Write(dir+"/"+file+".csv", 0, rows); err != nil {
 			t.Fatal(err)
 		}
@@ -282,15 +283,15 @@ func TestMixedRunsWarn(t *testing.T) {
 // TestRigFlags: the verdicts that make a point the rig's limit are said
 // with how many trials had them; others are not.
 func TestRigFlags(t *testing.T) {
-	a := Arm{Rows: make([]results.Record, 3), Verdicts: []results.Verdict{
-		{{Kind: results.VContended}, {Kind: results.VBuffering}},
-		{{Kind: results.VContended}},
-		{{Kind: results.VRigSaturated}},
+	a := Figures{Rows: make([]results.Record, 3), Verdicts: []vocab.Verdict{
+		{{Finding: vocab.VContended}, {Finding: vocab.VBuffering}},
+		{{Finding: vocab.VContended}},
+		{{Finding: vocab.VRigSaturated}},
 	}}
 	if got := a.RigFlags(); got != "contended 2/3, rig saturated 1/3" {
 		t.Errorf("RigFlags = %q", got)
 	}
-	if got := (Arm{Verdicts: []results.Verdict{{{Kind: results.VBuffering}}}}).RigFlags(); got != "" {
+	if got := (Figures{Verdicts: []vocab.Verdict{{{Finding: vocab.VBuffering}}}}).RigFlags(); got != "" {
 		t.Errorf("buffering is not the rig's: %q", got)
 	}
 }
