@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"maps"
@@ -31,72 +29,105 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
+// applyFlags are apply's flags; those that shape the plan are refused
+// with a saved plan, which was shaped when it was made.
+type applyFlags struct {
+	gateways, scenarios, results string
+	quick, wait                  bool
+	repeat                       int
+}
+
 func cmdApply(args []string) int {
 	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
-	gateways := fs.String("gateway", "", "only these gateways (comma-separated); the direct arm always runs")
-	scenarios := fs.String("scenario", "", "only these scenarios (comma-separated)")
-	resultsDir := fs.String("results", "", "write CSVs here instead of defaults.results_dir")
-	quick := fs.Bool("quick", false, "a first look: one trial, 1 s windows, no settle, into results/quick/")
-	wait := fs.Bool("wait", false, "wait for a run in progress on this host instead of failing")
-	repeat := fs.Int("repeat", 1, "run the plan this many times, every stack started afresh each time, into --results DIR/run-N, and say whether each repeat reproduces the first (DIR/REPRODUCTION.md)")
+	var f applyFlags
+	fs.StringVar(&f.gateways, "gateway", "", "only these gateways (comma-separated); the direct arm always runs")
+	fs.StringVar(&f.scenarios, "scenario", "", "only these scenarios (comma-separated)")
+	fs.StringVar(&f.results, "results", "", "write CSVs here instead of defaults.results_dir")
+	fs.BoolVar(&f.quick, "quick", false, "a first look: one trial, 1 s windows, no settle, into results/quick/")
+	fs.BoolVar(&f.wait, "wait", false, "wait for a run in progress on this host instead of failing")
+	fs.IntVar(&f.repeat, "repeat", 1, "run the plan this many times, every stack started afresh each time, into --results DIR/run-N, and say whether each repeat reproduces the first (DIR/REPRODUCTION.md)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: runner apply [--quick] [--wait] [--repeat N] [--gateway a,b] [--scenario x,y] [--results DIR] FILE (flags before or after FILE)")
+		fmt.Fprintln(os.Stderr, "usage: runner apply [--quick] [--wait] [--repeat N] [--gateway a,b] [--scenario x,y] [--results DIR] FILE|PLAN.json (flags before or after FILE)")
 		return exitUsage
 	}
-	if *repeat < 1 || *repeat > 1 && (*resultsDir == "" || *quick) {
+	if f.repeat < 1 || f.repeat > 1 && (f.results == "" || f.quick) {
 		fmt.Fprintln(os.Stderr, "apply: --repeat N (N >= 1) takes --results DIR, a directory of its own (never the committed results), and no --quick (a quick look has no interval to reproduce)")
 		return exitUsage
 	}
-	path := pos[0]
-	cfg, projects, ok := loadConfig(path)
-	if !ok {
-		return exitUsage
+	plans, code := applyPlans(pos[0], f)
+	if plans == nil {
+		return code
 	}
-	if err := selectNames(cfg, *gateways, *scenarios); err != nil {
-		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
-		return exitUsage
-	}
-	if *quick && *resultsDir == "" {
-		quickResults(cfg)
-		fmt.Printf("quick look: one trial, short windows, not for comparison; its results go to %s, never over the full run's\n",
-			filepath.Join(cfg.Defaults.ResultsDir))
-	}
-	if *resultsDir != "" {
-		abs, err := filepath.Abs(*resultsDir)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "apply: %v\n", err)
-			return exitUsage
-		}
-		cfg.Defaults.ResultsDir = abs
-	}
-	build := func() *plan.Plan {
-		p := plan.Build(cfg, projects, kinds.Planner)
-		if *quick {
-			p.Quick(*scenarios != "")
-		}
-		return p
-	}
-	p := build()
-
-	// One run at a time owns this host's containers and ports; the lock also
-	// makes the sweep of leftovers safe (nothing labelled belongs to a live run).
-	var lock *runlock.Lock
-	if *wait {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-		lock, err = runlock.Wait(ctx, runlock.Path(), "runner apply "+path, time.Second, func(holder string) {
-			fmt.Printf("waiting for the run that holds this host (%s) to finish\n", holder)
-		})
-		stop()
-	} else {
-		lock, err = runlock.Acquire(runlock.Path(), "runner apply "+path)
-	}
+	lock, err := lockHost(f.wait, "runner apply "+pos[0])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 		return exitFailure
 	}
 	defer lock.Release()
+	return applyPlanned(plans)
+}
 
+// planned yields the plan of each repeat (one, but with --repeat) and the
+// results directory it writes.
+type planned struct {
+	first   *plan.Plan
+	next    func(dir string) *plan.Plan // nil: a saved plan, run once
+	repeats int
+	base    string
+}
+
+// applyPlans makes the plan from an HCL file, or opens a saved one.
+func applyPlans(path string, f applyFlags) (*planned, int) {
+	if plan.IsFile(path) {
+		if f.gateways != "" || f.scenarios != "" || f.quick || f.results != "" || f.repeat != 1 {
+			fmt.Fprintln(os.Stderr, "apply: a saved plan was narrowed, shortened and given its results directory when it was made; pass --gateway, --scenario, --quick and --results to runner plan --out, or apply the HCL file with them")
+			return nil, exitUsage
+		}
+		p, err := plan.Open(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "apply: %v\n", err)
+			return nil, exitUsage
+		}
+		return &planned{first: p, repeats: 1}, 0
+	}
+	cfg, projects, ok := shapedConfig("apply", path, planFlags{gateways: f.gateways, scenarios: f.scenarios, quick: f.quick, results: f.results})
+	if !ok {
+		return nil, exitUsage
+	}
+	build := func(dir string) *plan.Plan {
+		cfg.Defaults.ResultsDir = dir
+		p := plan.Build(cfg, projects, kinds.Planner)
+		if f.quick {
+			p.Quick(f.scenarios != "")
+		}
+		return p
+	}
+	base := cfg.Defaults.ResultsDir
+	if f.repeat == 1 {
+		return &planned{first: build(base), repeats: 1}, 0
+	}
+	return &planned{first: build(filepath.Join(base, "run-1")), next: build, repeats: f.repeat, base: base}, 0
+}
+
+// lockHost takes this host's run lock: one run at a time owns its
+// containers and ports, and the sweep of leftovers is then safe (nothing
+// labelled belongs to a live run).
+func lockHost(wait bool, holder string) (*runlock.Lock, error) {
+	if !wait {
+		return runlock.Acquire(runlock.Path(), holder)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	return runlock.Wait(ctx, runlock.Path(), holder, time.Second, func(holder string) {
+		fmt.Printf("waiting for the run that holds this host (%s) to finish\n", holder)
+	})
+}
+
+// applyPlanned connects to the engines, pins the driver and runs each
+// repeat's plan.
+func applyPlanned(pl *planned) int {
+	p := pl.first
 	engine, err := connect()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
@@ -111,55 +142,58 @@ func cmdApply(args []string) int {
 	for _, e := range others {
 		defer e.(*docker.Engine).Close()
 	}
-	// A driver in this process is pinned to its cpuset like the containers,
-	// and holds its heap to the declared memory (a limit the Go collector
-	// works to keep, not a cgroup's hard one; every buffer an answer can
-	// fill is bounded besides, docs/method.md "Errors"). Drivers in
-	// containers get both from their engine.
-	if !p.Drivers.Container {
-		if err := affinity.Pin(p.Layout.Driver.CPUs.CPUs); err != nil {
-			fmt.Fprintf(os.Stderr, "apply: %v\n", err)
-			return exitFailure
-		}
-		if m := p.Layout.Driver.Memory; m > 0 {
-			debug.SetMemoryLimit(m)
-		}
-	}
-
-	loadCtx, hardCtx, release := interrupt.Contexts("interrupted: stopping load, keeping finished runs, tearing down (again to tear down at once)",
-		"tearing down now")
-	defer release()
-
-	src, err := sourceOf(path)
-	if err != nil {
+	if err := pinDriver(p); err != nil {
 		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 		return exitFailure
 	}
+	loadCtx, hardCtx, release := interrupt.Contexts("interrupted: stopping load, keeping finished runs, tearing down (again to tear down at once)",
+		"tearing down now")
+	defer release()
 	// The code is read once: repeats run for an hour or more, and what is
 	// committed meanwhile is not the code this process runs.
 	code := apply.CodeOf(p, moduleDir(p.Dir))
-	run := func(p *plan.Plan) int { return applyOnce(loadCtx, hardCtx, p, engine, others, src, &code) }
-	if *repeat == 1 {
+	run := func(p *plan.Plan) int { return applyOnce(loadCtx, hardCtx, p, engine, others, &code) }
+	if pl.next == nil {
 		return run(p)
 	}
-	base := cfg.Defaults.ResultsDir
 	var dirs []string
-	for i := 1; i <= *repeat; i++ {
-		cfg.Defaults.ResultsDir = filepath.Join(base, fmt.Sprintf("run-%d", i))
-		dirs = append(dirs, cfg.Defaults.ResultsDir)
-		fmt.Printf("repeat %d of %d, into %s\n", i, *repeat, cfg.Defaults.ResultsDir)
-		if code := run(build()); code != 0 {
+	for i := 1; i <= pl.repeats; i++ {
+		dir := filepath.Join(pl.base, fmt.Sprintf("run-%d", i))
+		dirs = append(dirs, dir)
+		fmt.Printf("repeat %d of %d, into %s\n", i, pl.repeats, dir)
+		if i > 1 {
+			p = pl.next(dir)
+		}
+		if code := run(p); code != 0 {
 			return code
 		}
 	}
-	return reproduction(base, dirs)
+	return reproduction(pl.base, dirs)
+}
+
+// pinDriver pins a driver in this process to its cpuset like the
+// containers, and holds its heap to the declared memory (a limit the Go
+// collector works to keep, not a cgroup's hard one; every buffer an answer
+// can fill is bounded besides, docs/method.md "Errors"). Drivers in
+// containers get both from their engine.
+func pinDriver(p *plan.Plan) error {
+	if p.Drivers.Container {
+		return nil
+	}
+	if err := affinity.Pin(p.Layout.Driver.CPUs.CPUs); err != nil {
+		return err
+	}
+	if m := p.Layout.Driver.Memory; m > 0 {
+		debug.SetMemoryLimit(m)
+	}
+	return nil
 }
 
 // applyOnce runs one plan and prints what it wrote.
-func applyOnce(loadCtx, hardCtx context.Context, p *plan.Plan, engine stack.Engine, others map[string]stack.Engine, src results.Source, code *results.Code) int {
+func applyOnce(loadCtx, hardCtx context.Context, p *plan.Plan, engine stack.Engine, others map[string]stack.Engine, code *results.Code) int {
 	st, _ := os.Stdout.Stat()
 	out, err := apply.Run(loadCtx, hardCtx, apply.Options{
-		Plan: p, Engine: engine, Engines: others, ModuleDir: moduleDir(p.Dir), Source: src, Calibrate: rig.Calibrate, Code: code,
+		Plan: p, Engine: engine, Engines: others, ModuleDir: moduleDir(p.Dir), Source: p.SourceFile(), Calibrate: rig.Calibrate, Code: code,
 		Progress: &apply.Progress{W: os.Stdout, TTY: st != nil && st.Mode()&os.ModeCharDevice != 0},
 		// What each scenario's file says, read back from it: the summary
 		// sees exactly what a reader of the CSV will.
@@ -381,15 +415,4 @@ func connect() (*docker.Engine, error) {
 		return nil, fmt.Errorf("%w (scripts/docker-up.sh installs and starts one)", err)
 	}
 	return engine, nil
-}
-
-// sourceOf is the benchmark file as the run manifest names it: its path and
-// the SHA-256 of its bytes.
-func sourceOf(path string) (results.Source, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return results.Source{}, err
-	}
-	sum := sha256.Sum256(b)
-	return results.Source{Path: path, SHA256: hex.EncodeToString(sum[:])}, nil
 }

@@ -54,40 +54,74 @@ func cmdValidate(args []string) int {
 	return 0
 }
 
+// planFlags are the flags that shape a plan, taken alike by plan and apply.
+type planFlags struct {
+	gateways, scenarios, results string
+	quick                        bool
+}
+
+// shapedConfig loads FILE and shapes it as the flags say: the gateways and
+// scenarios kept, a quick look's results directory, --results.
+func shapedConfig(cmd, path string, f planFlags) (*config.Config, map[string]*types.Project, bool) {
+	cfg, projects, ok := loadConfig(path)
+	if !ok {
+		return nil, nil, false
+	}
+	if err := selectNames(cfg, f.gateways, f.scenarios); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", cmd, err)
+		return nil, nil, false
+	}
+	if f.quick && f.results == "" {
+		quickResults(cfg)
+		fmt.Fprintf(os.Stderr, "quick look: one trial, short windows, not for comparison; its results go to %s, never over the full run's\n", cfg.Defaults.ResultsDir)
+	}
+	if f.results != "" {
+		abs, err := filepath.Abs(f.results)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", cmd, err)
+			return nil, nil, false
+		}
+		cfg.Defaults.ResultsDir = abs
+	}
+	return cfg, projects, true
+}
+
 func cmdPlan(args []string) int {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print the resolved plan as JSON: exactly what apply executes")
-	quick := fs.Bool("quick", false, "the plan of apply --quick")
-	gateways := fs.String("gateway", "", "only these gateways (comma-separated), as apply takes them")
-	scenarios := fs.String("scenario", "", "only these scenarios (comma-separated), as apply takes them")
+	asJSON := fs.Bool("json", false, "print the resolved plan as JSON: exactly what apply executes, credentials masked")
+	out := fs.String("out", "", "also save the plan to this file, for `runner apply FILE` (credentials and config contents included; readable by you alone)")
+	var f planFlags
+	fs.BoolVar(&f.quick, "quick", false, "the plan of apply --quick")
+	fs.StringVar(&f.gateways, "gateway", "", "only these gateways (comma-separated), as apply takes them")
+	fs.StringVar(&f.scenarios, "scenario", "", "only these scenarios (comma-separated), as apply takes them")
+	fs.StringVar(&f.results, "results", "", "write CSVs here instead of defaults.results_dir, as apply takes it")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: runner plan [--json] [--quick] [--gateway a,b] [--scenario x,y] FILE (flags before or after FILE)")
+		fmt.Fprintln(os.Stderr, "usage: runner plan [--json] [--out PLAN.json] [--quick] [--gateway a,b] [--scenario x,y] [--results DIR] FILE (flags before or after FILE)")
 		return exitUsage
 	}
-	cfg, projects, ok := loadConfig(pos[0])
+	cfg, projects, ok := shapedConfig("plan", pos[0], f)
 	if !ok {
 		return exitUsage
 	}
-	if err := selectNames(cfg, *gateways, *scenarios); err != nil {
-		fmt.Fprintf(os.Stderr, "plan: %v\n", err)
-		return exitUsage
-	}
-	if *quick {
-		quickResults(cfg)
-	}
 	p := plan.Build(cfg, projects, kinds.Planner)
-	if *quick {
-		p.Quick(*scenarios != "")
+	if f.quick {
+		p.Quick(f.scenarios != "")
 	}
 	if *asJSON {
-		if err := p.WriteJSON(os.Stdout); err != nil {
-			fmt.Fprintf(os.Stderr, "plan: %v\n", err)
-			return exitFailure
-		}
-		return 0
+		err = p.WriteJSON(os.Stdout)
+	} else {
+		p.WriteText(os.Stdout)
 	}
-	p.WriteText(os.Stdout)
+	if err == nil && *out != "" {
+		if err = p.Save(*out); err == nil {
+			fmt.Fprintf(os.Stderr, "plan saved to %s: runner apply %s runs it, and refuses if any of its %d input files changed since\n", *out, *out, len(p.Inputs))
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "plan: %v\n", err)
+		return exitFailure
+	}
 	return 0
 }
 

@@ -12,14 +12,17 @@ const usage = `runner: measure what an AI gateway adds on top of the model behin
 
 usage (flags go before or after FILE; runner CMD --help prints one command's flags):
   runner validate FILE    check benchmarks.hcl and its compose files; exit 2 on errors
-  runner plan [--json] [--quick] [--gateway a,b] [--scenario x,y] FILE
+  runner plan [--json] [--out PLAN.json] [--quick] [--gateway a,b] [--scenario x,y] [--results DIR] FILE
                           print every run that apply would make, and the load it takes
+                          (--out: also save it, for runner apply PLAN.json)
   runner build [--gateway a,b] FILE
                           build (or find) every gateway image FILE runs, with the last build's time
                           here; apply does the same before its first stack starts
   runner apply [--quick] [--wait] [--repeat N] [--gateway a,b] [--scenario x,y] [--results DIR] FILE
+  runner apply [--wait] PLAN.json
                           bring the stacks up, measure, write results/*.csv and results/SUMMARY.md
-                          (--quick: one trial, short windows, into results/quick/ unless --results;
+                          (PLAN.json: a saved plan, refused if a file it was made from changed since;
+                          --quick: one trial, short windows, into results/quick/ unless --results;
                           --wait: wait for a run in progress on this host instead of failing;
                           --repeat N with --results DIR: N runs from fresh starts, each judged
                           against the first in DIR/REPRODUCTION.md)

@@ -115,8 +115,9 @@ func TestApplyRefusesWhileAnotherRuns(t *testing.T) {
 	}
 }
 
-// TestHostileInputFiles: a device, a FIFO, a directory or an oversized file
-// as the configuration is refused with exit 2 at once, never read forever.
+// TestHostileInputFiles: a device, a FIFO, a directory, an oversized file
+// or JSON that is not a saved plan, as the configuration or the plan, is
+// refused with exit 2 at once, never read forever.
 func TestHostileInputFiles(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.hcl")
@@ -125,13 +126,19 @@ func TestHostileInputFiles(t *testing.T) {
 	}
 	big := filepath.Join(dir, "big.hcl")
 	os.WriteFile(big, make([]byte, 2<<20), 0o644)
-	for _, path := range []string{"/dev/zero", "/dev/urandom", fifo, dir, big} {
-		start := time.Now()
-		if got := run([]string{"validate", path}); got != exitUsage {
-			t.Errorf("validate %s: exit %d, want %d", path, got, exitUsage)
-		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("validate %s took %s", path, d)
+	// Not plans: JSON that is no saved plan, a plan of another format.
+	notPlan, otherFormat := filepath.Join(dir, "not.json"), filepath.Join(dir, "other.json")
+	os.WriteFile(notPlan, []byte(`{"scenarios": 3}`), 0o644)
+	os.WriteFile(otherFormat, []byte(`{"format": "gatewaybench plan 0", "plan": {}}`), 0o644)
+	for _, path := range []string{"/dev/zero", "/dev/urandom", fifo, dir, big, notPlan, otherFormat} {
+		for _, cmd := range []string{"validate", "apply"} {
+			start := time.Now()
+			if got := run([]string{cmd, path}); got != exitUsage {
+				t.Errorf("%s %s: exit %d, want %d", cmd, path, got, exitUsage)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("%s %s took %s", cmd, path, d)
+			}
 		}
 	}
 }

@@ -12,7 +12,11 @@ import (
 // renames it into place, so a reader never sees half a file. The data
 // reaches the disk before the rename (a crash leaves the old file or the
 // new one), and the file is readable by all, as files written plainly are.
-func Write(path string, write func(io.Writer) error) error {
+func Write(path string, write func(io.Writer) error) error { return WriteMode(path, 0o644, write) }
+
+// WriteMode is Write with the file's permissions given (0o600: a file
+// holding credentials).
+func WriteMode(path string, mode os.FileMode, write func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -30,7 +34,7 @@ func Write(path string, write func(io.Writer) error) error {
 		f.Close()
 		return err
 	}
-	if err := f.Chmod(0o644); err != nil { // CreateTemp made it 0600
+	if err := f.Chmod(mode); err != nil { // CreateTemp made it 0600
 		f.Close()
 		return err
 	}

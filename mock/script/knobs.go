@@ -12,20 +12,20 @@ import (
 // Knobs shape a mock response. Defaults come from the HCL `mock {}` block and
 // a scenario's override; each can be overridden per request by a header.
 type Knobs struct {
-	TTFT         time.Duration // delay before the first content event
-	ITL          time.Duration // interval between content events
-	Jitter       time.Duration // max seeded jitter added to each interval
-	Seed         uint64        // seed for jitter and error draws
-	OutputTokens int           // content events in a response
-	DeltaChars   int           // characters per content event
-	ErrorRate    float64       // fraction of requests answered with ErrorStatus
-	ErrorStatus  int           // 429, 500, 503 ...
-	RetryAfter   time.Duration // Retry-After on 429/503
-	MidstreamAt  int           // send an error event after content event k (0 = never)
-	HangRate     float64       // fraction of requests that never answer
-	ResetRate    float64       // fraction of requests whose connection is reset
-	APIKey       string        // when set, requests without this key get 401
-	PaddingBytes int           // extra bytes in JSON responses, for large payloads
+	TTFT         time.Duration `json:"ttft_ns,omitempty"`        // delay before the first content event
+	ITL          time.Duration `json:"itl_ns,omitempty"`         // interval between content events
+	Jitter       time.Duration `json:"jitter_ns,omitempty"`      // max seeded jitter added to each interval
+	Seed         uint64        `json:"seed,omitempty"`           // seed for jitter and error draws
+	OutputTokens int           `json:"output_tokens,omitempty"`  // content events in a response
+	DeltaChars   int           `json:"delta_chars,omitempty"`    // characters per content event
+	ErrorRate    float64       `json:"error_rate,omitempty"`     // fraction of requests answered with ErrorStatus
+	ErrorStatus  int           `json:"error_status,omitempty"`   // 429, 500, 503 ...
+	RetryAfter   time.Duration `json:"retry_after_ns,omitempty"` // Retry-After on 429/503
+	MidstreamAt  int           `json:"midstream_at,omitempty"`   // send an error event after content event k (0 = never)
+	HangRate     float64       `json:"hang_rate,omitempty"`      // fraction of requests that never answer
+	ResetRate    float64       `json:"reset_rate,omitempty"`     // fraction of requests whose connection is reset
+	APIKey       string        `json:"api_key,omitempty"`        // when set, requests without this key get 401
+	PaddingBytes int           `json:"padding_bytes,omitempty"`  // extra bytes in JSON responses, for large payloads
 }
 
 // DefaultKnobs are used where HCL sets nothing.

@@ -458,23 +458,21 @@ func (r *execution) save(s *scenarioRun) error {
 	return r.writeManifest(path)
 }
 
-// startMocks starts the scenario's mock, and its fallback mock if it has one.
+// startMocks starts the scenario's mocks: its mock, and its fallback mock
+// if it has one.
 func (r *execution) startMocks(hardCtx context.Context, s *scenarioRun) error {
-	pm, sc := r.o.Plan.Mock, s.sc
-	mgr := r.mgr(r.o.Plan.Layout.Mock.Engine)
-	mockC, err := r.startMock(hardCtx, sc, "mock", sc.MockCmd, pm.Port, pm.Health)
-	if err != nil {
-		return err
-	}
-	s.teardown = append(s.teardown, func() { mgr.Discard(mockC) })
-	s.mock, s.mocks = r.source(r.o.Plan.Layout.Mock.Engine, mockC.ID), []*stack.Container{mockC}
-	if sc.FallbackCmd != nil {
-		fb, err := r.startMock(hardCtx, sc, "mock-fallback", sc.FallbackCmd, pm.FallbackPort, pm.FallbackURL+"/health")
+	for i := range s.sc.Mocks {
+		m := &s.sc.Mocks[i]
+		c, err := r.startMock(hardCtx, s.sc, m)
 		if err != nil {
 			return err
 		}
-		s.teardown = append(s.teardown, func() { mgr.Discard(fb) })
-		s.mocks = append(s.mocks, fb)
+		mgr := r.mgr(m.Engine)
+		s.teardown = append(s.teardown, func() { mgr.Discard(c) })
+		if i == 0 {
+			s.mock = r.source(m.Engine, c.ID)
+		}
+		s.mocks = append(s.mocks, c)
 	}
 	return nil
 }
@@ -504,7 +502,7 @@ func (r *execution) startArms(hardCtx context.Context, s *scenarioRun, start int
 				return hardCtx.Err()
 			}
 			s.down[pa.Name] = true
-			row := r.baseRow(sc, pa, 0, plan.LoadPoint{})
+			row := r.baseRow(sc, pa, nil)
 			row.Status, row.Reason = vocab.StatusUnavailable, err.Error()
 			var exit *stack.ExitError
 			if errors.As(err, &exit) || errors.Is(err, stack.ErrNotReady) {
@@ -797,7 +795,7 @@ func (r *execution) loadLeft() time.Duration {
 // meter is what a kind is handed for one run of arm a.
 func (r *execution) meter(sc *plan.Scenario, run *plan.Run, a *liveArm, mockSrc usage.Source) *measure.Meter {
 	m := &measure.Meter{Plan: r.o.Plan, Scenario: sc, Arm: a.plan, Mock: mockSrc, Key: a.key,
-		Base: r.baseRow(sc, a.plan, run.Trial, run.Point)}
+		Base: r.baseRow(sc, a.plan, run)}
 	m.Base.Variant, m.Base.Start = run.Variant, max(run.Start, 1)
 	if r.o.Plan.Drivers.Container {
 		m.Drive = func(ctx context.Context, cfg load.Config) (*load.Result, error) {

@@ -178,6 +178,7 @@ func testPlan(t *testing.T, ps *ports, window time.Duration) (*plan.Plan, Option
 	sc := plan.Scenario{Name: "overhead", Kind: "overhead", API: "openai", Stream: true, CSV: filepath.Join("results", "overhead.csv"),
 		Trials: 2, MockCmd: append([]string{fmt.Sprintf("-addr=127.0.0.1:%d", mockPort)}, knobs.Args()...), Knobs: knobs,
 		Points: []plan.LoadPoint{{Mode: vocab.Closed, Concurrency: 1, PromptTokens: 100}}}
+	sc.Mocks = []plan.Container{p.MockContainer("mock", sc.MockCmd, "", mockPort, p.Mock.Health)}
 	request := func(a plan.Arm) plan.Request {
 		return plan.Request{API: script.Chat, URL: fmt.Sprintf("http://127.0.0.1:%d/v1/chat/completions", a.Port),
 			Stream: true, PromptTokens: 100, Model: "mock-model"}
@@ -225,11 +226,11 @@ func inProcess(t *testing.T, ps *ports, p *plan.Plan) *fake.Engine {
 			fs := flag.NewFlagSet("mock", flag.ContinueOnError)
 			addr := fs.String("addr", "", "")
 			k.RegisterFlags(fs)
-			fs.String(script.APIKeyFileFlag, "", "")
+			keyFile := fs.String(script.APIKeyFileFlag, "", "")
 			if err := fs.Parse(spec.Cmd); err != nil {
 				return err
 			}
-			k.APIKey = string(e.CopiedFiles(spec.Name)["/"+mockKeyName])
+			k.APIKey = string(e.CopiedFiles(spec.Name)[*keyFile])
 			_, port, _ := net.SplitHostPort(*addr)
 			n, _ := strconv.Atoi(port)
 			ln, err := ps.listen(n)
@@ -716,6 +717,7 @@ func TestMockKeyNotOnTheCommandLine(t *testing.T) {
 	sc := &p.Scenarios[0]
 	sc.Knobs.APIKey = key
 	sc.MockKey = plan.Secret(key)
+	sc.Mocks[0] = p.MockContainer("mock", sc.MockCmd, sc.MockKey, p.Mock.Port, p.Mock.Health)
 	for i := range sc.Runs {
 		sc.Runs[i].Request.APIKey = key
 	}
@@ -732,7 +734,7 @@ func TestMockKeyNotOnTheCommandLine(t *testing.T) {
 	e.StartFunc = func(spec stack.ContainerSpec) error {
 		if spec.Labels[stack.LabelStack] == "mock" {
 			mu.Lock()
-			mockSpec, keyFile = spec, string(e.CopiedFiles(spec.Name)["/"+mockKeyName])
+			mockSpec, keyFile = spec, string(e.CopiedFiles(spec.Name)[sc.Mocks[0].KeyFile])
 			mu.Unlock()
 		}
 		return start(spec)

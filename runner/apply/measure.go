@@ -21,11 +21,18 @@ func optionalShare(s float64) vocab.Optional {
 
 // baseRow is a row's identity and layout: what the executor knows of a run
 // before a kind measures it (its provenance is in the run's manifest).
-func (r *execution) baseRow(sc *plan.Scenario, a *plan.Arm, trial int, pt plan.LoadPoint) results.Row {
+// run is nil for the row of an arm that never came up (trial 0, no point).
+func (r *execution) baseRow(sc *plan.Scenario, a *plan.Arm, run *plan.Run) results.Row {
 	l := r.o.Plan.Layout
+	var pt plan.LoadPoint
+	var trial int
+	var key vocab.PointKey
+	if run != nil {
+		pt, trial, key = run.Point, run.Trial, run.Key
+	}
 	row := results.Row{
 		RunID: r.runID, Scenario: sc.Name, Kind: sc.Kind, Gateway: a.Name, ArmLabel: a.Label, GatewayClass: a.Class, ReleaseOf: a.ReleaseOf,
-		Trial: trial, Mode: pt.Mode, Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
+		Trial: trial, Mode: pt.Mode, Point: key, Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
 		CapacityShare: optionalShare(pt.Share),
 		Status:        vocab.StatusOK, Floor: r.o.Plan.Floor,
 		CPUsDriver: l.Driver.CPUs.Text, CPUsMock: l.Mock.CPUs.Text, CPUsGateway: []string{l.Gateway.CPUs.Text},

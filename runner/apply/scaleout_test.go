@@ -57,7 +57,9 @@ func TestApplyScaleOutWithFakeEngines(t *testing.T) {
 	p.Engines = []config.Engine{{Name: config.LocalEngine, Address: "127.0.0.1"}, {Name: "second", Host: "unix:///second.sock", Address: "127.0.0.1"}}
 	p.Layout.Mock.Engine, p.Layout.Gateway.Engine, p.Layout.Driver.Engine = "second", "second", config.LocalEngine
 	p.Drivers = config.Drivers{Instances: 2, Engines: []string{config.LocalEngine}, Container: true}
+	p.ResolveDrivers()
 	sc := &p.Scenarios[0]
+	sc.Mocks[0] = p.MockContainer("mock", sc.MockCmd, "", p.Mock.Port, p.Mock.Health)
 	sc.Points[0].Concurrency = 4
 	// The proxy in two replicas: the second on a port of its own, from its
 	// own compose project.

@@ -7,11 +7,11 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
 
-	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
@@ -19,34 +19,24 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/usage"
 )
 
-// Where the mock's key file goes in its container (the mock image is FROM
-// scratch: / is the one directory it surely has).
-const mockKeyDir, mockKeyName = "/", ".gatewaybench-mock-key"
-
-// startMock starts a mock (the scenario's, or its fallback) on the mock's
-// placement and waits until it answers.
-func (r *execution) startMock(ctx context.Context, sc *plan.Scenario, name string, cmd []string, port int, health string) (*stack.Container, error) {
-	l := r.o.Plan.Layout.Mock
-	svc := &stack.Service{
-		Stack: name, Role: stack.RoleMock, Image: r.mock.Ref, Cmd: cmd,
-		CPUSet: l.CPUs.Text, Memory: l.Memory,
-	}
-	// The key goes in a file copied into the container, not its
-	// environment: docker inspect shows Config.Env to anyone with the engine.
+// startMock starts one of a scenario's mocks, from the image built from
+// this checkout, and waits until it answers.
+func (r *execution) startMock(ctx context.Context, sc *plan.Scenario, m *plan.Container) (*stack.Container, error) {
+	svc, name := m.Service, m.Service.Stack
+	svc.Image = r.mock.Ref
 	var files map[string]stack.File
-	if sc.MockKey != "" {
-		svc.Cmd = append(slices.Clip(svc.Cmd), "-"+script.APIKeyFileFlag+"="+mockKeyDir+mockKeyName)
-		files = map[string]stack.File{mockKeyName: {Mode: 0o400, Data: []byte(sc.MockKey)}}
+	if m.KeyFile != "" {
+		files = map[string]stack.File{filepath.Base(m.KeyFile): {Mode: 0o400, Data: []byte(sc.MockKey)}}
 	}
-	if r.onThisMachine(l.Engine) {
-		if err := r.o.PortFree(port); err != nil {
+	if r.onThisMachine(m.Engine) {
+		if err := r.o.PortFree(m.Port); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	mgr := r.mgr(l.Engine)
-	c, err := mgr.Create(ctx, svc)
+	mgr := r.mgr(m.Engine)
+	c, err := mgr.Create(ctx, &svc)
 	if err == nil {
-		if err = mgr.CopyIn(ctx, c, mockKeyDir, files); err == nil {
+		if err = mgr.CopyIn(ctx, c, filepath.Dir(m.KeyFile), files); err == nil {
 			err = mgr.StartCreated(ctx, c)
 		} else {
 			mgr.Discard(c)
@@ -55,7 +45,7 @@ func (r *execution) startMock(ctx context.Context, sc *plan.Scenario, name strin
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if _, err := mgr.WaitReady(ctx, c, probeGet(health), r.o.ReadyTimeout); err != nil {
+	if _, err := mgr.WaitReady(ctx, c, probeGet(m.Health), r.o.ReadyTimeout); err != nil {
 		mgr.Discard(c)
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -61,16 +61,15 @@ const bufferMargin = 0.25
 // direct row to compare keeps what the driver judged alone.
 func JudgeBuffering(rows []results.Row) {
 	type key struct {
-		mode             vocab.Mode
-		c, prompt, trial int
-		rate             float64
-		variant          string
+		point   vocab.PointKey
+		trial   int
+		variant string
 	}
 	share := func(r *results.Row) float64 { return float64(r.BurstyStreams) / float64(max(r.Streams, 1)) }
 	direct := map[key]float64{}
 	for i := range rows {
 		if r := &rows[i]; r.Gateway == vocab.Direct && r.Streams > 0 {
-			direct[key{r.Mode, r.Concurrency, r.PromptTokens, r.Trial, r.RateRPS, r.Variant}] = share(r)
+			direct[key{r.Point, r.Trial, r.Variant}] = share(r)
 		}
 	}
 	for i := range rows {
@@ -78,7 +77,7 @@ func JudgeBuffering(rows []results.Row) {
 		if r.Gateway == vocab.Direct || !r.Verdict.Has(vocab.VBuffering) {
 			continue
 		}
-		d, ok := direct[key{r.Mode, r.Concurrency, r.PromptTokens, r.Trial, r.RateRPS, r.Variant}]
+		d, ok := direct[key{r.Point, r.Trial, r.Variant}]
 		if ok && share(r) < d+bufferMargin {
 			r.Verdict = slices.DeleteFunc(slices.Clone(r.Verdict), func(x vocab.Reason) bool { return x.Finding == vocab.VBuffering })
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sync"
 
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/load"
@@ -23,23 +22,14 @@ import (
 // gateway adds per session is the latency less direct's.
 type session struct{}
 
-// profiles are loaded once per file.
-var profiles sync.Map // path -> *load.Session
-
+// profile reads a session profile file: when checking and planning, never
+// when measuring (the plan carries its text).
 func profile(path string) (*load.Session, error) {
-	if p, ok := profiles.Load(path); ok {
-		return p.(*load.Session), nil
-	}
 	data, err := config.ReadBounded(path) // runner validate checked it lies in the tree
 	if err != nil {
 		return nil, err
 	}
-	p, err := load.ParseSession(data, path)
-	if err != nil {
-		return nil, err
-	}
-	profiles.Store(path, p)
-	return p, nil
+	return load.ParseSession(data, path)
 }
 
 func sessionPath(p *plan.Plan, s *plan.Scenario) string {
@@ -69,6 +59,7 @@ func (session) Plan(p *plan.Plan, s *plan.Scenario) {
 		s.NotRun = err.Error() // checked at validate: only a file changed since
 		return
 	}
+	s.SessionProfile = string(prof.Source())
 	var runs []plan.Run
 	for _, r := range s.Runs {
 		for _, stream := range []bool{true, false} {
@@ -84,7 +75,7 @@ func (session) Plan(p *plan.Plan, s *plan.Scenario) {
 func (session) Finish(*plan.Plan, *plan.Scenario, []results.Row) {}
 
 func (session) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) (results.Row, error) {
-	prof, err := profile(sessionPath(m.Plan, m.Scenario))
+	prof, err := load.ParseSession([]byte(m.Scenario.SessionProfile), m.Scenario.Session)
 	if err != nil {
 		return results.Row{}, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/compose-spec/compose-go/v2/types"
 
+	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 )
@@ -97,6 +98,9 @@ func (rep *Replica) container(cfg *config.Config, g *config.Gateway, p *types.Pr
 	if svc.Build != nil && i >= 0 {
 		env := config.ComposeEnv(cfg, g, 0)
 		svc.Build.Prepare, svc.Build.PrepareDir = g.Prepare, cfg.Dir
+		if abs, err := filepath.Abs(cfg.Dir); err == nil {
+			svc.Build.PrepareDir = abs // a saved plan applies from any directory
+		}
 		for _, k := range slices.Sorted(maps.Keys(env)) {
 			svc.Build.Env = append(svc.Build.Env, k+"="+env[k])
 		}
@@ -117,4 +121,58 @@ func dockerfile(b *types.BuildConfig) string {
 		}
 	}
 	return filepath.ToSlash(filepath.Clean(df))
+}
+
+// Container is a container of the mock or of a driver: what apply creates
+// and on which engine. Its image is built by apply from this checkout's
+// source (stack.MockImage, stack.DriverImage), tagged with the binary's
+// hash: Service.Image names the repository, apply adds the tag.
+type Container struct {
+	Engine  string        `json:"engine"`
+	Service stack.Service `json:"service"`
+	// Port and Health: a mock answers GET Health with 200 on Port once up.
+	Port   int    `json:"port,omitempty"`
+	Health string `json:"health,omitempty"`
+	// KeyFile: the mock's key is copied here into the container before it
+	// starts (not its environment: docker inspect shows that to anyone
+	// with the engine); the plan's MockKey holds it.
+	KeyFile string `json:"key_file,omitempty"`
+}
+
+// The images apply builds from source, and the driver's job file.
+const (
+	MockImage   = "gatewaybench/mock"
+	DriverImage = "gatewaybench/driver"
+	DriverJob   = "/job.json"
+	// mockKeyFile is where a mock's key goes in its container (the image is
+	// FROM scratch: / is the one directory it surely has).
+	mockKeyFile = "/.gatewaybench-mock-key"
+)
+
+// MockContainer is a mock (the scenario's, or its fallback) with cmd, on
+// the mock's placement.
+func (p *Plan) MockContainer(name string, cmd []string, key Secret, port int, health string) Container {
+	c := Container{Engine: p.Layout.Mock.Engine, Port: port, Health: health, Service: stack.Service{
+		Stack: name, Role: stack.RoleMock, Image: MockImage, Cmd: slices.Clone(cmd),
+		CPUSet: p.Layout.Mock.CPUs.Text, Memory: p.Layout.Mock.Memory}}
+	if key != "" {
+		c.KeyFile = mockKeyFile
+		c.Service.Cmd = append(c.Service.Cmd, "-"+script.APIKeyFileFlag+"="+mockKeyFile)
+	}
+	return c
+}
+
+// ResolveDrivers sets the drivers' containers, one per instance, when the
+// drivers run in containers (Build calls it; a plan built by hand calls it
+// after setting Drivers).
+func (p *Plan) ResolveDrivers() {
+	p.DriverContainers = nil
+	if !p.Drivers.Container {
+		return
+	}
+	for i := range max(p.Drivers.Instances, 1) {
+		p.DriverContainers = append(p.DriverContainers, Container{Engine: p.Drivers.Engines[i%len(p.Drivers.Engines)], Service: stack.Service{
+			Stack: fmt.Sprintf("driver-%d", i+1), Role: stack.RoleDriver, Image: DriverImage, Cmd: []string{"-job", DriverJob},
+			CPUSet: p.Layout.Driver.CPUs.Text, Memory: p.Layout.Driver.Memory}})
+	}
 }

@@ -42,9 +42,15 @@ type Plan struct {
 	// Isolation: whether the arms not being measured are frozen meanwhile.
 	Isolation config.Isolation `json:"isolation"`
 	// Stacks: whether a warmed gateway stack serves later scenarios.
-	Stacks    config.Stacks `json:"stacks"`
-	Arms      []Arm         `json:"arms"`
-	Scenarios []Scenario    `json:"scenarios"`
+	Stacks config.Stacks `json:"stacks"`
+	// DriverContainers are the drivers' containers, one per instance, when
+	// Drivers.Container (docs/scale.md).
+	DriverContainers []Container `json:"driver_containers,omitempty"`
+	Arms             []Arm       `json:"arms"`
+	Scenarios        []Scenario  `json:"scenarios"`
+	// Inputs are the files the plan was resolved from, hashed: apply of a
+	// saved plan refuses when any of them changed since (Open).
+	Inputs []Input `json:"inputs"`
 }
 
 // Placement is where a role runs: its engine, its CPUs there and its
@@ -181,6 +187,9 @@ type Scenario struct {
 	// FallbackCmd, when set, starts the fallback mock beside the mock
 	// (failover scenarios).
 	FallbackCmd []string `json:"fallback_cmd,omitempty"`
+	// Mocks are the containers of the mock and, when FallbackCmd is set,
+	// of the fallback mock, on the mock's placement.
+	Mocks []Container `json:"mocks"`
 	// FreshStacks: with Plan.Stacks kept, this scenario still starts its
 	// gateways afresh and keeps none after (cold starts). DiscardsStacks:
 	// it takes the kept stacks, warm, but keeps none after (failover trips
@@ -188,7 +197,7 @@ type Scenario struct {
 	FreshStacks    bool         `json:"fresh_stacks,omitempty"`
 	DiscardsStacks bool         `json:"discards_stacks,omitempty"`
 	MockKey        Secret       `json:"mock_key,omitempty"` // the key the mock requires, put in a file in its container
-	Knobs          script.Knobs `json:"-"`                  // what MockCmd sets, for the driver's fidelity check
+	Knobs          script.Knobs `json:"knobs"`              // what MockCmd sets, for the driver's fidelity check
 	// CancelAfter: cancellation scenarios, the content events a client
 	// reads before it leaves, one variant each.
 	CancelAfter []int `json:"cancel_after,omitempty"`
@@ -197,12 +206,15 @@ type Scenario struct {
 	// CapacityFrom: the scenario whose closed-loop throughput is each arm's
 	// capacity, for points given as shares of it (LoadPoint.Share).
 	CapacityFrom string `json:"capacity_from,omitempty"`
-	// Session: the agent session profile (relative paths resolve in Plan.Dir).
-	Session string      `json:"session,omitempty"`
-	Arms    []Arm       `json:"arms"`
-	Skipped []Skip      `json:"skipped,omitempty"`
-	Points  []LoadPoint `json:"points"`
-	Runs    []Run       `json:"runs"`
+	// Session: the agent session profile (relative paths resolve in
+	// Plan.Dir); SessionProfile, its text, read when planning (the session
+	// kind), so apply reads no profile file.
+	Session        string      `json:"session,omitempty"`
+	SessionProfile string      `json:"session_profile,omitempty"`
+	Arms           []Arm       `json:"arms"`
+	Skipped        []Skip      `json:"skipped,omitempty"`
+	Points         []LoadPoint `json:"points"`
+	Runs           []Run       `json:"runs"`
 }
 
 // Arm returns the scenario's arm of that name, or nil.
@@ -239,6 +251,11 @@ type LoadPoint struct {
 	Share        float64 `json:"share,omitempty"`
 	Arrival      Arrival `json:"arrival,omitempty"`
 	PromptTokens int     `json:"prompt_tokens"`
+}
+
+// Key is the point's key (vocab.KeyOf): what rows of it carry.
+func (p LoadPoint) Key() vocab.PointKey {
+	return vocab.KeyOf(p.Mode, p.Concurrency, p.Rate, p.Share, p.PromptTokens)
 }
 
 func (p LoadPoint) String() string {
@@ -287,6 +304,9 @@ type Run struct {
 	Trial int       `json:"trial"`
 	Start int       `json:"start,omitempty"` // which fresh start of the stacks it runs in (from 1)
 	Point LoadPoint `json:"point"`
+	// Key is Point's key, stamped once the scenario's runs are made: its
+	// rows carry it, and rows are joined by it.
+	Key vocab.PointKey `json:"point_key"`
 	// Variant tells apart runs of one point that a kind measures under
 	// different conditions (head_of_line: alone, or beside a long stream).
 	Variant string  `json:"variant,omitempty"`
@@ -333,6 +353,7 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 		Mock: Mock{Address: cfg.MockAddress(), Port: cfg.Mock.Port, URL: mockURL, Health: mockURL + "/health",
 			FallbackPort: cfg.Mock.FallbackPort, FallbackURL: config.URLAt(cfg.MockAddress(), cfg.Mock.FallbackPort)},
 	}
+	p.Normalize()
 	p.Arms = append(p.Arms, Arm{Name: vocab.Direct, Label: vocab.LabelDirect, Class: vocab.ClassDirect, Direct: true, Port: cfg.Mock.Port})
 	for i := range cfg.Gateways {
 		g := &cfg.Gateways[i]
@@ -367,8 +388,54 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 	for i := range cfg.Scenarios {
 		p.addScenario(cfg, &cfg.Scenarios[i], kinds)
 	}
-	p.Normalize()
+	p.ResolveDrivers()
+	p.Inputs = inputs(inputPaths(cfg, projects))
 	return p
+}
+
+// inputPaths are the files a plan is resolved from, each with what it is:
+// the HCL, the files the containers mount or are given as configs, each
+// gateway's compose file and prepare script, and the session profiles.
+func inputPaths(cfg *config.Config, projects map[string]*types.Project) [][2]string {
+	out := [][2]string{{cfg.Filename, inputBenchmark}}
+	at := func(path string) string {
+		if filepath.IsAbs(path) {
+			return path
+		}
+		return filepath.Join(cfg.Dir, path)
+	}
+	for _, key := range slices.Sorted(maps.Keys(projects)) {
+		proj := projects[key]
+		for _, name := range slices.Sorted(maps.Keys(proj.Services)) {
+			for _, v := range proj.Services[name].Volumes {
+				if v.Type == types.VolumeTypeBind {
+					out = append(out, [2]string{v.Source, "mounted in " + name})
+				}
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(proj.Configs)) {
+			if f := proj.Configs[name].File; f != "" {
+				out = append(out, [2]string{f, "config " + name})
+			}
+		}
+	}
+	for _, g := range cfg.Gateways {
+		if g.ComposePath != "" {
+			out = append(out, [2]string{g.ComposePath, "compose file of " + g.Name})
+		}
+		if b := g.Balancer; b != nil && b.ComposePath != "" {
+			out = append(out, [2]string{b.ComposePath, "compose file of " + g.Name + "'s balancer"})
+		}
+		if len(g.Prepare) > 0 {
+			out = append(out, [2]string{at(g.Prepare[0]), "prepare script of " + g.Name})
+		}
+	}
+	for _, sc := range cfg.Scenarios {
+		if sc.Session != "" {
+			out = append(out, [2]string{at(sc.Session), "session profile"})
+		}
+	}
+	return out
 }
 
 // Normalize names the engine of every role: a role placed nowhere runs on
@@ -383,6 +450,13 @@ func (p *Plan) Normalize() {
 	for i, e := range p.Drivers.Engines {
 		if e == "" {
 			p.Drivers.Engines[i] = config.LocalEngine
+		}
+	}
+	for i := range p.Scenarios {
+		for j := range p.Scenarios[i].Mocks {
+			if m := &p.Scenarios[i].Mocks[j]; m.Engine == "" {
+				m.Engine = config.LocalEngine
+			}
 		}
 	}
 }
@@ -486,12 +560,16 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 	if s.NotRun != "" {
 		s.Runs = []Run{}
 	}
+	s.Mocks = append(s.Mocks, p.MockContainer("mock", s.MockCmd, s.MockKey, p.Mock.Port, p.Mock.Health))
+	if s.FallbackCmd != nil {
+		s.Mocks = append(s.Mocks, p.MockContainer("mock-fallback", s.FallbackCmd, s.MockKey, p.Mock.FallbackPort, p.Mock.FallbackURL+"/health"))
+	}
 	n := 0
 	for _, prev := range p.Scenarios {
 		n += len(prev.Runs)
 	}
 	for i := range s.Runs {
-		s.Runs[i].Index = n + i + 1
+		s.Runs[i].Index, s.Runs[i].Key = n+i+1, s.Runs[i].Point.Key()
 	}
 	p.Scenarios = append(p.Scenarios, s)
 }

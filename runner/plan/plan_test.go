@@ -3,7 +3,6 @@ package plan_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/golden"
+	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	. "github.com/gatewaybench/gatewaybench/runner/plan"
@@ -46,7 +46,10 @@ func TestPlanText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	portable := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte(repo+"/"), []byte("$REPO/")) }
+	portable := func(b []byte) []byte {
+		b = bytes.ReplaceAll(b, []byte(repo+"/"), []byte("$REPO/"))
+		return bytes.ReplaceAll(b, []byte(`"`+repo+`"`), []byte(`"$REPO"`))
+	}
 	for name, path := range cases {
 		t.Run(name, func(t *testing.T) {
 			p := build(t, path)
@@ -135,9 +138,14 @@ func TestShownHeader(t *testing.T) {
 			t.Errorf("ShownHeader(%q) = %v, want %v", name, got, shown)
 		}
 	}
-	b, _ := json.Marshal(Headers{"x-portkey-config": `{"api_key":"sk-live"}`, "x-portkey-provider": "openai"})
-	if strings.Contains(string(b), "sk-live") || !strings.Contains(string(b), "openai") {
-		t.Errorf("plan JSON: %s", b)
+	h := Headers{"x-portkey-config": `{"api_key":"sk-live"}`, "x-portkey-provider": "openai"}
+	p := &Plan{Scenarios: []Scenario{{Runs: []Run{{Request: Request{API: script.Chat, Headers: h}}}}}}
+	var b bytes.Buffer
+	if err := p.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "sk-live") || !strings.Contains(b.String(), "openai") {
+		t.Errorf("plan JSON: %s", b.String())
 	}
 }
 

@@ -39,6 +39,16 @@ func (p *Plan) WriteText(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 
+	p.writeArms(w)
+	p.writeHostUse(w)
+	for i := range p.Scenarios {
+		p.writeScenario(w, &p.Scenarios[i])
+	}
+}
+
+// writeArms is the table of arms: where each listens, its stack and image.
+func (p *Plan) writeArms(w io.Writer) {
+	l := p.Layout
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "arm\tlabel\tlistens\tstack\timage\tversion")
 	for _, a := range p.Arms {
@@ -69,7 +79,11 @@ func (p *Plan) WriteText(w io.Writer) {
 			a.Compose, a.Service, dash(a.Image), dash(a.Version))
 	}
 	tw.Flush()
-	// What each stack runs on the host and what of the host it sees.
+}
+
+// writeHostUse says what each stack runs on the host and what of the host
+// it sees.
+func (p *Plan) writeHostUse(w io.Writer) {
 	for _, a := range p.Arms {
 		var build *stack.Build
 		if len(a.Replicas) > 0 && a.Replicas[0].Container != nil {
@@ -94,63 +108,65 @@ func (p *Plan) WriteText(w io.Writer) {
 		}
 	}
 
-	for _, s := range p.Scenarios {
-		mode := s.API + " json"
-		if s.Stream {
-			mode = s.API + " sse"
-		}
-		if s.Tools {
-			mode += " +tools"
-		}
-		if s.NotRun != "" {
-			fmt.Fprintf(w, "\nscenario %s (kind %s, %s): not run: %s\n", s.Name, s.Kind, mode, s.NotRun)
-			continue
-		}
-		fmt.Fprintf(w, "\nscenario %s (kind %s, %s) -> %s\n", s.Name, s.Kind, mode, s.CSV)
-		names := make([]string, len(s.Arms))
-		for i, a := range s.Arms {
-			names[i] = a.Name
-		}
-		var first Run
-		if len(s.Runs) > 0 {
-			first = s.Runs[0]
-		}
-		window := first.Duration.String()
-		if first.MinSamples > 0 && first.MaxDuration > first.Duration {
-			window = fmt.Sprintf("%s (closed loop: up to %s for %d requests)", first.Duration, first.MaxDuration, first.MinSamples)
-		}
-		trials := fmt.Sprintf("%d trials", s.Trials)
-		if s.Starts > 1 {
-			trials = fmt.Sprintf("%d starts x %d trials (every gateway stack started afresh for each start)", s.Starts, s.Trials)
-			if p.Stacks == config.KeptStacks {
-				trials = fmt.Sprintf("%d starts x %d trials (each start on a gateway stack of its own)", s.Starts, s.Trials)
-			}
-		}
-		fmt.Fprintf(w, "  arms: %s; %d load points x %s; warmup %s, window %s, settle %s, request timeout %s\n",
-			strings.Join(names, ", "), len(s.Points), trials, first.Warmup, window, s.Settle, first.Timeout)
-		fmt.Fprintf(w, "  mock: %s\n", s.Knobs)
-		if warm := steadyText(s.Arms); warm != "" {
-			fmt.Fprintf(w, "  warm-up before the first round (blocks of %d, until two blocks' p50 agree within %.0f%%, with no trend over the last %d): %s\n",
-				SteadyBlock, SteadyTolerance*100, SteadyTrendBlocks, warm)
-		}
-		switch {
-		case p.Stacks == config.KeptStacks && s.FreshStacks:
-			fmt.Fprintf(w, "  stacks: started afresh for this scenario, none kept after it\n")
-		case p.Stacks == config.KeptStacks && s.DiscardsStacks:
-			fmt.Fprintf(w, "  stacks: the kept ones serve it, none kept after it\n")
-		}
-		if s.FallbackCmd != nil {
-			fmt.Fprintf(w, "  fallback mock (no injected failures): %s\n", strings.Join(s.FallbackCmd, " "))
-		}
-		for _, sk := range s.Skipped {
-			fmt.Fprintf(w, "  skip %s: %s\n", sk.Arm, sk.Reason)
-		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, r := range s.Runs {
-			fmt.Fprintf(tw, "  #%d\t%s\ttrial %d\t%s\tPOST %s%s\n", r.Index, r.Point, r.Trial, r.Arm, r.Request.URL, headers(r.Request))
-		}
-		tw.Flush()
+}
+
+// writeScenario is one scenario's settings and runs, in order.
+func (p *Plan) writeScenario(w io.Writer, s *Scenario) {
+	mode := s.API + " json"
+	if s.Stream {
+		mode = s.API + " sse"
 	}
+	if s.Tools {
+		mode += " +tools"
+	}
+	if s.NotRun != "" {
+		fmt.Fprintf(w, "\nscenario %s (kind %s, %s): not run: %s\n", s.Name, s.Kind, mode, s.NotRun)
+		return
+	}
+	fmt.Fprintf(w, "\nscenario %s (kind %s, %s) -> %s\n", s.Name, s.Kind, mode, s.CSV)
+	names := make([]string, len(s.Arms))
+	for i, a := range s.Arms {
+		names[i] = a.Name
+	}
+	var first Run
+	if len(s.Runs) > 0 {
+		first = s.Runs[0]
+	}
+	window := first.Duration.String()
+	if first.MinSamples > 0 && first.MaxDuration > first.Duration {
+		window = fmt.Sprintf("%s (closed loop: up to %s for %d requests)", first.Duration, first.MaxDuration, first.MinSamples)
+	}
+	trials := fmt.Sprintf("%d trials", s.Trials)
+	if s.Starts > 1 {
+		trials = fmt.Sprintf("%d starts x %d trials (every gateway stack started afresh for each start)", s.Starts, s.Trials)
+		if p.Stacks == config.KeptStacks {
+			trials = fmt.Sprintf("%d starts x %d trials (each start on a gateway stack of its own)", s.Starts, s.Trials)
+		}
+	}
+	fmt.Fprintf(w, "  arms: %s; %d load points x %s; warmup %s, window %s, settle %s, request timeout %s\n",
+		strings.Join(names, ", "), len(s.Points), trials, first.Warmup, window, s.Settle, first.Timeout)
+	fmt.Fprintf(w, "  mock: %s\n", s.Knobs)
+	if warm := steadyText(s.Arms); warm != "" {
+		fmt.Fprintf(w, "  warm-up before the first round (blocks of %d, until two blocks' p50 agree within %.0f%%, with no trend over the last %d): %s\n",
+			SteadyBlock, SteadyTolerance*100, SteadyTrendBlocks, warm)
+	}
+	switch {
+	case p.Stacks == config.KeptStacks && s.FreshStacks:
+		fmt.Fprintf(w, "  stacks: started afresh for this scenario, none kept after it\n")
+	case p.Stacks == config.KeptStacks && s.DiscardsStacks:
+		fmt.Fprintf(w, "  stacks: the kept ones serve it, none kept after it\n")
+	}
+	if s.FallbackCmd != nil {
+		fmt.Fprintf(w, "  fallback mock (no injected failures): %s\n", strings.Join(s.FallbackCmd, " "))
+	}
+	for _, sk := range s.Skipped {
+		fmt.Fprintf(w, "  skip %s: %s\n", sk.Arm, sk.Reason)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range s.Runs {
+		fmt.Fprintf(tw, "  #%d\t%s\ttrial %d\t%s\tPOST %s%s\n", r.Index, r.Point, r.Trial, r.Arm, r.Request.URL, headers(r.Request))
+	}
+	tw.Flush()
 }
 
 // steadyText says each arm's warm-up, arms with the same one together.
@@ -205,7 +221,11 @@ func dash(s string) string {
 // WriteJSON prints the plan as JSON, credentials masked: what the executor
 // runs, for tools and for review.
 func (p *Plan) WriteJSON(w io.Writer) error {
+	m, err := p.Masked()
+	if err != nil {
+		return err
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(p)
+	return enc.Encode(m)
 }

@@ -28,7 +28,7 @@ func (s *Scenario) NextTrials(runs []Run, i int, rows []results.Row) ([]Run, str
 
 // endOfTrial reports whether runs[i] is the last run of its point's trial.
 func endOfTrial(runs []Run, i int) bool {
-	return i+1 == len(runs) || runs[i+1].Point != runs[i].Point || runs[i+1].Trial != runs[i].Trial
+	return i+1 == len(runs) || runs[i+1].Key != runs[i].Key || runs[i+1].Trial != runs[i].Trial
 }
 
 // moreTrial decides, once last's trial is done, whether its point needs
@@ -42,16 +42,19 @@ func moreTrial(sc *Scenario, rows []results.Row, last *Run) (string, bool) {
 		return "", false
 	}
 	type key struct{ arm, variant string }
-	direct := map[[2]any]float64{}
+	type round struct {
+		variant string
+		trial   int
+	}
+	direct := map[round]float64{}
 	diffs := map[key][]float64{}
 	var order []key
 	at := func(r *results.Row) bool {
-		return r.Mode == last.Point.Mode && r.Concurrency == last.Point.Concurrency &&
-			r.RateRPS == last.Point.Rate && r.PromptTokens == last.Point.PromptTokens && r.Status == vocab.StatusOK && r.Latency.P50.Set
+		return r.Point == last.Key && r.Status == vocab.StatusOK && r.Latency.P50.Set
 	}
 	for i := range rows {
 		if r := &rows[i]; at(r) && r.Gateway == vocab.Direct {
-			direct[[2]any{r.Variant, r.Trial}] = r.Latency.P50.V
+			direct[round{r.Variant, r.Trial}] = r.Latency.P50.V
 		}
 	}
 	for i := range rows {
@@ -59,7 +62,7 @@ func moreTrial(sc *Scenario, rows []results.Row, last *Run) (string, bool) {
 		if !at(r) || r.Gateway == vocab.Direct {
 			continue
 		}
-		if base, ok := direct[[2]any{r.Variant, r.Trial}]; ok {
+		if base, ok := direct[round{r.Variant, r.Trial}]; ok {
 			k := key{r.Gateway, r.Variant}
 			if _, seen := diffs[k]; !seen {
 				order = append(order, k)
@@ -92,7 +95,7 @@ func nextTrial(runs []Run, last *Run) []Run {
 	var tmpl []Run
 	var arms []string
 	for _, r := range runs {
-		if r.Point == last.Point && r.Trial == last.Trial {
+		if r.Key == last.Key && r.Trial == last.Trial {
 			tmpl = append(tmpl, r)
 			if !slices.Contains(arms, r.Arm) {
 				arms = append(arms, r.Arm)

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -18,31 +17,41 @@ func (d Duration) String() string { return time.Duration(d).String() }
 // MarshalText writes d as Go's duration syntax.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 
-// Secret is a credential the plan carries for the executor but never prints.
+// UnmarshalText reads Go's duration syntax back (a saved plan).
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	*d = Duration(v)
+	return err
+}
+
+// Secret is a credential the plan carries for the executor. The printed
+// plan (text and --json) masks it (Plan.Masked); a saved plan holds it, as
+// the HCL and compose files it came from do.
 type Secret string
 
 // Masked is what output shows in a secret's place.
 const Masked = "(set, not shown)"
 
-// MarshalText masks the value; an empty secret stays empty.
-func (s Secret) MarshalText() ([]byte, error) {
+func (s Secret) masked() Secret {
 	if s == "" {
-		return nil, nil
+		return ""
 	}
-	return []byte(Masked), nil
+	return Masked
 }
 
-// Headers are request headers; output masks every value but those of
-// ShownHeader's few.
+// Headers are request headers; printed plans mask every value but those
+// of ShownHeader's few.
 type Headers map[string]string
 
-// MarshalJSON writes the headers, values masked but ShownHeader's.
-func (h Headers) MarshalJSON() ([]byte, error) {
-	out := make(map[string]string, len(h))
+func (h Headers) masked() Headers {
+	if h == nil {
+		return nil
+	}
+	out := make(Headers, len(h))
 	for k, v := range h {
 		out[k] = HeaderText(k, v)
 	}
-	return json.Marshal(out)
+	return out
 }
 
 // HeaderText is how output shows header name's value: itself for a header

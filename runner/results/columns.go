@@ -164,6 +164,7 @@ var (
 	ColConcurrency  = col("concurrency", "clients", Common, "closed loop: clients; open loop: the cap on requests in flight", func(r *Row) string { return itoa(int64(r.Concurrency)) })
 	ColRateRPS      = col("rate_rps", "req/s", Common, "open loop: the offered rate", func(r *Row) string { return ftoa(r.RateRPS) })
 	ColPromptTokens = col("prompt_tokens", "tokens", Common, "the prompt's size", func(r *Row) string { return itoa(int64(r.PromptTokens)) })
+	ColPoint        = col("point", "", Common, "the load point's key (mode, load, prompt size), as the plan stamped it: what readers join a point's rows by (vocab.KeyOf); empty for an arm that never came up", func(r *Row) string { return string(r.Point) })
 	ColReleaseOf    = col("release_of", "", Common, "the arm this one is an earlier release of (a control arm, HCL release_of), or empty", func(r *Row) string { return r.ReleaseOf })
 	ColStatus       = col("status", "", Common, "ok, partial, failed or unavailable", func(r *Row) string { return string(r.Status) })
 	ColReason       = col("reason", "", Common, "why a row is not ok", func(r *Row) string { return r.Reason })

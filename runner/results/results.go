@@ -30,7 +30,8 @@ type Row struct {
 	Trial                    int
 	Start                    int // the fresh start of the stacks it ran in (from 1; 0: never came up)
 	Mode                     vocab.Mode
-	Variant                  string // what else ran beside the measured requests (head_of_line)
+	Point                    vocab.PointKey // the load point's key, as the plan stamped it
+	Variant                  string         // what else ran beside the measured requests (head_of_line)
 	Concurrency              int
 	RateRPS                  float64
 	CapacityShare            vocab.Optional // open loop at a share of the arm's capacity: the share (RateRPS is what it came to)

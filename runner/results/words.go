@@ -22,3 +22,17 @@ func (r Record) Class() vocab.Class {
 	}
 	return ""
 }
+
+// Point is the row's load point key: its point column, or in a CSV older
+// than that column the key of its mode, concurrency, rate, share and
+// prompt columns (the same text); "" for a row of no point (an arm that
+// never came up).
+func (r Record) Point() vocab.PointKey {
+	if k := r.Str(ColPoint); k != "" {
+		return vocab.PointKey(k)
+	}
+	if r.Mode() == "" || r.Str(ColTrial) == "0" {
+		return ""
+	}
+	return vocab.KeyOf(r.Mode(), r.Int(ColConcurrency), r.Num(ColRateRPS).V, r.Num(ColCapacityShare).V, r.Int(ColPromptTokens))
+}

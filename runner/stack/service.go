@@ -47,8 +47,8 @@ type Build struct {
 // ConfigFile is a compose config: content to mount read-only at Target.
 type ConfigFile struct {
 	Target  string `json:"target"`
-	Content []byte `json:"-"`
-	SHA256  string `json:"sha256"` // of Content: a plan shows what is mounted, not the file
+	Content []byte `json:"content,omitempty"` // in a saved plan; printed plans show the hash alone
+	SHA256  string `json:"sha256"`            // of Content: a plan shows what is mounted, not the file
 }
 
 // Hash identifies what runs: image, command, environment, mounts and config
@@ -86,4 +86,12 @@ func (s *Service) Spec(run, dir string) (ContainerSpec, error) {
 			LabelRun: run, LabelStack: s.Stack, LabelRole: s.Role, LabelConfigHash: s.Hash(), LabelHost: ThisHost(),
 		},
 	}, nil
+}
+
+// ClearContents drops the config files' contents, keeping their hashes:
+// what a printed plan shows.
+func (s *Service) ClearContents() {
+	for i := range s.Configs {
+		s.Configs[i].Content = nil
+	}
 }

@@ -97,8 +97,15 @@ func Compare(old, new []Table, maxRegression float64) []Change {
 }
 
 // armKey names a gateway arm at a load point across result sets, whatever
-// their run ids.
-type armKey struct{ scenario, point, arm string }
+// their run ids: the point's key and variant, and its words (the last
+// follow from the first).
+type armKey struct {
+	scenario string
+	key      vocab.PointKey
+	variant  string
+	point    string
+	arm      string
+}
 
 // gatewayArms indexes the tables' gateway arms (direct left out) and says
 // their order.
@@ -113,7 +120,7 @@ func gatewayArms(tables []Table) (map[armKey]Figures, []armKey) {
 			if a.Name == vocab.Direct {
 				continue
 			}
-			k := armKey{t.Point.Scenario, t.Point.String(), a.Name}
+			k := armKey{t.Point.Scenario, t.Point.Key, t.Point.Variant, t.Point.String(), a.Name}
 			if _, seen := m[k]; !seen {
 				order = append(order, k)
 			}

@@ -22,9 +22,12 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
-// Point is one load point of one scenario.
+// Point is one load point of one scenario in one run, with the variant
+// that ran: rows are joined by its id (run, scenario, the point's key,
+// the variant); the rest says the point in words.
 type Point struct {
 	RunID, Scenario     string
+	Key                 vocab.PointKey
 	Mode                vocab.Mode
 	Concurrency, Prompt int
 	Rate                float64
@@ -33,6 +36,15 @@ type Point struct {
 	Share   float64
 	Variant string // what ran beside it, when a kind varies that
 }
+
+// pointID is what rows of one point share.
+type pointID struct {
+	run, scenario string
+	key           vocab.PointKey
+	variant       string
+}
+
+func (p Point) id() pointID { return pointID{p.RunID, p.Scenario, p.Key, p.Variant} }
 
 func (p Point) String() string {
 	s := fmt.Sprintf("c=%d prompt=%d", p.Concurrency, p.Prompt)
@@ -108,15 +120,15 @@ type Table struct {
 // Build groups records (any number of scenarios and runs) into tables.
 func Build(recs []results.Record) []Table {
 	type key struct {
-		p   Point
+		p   pointID
 		arm string
 	}
 	var points []Point
 	var order []string
 	byArm := map[key][]results.Record{}
-	floors := map[Point]string{}
+	floors := map[pointID]string{}
 	for _, r := range recs {
-		p := Point{RunID: r.Str(results.ColRunID), Scenario: r.Str(results.ColScenario), Mode: r.Mode(), Rate: r.Num(results.ColRateRPS).V,
+		p := Point{RunID: r.Str(results.ColRunID), Scenario: r.Str(results.ColScenario), Key: r.Point(), Mode: r.Mode(), Rate: r.Num(results.ColRateRPS).V,
 			Concurrency: int(r.Num(results.ColConcurrency).V), Prompt: int(r.Num(results.ColPromptTokens).V), Variant: r.Str(results.ColVariant)}
 		if s := r.Num(results.ColCapacityShare); s.Set {
 			p.Share, p.Rate = s.V, 0 // arms at one share ran at rates of their own
@@ -125,10 +137,10 @@ func Build(recs []results.Record) []Table {
 		if r.Status() == vocab.StatusUnavailable || r.Status() == vocab.StatusFailed && r.Str(results.ColTrial) == "0" {
 			// A stack that never came up has one row without a load point:
 			// it belongs to every point of its scenario and run.
-			p.Mode, p.Rate, p.Concurrency, p.Prompt, p.Variant = "", 0, 0, 0, ""
+			p = Point{RunID: p.RunID, Scenario: p.Scenario}
 		}
-		k := key{p, arm}
-		if _, seen := byArm[k]; !seen && p.Mode != "" && !slices.Contains(points, p) {
+		k := key{p.id(), arm}
+		if _, seen := byArm[k]; !seen && p.Key != "" && !slices.ContainsFunc(points, func(q Point) bool { return q.id() == p.id() }) {
 			points = append(points, p)
 		}
 		if !slices.Contains(order, arm) {
@@ -136,18 +148,18 @@ func Build(recs []results.Record) []Table {
 		}
 		byArm[k] = append(byArm[k], r)
 		if f := r.Str(results.ColFloor); f != "" {
-			floors[p] = f
+			floors[p.id()] = f
 		}
 	}
 	var out []Table
 	for _, p := range points {
-		t := Table{Point: p, Floor: floors[p]}
-		direct := byArm[key{p, vocab.Direct}]
-		floor := byArm[key{p, t.Floor}]
+		t := Table{Point: p, Floor: floors[p.id()]}
+		direct := byArm[key{p.id(), vocab.Direct}]
+		floor := byArm[key{p.id(), t.Floor}]
 		for _, name := range armOrder(order, t.Floor) {
-			rows := byArm[key{p, name}]
+			rows := byArm[key{p.id(), name}]
 			if len(rows) == 0 {
-				rows = byArm[key{Point{RunID: p.RunID, Scenario: p.Scenario}, name}]
+				rows = byArm[key{pointID{run: p.RunID, scenario: p.Scenario}, name}]
 			}
 			if len(rows) == 0 {
 				continue

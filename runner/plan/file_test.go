@@ -1,0 +1,163 @@
+package plan_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	. "github.com/gatewaybench/gatewaybench/runner/plan"
+)
+
+// writeBench writes a small benchmark (one gateway, its compose file with a
+// config, a session scenario) into a directory of its own and returns the
+// HCL's path.
+func writeBench(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"bench.hcl": `
+defaults {
+  trials = 1
+}
+mock {
+  port = 28380
+  api_key = "sk-mock-secret"
+}
+gateway "proxy" {
+  class   = "proxy"
+  compose = "proxy.yaml"
+  service = "proxy"
+  port    = 28381
+  api     = ["openai", "anthropic"]
+  api_key = "sk-gateway-secret"
+}
+scenario "overhead" {
+  kind        = "overhead"
+  concurrency = [1]
+}
+scenario "session" {
+  kind        = "session"
+  api         = "anthropic"
+  session     = "profile.json"
+  concurrency = [1]
+}
+`,
+		"proxy.yaml": `
+services:
+  proxy:
+    image: example/proxy:1
+    network_mode: host
+    configs:
+      - source: conf
+        target: /etc/proxy.conf
+configs:
+  conf:
+    file: ./proxy.conf
+`,
+		"proxy.conf": "listen ${GATEWAY_PORT};\n",
+	}
+	profile, err := os.ReadFile("../../scenarios/claude-code.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["profile.json"] = string(profile)
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "bench.hcl")
+}
+
+// TestSavedPlanRoundTrip: a saved plan reads back equal to the plan made,
+// with what apply needs that the printed plan masks or leaves out (the
+// keys, the config file's contents, the mock's knobs, the session
+// profile), and its file is its owner's alone.
+func TestSavedPlanRoundTrip(t *testing.T) {
+	p := build(t, writeBench(t))
+	path := filepath.Join(t.TempDir(), "p.json")
+	if err := p.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("saved plan: %v, mode %v; want 0600", err, st.Mode().Perm())
+	}
+	if !IsFile(path) || IsFile("../../benchmarks.hcl") {
+		t.Fatal("IsFile tells a saved plan from an HCL file wrongly")
+	}
+	back, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := *p
+	if want.Dir, err = filepath.Abs(p.Dir); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&want, back) {
+		t.Fatal("the plan read back differs from the plan saved")
+	}
+	var sess *Scenario
+	for i := range back.Scenarios {
+		if back.Scenarios[i].Name == "session" {
+			sess = &back.Scenarios[i]
+		}
+	}
+	if sess == nil || len(sess.SessionProfile) == 0 || sess.Knobs.APIKey != "sk-mock-secret" || sess.MockKey != "sk-mock-secret" {
+		t.Fatalf("session scenario: profile %d bytes, knobs key %q, mock key %q", len(sess.SessionProfile), sess.Knobs.APIKey, sess.MockKey)
+	}
+	proxy := sess.Arm("proxy")
+	if proxy == nil || proxy.Ready.APIKey != "sk-gateway-secret" || len(proxy.Replicas[0].Container.Configs) != 1 ||
+		string(proxy.Replicas[0].Container.Configs[0].Content) != "listen ${GATEWAY_PORT};\n" {
+		t.Fatalf("proxy arm as read back: %+v", proxy)
+	}
+	// The printed plan shows none of it.
+	var buf bytes.Buffer
+	if err := p.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"sk-mock-secret", "sk-gateway-secret", "bGlzdGVu" /* the config's base64 */} {
+		if strings.Contains(buf.String(), secret) {
+			t.Errorf("runner plan --json prints %q", secret)
+		}
+	}
+}
+
+// TestSavedPlanRefusedWhenAnInputChanged: after any input file changes (the
+// compose file, a config it names, the profile, the HCL) or goes, opening
+// the saved plan fails and names that file; untouched, it opens.
+func TestSavedPlanRefusedWhenAnInputChanged(t *testing.T) {
+	for _, name := range []string{"proxy.yaml", "proxy.conf", "profile.json", "bench.hcl", "gone:proxy.conf"} {
+		t.Run(name, func(t *testing.T) {
+			hcl := writeBench(t)
+			path := filepath.Join(t.TempDir(), "p.json")
+			if err := build(t, hcl).Save(path); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Open(path); err != nil {
+				t.Fatalf("untouched: %v", err)
+			}
+			file, gone := strings.CutPrefix(name, "gone:")
+			target := filepath.Join(filepath.Dir(hcl), file)
+			var err error
+			if gone {
+				err = os.Remove(target)
+			} else {
+				var f *os.File
+				if f, err = os.OpenFile(target, os.O_APPEND|os.O_WRONLY, 0); err == nil {
+					_, err = f.WriteString("\n# changed\n")
+					f.Close()
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Open(path)
+			if err == nil || !strings.Contains(err.Error(), target) || !strings.Contains(err.Error(), "plan again") {
+				t.Fatalf("after %s changed: %v", name, err)
+			}
+		})
+	}
+}
