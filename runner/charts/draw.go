@@ -319,7 +319,26 @@ func (p *pen) missingList(rows []row, y int) int {
 // beside a bar (a log axis).
 func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int) (ratios bool) {
 	p.text(pn.Title, x0, top-6, textSize, ink)
-	lo, hi, set := 0.0, 0.0, 0
+	lo, hi, set := valueRange(pn)
+	if set == 0 {
+		msg := "no values in these rows"
+		p.text(msg, x0+w/2-p.width(msg, textSize)/2, top+h/2, textSize, grey)
+		return false
+	}
+	sc := p.barScale(pn, lo, hi, x0, w)
+	p.barAxis(sc, x0, top, w, h)
+	for i, r := range f.Rows {
+		ry := top + i*rowH + rowGap/2
+		for j, s := range pn.Series {
+			ratios = p.bar(f, pn, sc, s.Values[i], r.Name, j, ry+j*barH, x0+w+labelRoom) || ratios
+		}
+	}
+	return ratios
+}
+
+// valueRange is the panel's lowest and highest value, intervals included
+// (0 is always in range), and how many values are set.
+func valueRange(pn panel) (lo, hi float64, set int) {
 	for _, s := range pn.Series {
 		for _, v := range s.Values {
 			if !v.Set {
@@ -332,50 +351,63 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 			}
 		}
 	}
-	if set == 0 {
-		msg := "no values in these rows"
-		p.text(msg, x0+w/2-p.width(msg, textSize)/2, top+h/2, textSize, grey)
-		return false
-	}
-	axis := pn.Axis
-	var ticks []float64
-	var xOf func(v float64) int
-	logAxis := false
-	// Values all above 0 and spread over more than 30x go on a log scale,
-	// or the small ones (a proxy's microseconds beside an AI gateway's
-	// milliseconds) would be bars of no width; bars then start at the
-	// axis's lowest decade.
+	return lo, hi, set
+}
+
+// scale is a bar panel's value axis: its ticks, where a value lies, the
+// lowest value and whether it is a log axis, and its label.
+type scale struct {
+	ticks []float64
+	xOf   func(v float64) int
+	lo    float64
+	log   bool
+	axis  string
+}
+
+// barScale chooses the panel's axis. Values all above 0 and spread over
+// more than 30x go on a log scale, or the small ones (a proxy's
+// microseconds beside an AI gateway's milliseconds) would be bars of no
+// width; bars then start at the axis's lowest decade.
+func (p *pen) barScale(pn panel, lo, hi float64, x0, w int) scale {
+	sc := scale{axis: pn.Axis}
 	if minPos := positiveMin(pn); lo >= 0 && minPos > 0 && hi/minPos > 30 {
 		// The axis starts a little below the smallest value, so its bar
 		// has a length even when that value is a power of ten.
 		for e := math.Floor(math.Log10(minPos) - 0.1); e <= math.Ceil(math.Log10(hi)); e++ {
-			ticks = append(ticks, math.Pow(10, e))
+			sc.ticks = append(sc.ticks, math.Pow(10, e))
 		}
-		if hi > ticks[len(ticks)-1]/3 { // room for the longest bar's label
-			ticks = append(ticks, ticks[len(ticks)-1]*10)
+		if hi > sc.ticks[len(sc.ticks)-1]/3 { // room for the longest bar's label
+			sc.ticks = append(sc.ticks, sc.ticks[len(sc.ticks)-1]*10)
 		}
-		lLo, lHi := math.Log10(ticks[0]), math.Log10(ticks[len(ticks)-1])
-		xOf = func(v float64) int {
-			return x0 + int(math.Round((math.Log10(math.Max(v, ticks[0]))-lLo)/(lHi-lLo)*float64(w)))
+		lLo, lHi := math.Log10(sc.ticks[0]), math.Log10(sc.ticks[len(sc.ticks)-1])
+		first := sc.ticks[0]
+		sc.xOf = func(v float64) int {
+			return x0 + int(math.Round((math.Log10(math.Max(v, first))-lLo)/(lHi-lLo)*float64(w)))
 		}
-		axis += " (log scale)"
-		if p.width(axis, textSize) > w+labelRoom {
-			axis = strings.TrimSuffix(axis, " (log scale)") + " (log)"
+		sc.axis += " (log scale)"
+		if p.width(sc.axis, textSize) > w+labelRoom {
+			sc.axis = strings.TrimSuffix(sc.axis, " (log scale)") + " (log)"
 		}
-		logAxis = true
-	} else {
-		ticks = niceTicks(lo, hi*1.2) // room past the longest bar for its label
-		if strings.HasPrefix(axis, "% of") && hi <= 100 && lo >= 0 {
-			ticks = niceTicks(0, 100) // a share of a whole ends at all of it (goodput ran to 150%)
-		}
-		lo, hi = math.Min(lo, ticks[0]), math.Max(hi, ticks[len(ticks)-1])
-		xOf = func(v float64) int { return x0 + int(math.Round((v-lo)/(hi-lo)*float64(w))) }
+		sc.log, sc.lo = true, lo
+		return sc
 	}
-	for _, t := range ticks {
-		x := xOf(t)
+	sc.ticks = niceTicks(lo, hi*1.2) // room past the longest bar for its label
+	if strings.HasPrefix(sc.axis, "% of") && hi <= 100 && lo >= 0 {
+		sc.ticks = niceTicks(0, 100) // a share of a whole ends at all of it (goodput ran to 150%)
+	}
+	lo, hi = math.Min(lo, sc.ticks[0]), math.Max(hi, sc.ticks[len(sc.ticks)-1])
+	sc.xOf = func(v float64) int { return x0 + int(math.Round((v-lo)/(hi-lo)*float64(w))) }
+	sc.lo = lo
+	return sc
+}
+
+// barAxis draws the grid, the zero line, the axis and its ticks and label.
+func (p *pen) barAxis(sc scale, x0, top, w, h int) {
+	for _, t := range sc.ticks {
+		x := sc.xOf(t)
 		p.line(x, top, x, top+h, gridInk, 1)
-		label := fmtTick(t, ticks)
-		if logAxis {
+		label := fmtTick(t, sc.ticks)
+		if sc.log {
 			label = strconv.FormatFloat(t, 'f', -1, 64) // decades: 0.001 ... 100
 			if t >= 1000 {
 				label = summary.Thousands(int64(t))
@@ -383,61 +415,61 @@ func (p *pen) barPanel(f *figure, pn panel, first bool, x0, top, w, h, rowH int)
 		}
 		p.text(label, x-p.width(label, smallSize)/2, top+h+pixels(smallSize), smallSize, grey)
 	}
-	p.line(xOf(0), top, xOf(0), top+h, zeroInk, 1)
+	p.line(sc.xOf(0), top, sc.xOf(0), top+h, zeroInk, 1)
 	p.line(x0, top+h, x0+w, top+h, axisInk, 1)
-	axis = p.fit(axis, w+labelRoom, textSize)
+	axis := p.fit(sc.axis, w+labelRoom, textSize)
 	if p.layout != nil {
 		p.layout.axes = append(p.layout.axes, axis)
 		if p.layout.ends == nil {
 			p.layout.ends = map[string]float64{}
 		}
-		p.layout.ends[axis] = ticks[len(ticks)-1]
+		p.layout.ends[axis] = sc.ticks[len(sc.ticks)-1]
 	}
 	p.text(axis, x0+w/2-p.width(axis, textSize)/2, top+h+pixels(smallSize)+pixels(textSize), textSize, ink)
-	for i, r := range f.Rows {
-		ry := top + i*rowH + rowGap/2
-		for j, s := range pn.Series {
-			v := s.Values[i]
-			by := ry + j*barH
-			if !v.Set {
-				why := "n/a"
-				if v.Label != "" {
-					why = p.fit(v.Label, x0+w+labelRoom-xOf(0)-6, smallSize)
-				}
-				p.text(why, xOf(0)+4, by+barH-2, smallSize, grey) // on the baseline of the values beside it
-				continue
-			}
-			c := tint(f.colours.of(r.Name), seriesTn[min(j, len(seriesTn)-1)])
-			p.rect(xOf(0), by+1, xOf(v.V), by+barH-1, c)
-			if p.layout != nil {
-				p.layout.bars = append(p.layout.bars, bar{v: v.V, px: xOf(v.V) - xOf(0), log: logAxis, neg: lo < 0, figure: f.File, panel: pn.Title})
-			}
-			end := xOf(v.V)
-			if v.CI {
-				a, b, cy := xOf(v.Lo), xOf(v.Hi), by+barH/2
-				p.line(a, cy, b, cy, ink, 1.2)
-				p.line(a, cy-4, a, cy+4, ink, 1.2)
-				p.line(b, cy-4, b, cy+4, ink, 1.2)
-				end = max(end, b)
-			}
-			label := fmtValue(v.V)
-			if v.Label != "" {
-				label = v.Label
-			}
-			// On a log axis lengths hide ratios (1,160x looked like 2.3x):
-			// a bar ten times the panel's shortest or more says how many.
-			if m := shortestBar(pn); logAxis && m > 0 && v.V >= 10*m {
-				label += " (" + ratioText(v.V/m) + ")"
-				ratios = true
-			}
-			if p.layout != nil {
-				p.layout.bars[len(p.layout.bars)-1].label = label
-			}
-			at := max(end, xOf(0)) + 5
-			p.text(p.fit(label, x0+w+labelRoom-at, smallSize), at, by+barH-2, smallSize, ink)
+}
+
+// bar draws value v of series j for the row of arm name at height by,
+// with its interval and label (labels end by right); it says whether the
+// label holds a ratio.
+func (p *pen) bar(f *figure, pn panel, sc scale, v value, name string, j, by, right int) (ratio bool) {
+	xOf := sc.xOf
+	if !v.Set {
+		why := "n/a"
+		if v.Label != "" {
+			why = p.fit(v.Label, right-xOf(0)-6, smallSize)
 		}
+		p.text(why, xOf(0)+4, by+barH-2, smallSize, grey) // on the baseline of the values beside it
+		return false
 	}
-	return ratios
+	c := tint(f.colours.of(name), seriesTn[min(j, len(seriesTn)-1)])
+	p.rect(xOf(0), by+1, xOf(v.V), by+barH-1, c)
+	if p.layout != nil {
+		p.layout.bars = append(p.layout.bars, bar{v: v.V, px: xOf(v.V) - xOf(0), log: sc.log, neg: sc.lo < 0, figure: f.File, panel: pn.Title})
+	}
+	end := xOf(v.V)
+	if v.CI {
+		a, b, cy := xOf(v.Lo), xOf(v.Hi), by+barH/2
+		p.line(a, cy, b, cy, ink, 1.2)
+		p.line(a, cy-4, a, cy+4, ink, 1.2)
+		p.line(b, cy-4, b, cy+4, ink, 1.2)
+		end = max(end, b)
+	}
+	label := fmtValue(v.V)
+	if v.Label != "" {
+		label = v.Label
+	}
+	// On a log axis lengths hide ratios (1,160x looked like 2.3x): a bar
+	// ten times the panel's shortest or more says how many.
+	if m := shortestBar(pn); sc.log && m > 0 && v.V >= 10*m {
+		label += " (" + ratioText(v.V/m) + ")"
+		ratio = true
+	}
+	if p.layout != nil {
+		p.layout.bars[len(p.layout.bars)-1].label = label
+	}
+	at := max(end, xOf(0)) + 5
+	p.text(p.fit(label, right-at, smallSize), at, by+barH-2, smallSize, ink)
+	return ratio
 }
 
 // ratioText is a ratio to the panel's shortest bar: "12x", "1,160x".
@@ -494,45 +526,8 @@ func (p *pen) lineFigure(f *figure) int {
 	yLabelW := 56
 	x0, top := margin+yLabelW, y+pixels(textSize)
 	w, h := width-margin-legendW-x0, 300
-	lo, hi, minPos := 0.0, 0.0, math.Inf(1)
-	for _, l := range f.Lines {
-		for _, v := range l.Y {
-			if v.Set {
-				lo, hi = math.Min(lo, v.V), math.Max(hi, v.V)
-				if v.V > 0 {
-					minPos = math.Min(minPos, v.V)
-				}
-			}
-		}
-	}
-	// Values spread over more than 30x go on a log scale, or the small
-	// ones would all sit on the axis; any at or below 0 are drawn on it.
-	yAxis := f.YAxis
-	var ticks []float64
-	scale := func(v float64) float64 { return v }
-	if !f.Linear && hi > 0 && hi/minPos > 30 {
-		for e := math.Floor(math.Log10(minPos)); e <= math.Ceil(math.Log10(hi)); e++ {
-			ticks = append(ticks, math.Pow(10, e))
-		}
-		scale = func(v float64) float64 { return math.Log10(math.Max(v, ticks[0])) }
-		yAxis += " (log scale)"
-	} else {
-		ticks = niceTicks(lo, hi)
-	}
-	sLo, sHi := scale(ticks[0]), scale(ticks[len(ticks)-1])
-	yOf := func(v float64) int { return top + h - int(math.Round((scale(v)-sLo)/(sHi-sLo)*float64(h))) }
+	yOf, yAxis := p.lineAxes(f, x0, top, w, h)
 	xOf := func(i int) int { return x0 + int(math.Round((float64(i)+0.5)/float64(len(f.X))*float64(w))) }
-	for _, t := range ticks {
-		yy := yOf(t)
-		p.line(x0, yy, x0+w, yy, gridInk, 1)
-		label := strconv.FormatFloat(t, 'f', -1, 64) // log ticks: powers of ten
-		if !strings.HasSuffix(yAxis, "(log scale)") {
-			label = fmtTick(t, ticks)
-		}
-		p.text(label, x0-6-p.width(label, smallSize), yy+4, smallSize, grey)
-	}
-	p.line(x0, top+h, x0+w, top+h, axisInk, 1)
-	p.line(x0, top, x0, top+h, axisInk, 1)
 	for i, x := range f.X {
 		p.text(x, xOf(i)-p.width(x, smallSize)/2, top+h+pixels(smallSize), smallSize, grey)
 	}
@@ -545,37 +540,85 @@ func (p *pen) lineFigure(f *figure) int {
 	p.rotated = false
 	p.r.ClearTextRotation()
 	for li, l := range f.Lines {
-		c := f.colours.of(l.Name)
 		// Each line a few pixels aside from the others, so lines that
 		// share their values (direct, nginx and HAProxy on the frontier)
 		// are all seen rather than drawn under the last.
 		dx := (2*li - len(f.Lines) + 1) * 3 / 2
-		at := func(i int) int { return xOf(i) + dx }
-		prev := -1
-		for i, v := range l.Y {
-			if !v.Set {
-				prev = -1
-				continue
-			}
-			if prev >= 0 {
-				p.line(at(prev), yOf(l.Y[prev].V), at(i), yOf(v.V), c, 2)
-			}
-			p.dot(at(i), yOf(v.V), c)
-			if v.Hollow {
-				p.dot(at(i), yOf(v.V), drawing.Color{R: 255, G: 255, B: 255, A: 255}) // an open circle
-				p.r.SetStrokeColor(c)
-				p.r.SetStrokeWidth(1.5)
-				p.r.Circle(3.5, at(i), yOf(v.V))
-				p.r.Stroke()
-			}
-			prev = i
-		}
+		p.curve(l, f.colours.of(l.Name), func(i int) int { return xOf(i) + dx }, yOf)
 		ly := top + li*pixels(textSize) + 8
 		lx := x0 + w + 14
-		p.line(lx, ly-4, lx+16, ly-4, c, 2)
+		p.line(lx, ly-4, lx+16, ly-4, f.colours.of(l.Name), 2)
 		p.text(l.Name, lx+22, ly, textSize, ink)
 	}
 	return p.footer(f, p.missingList(f.Missing, top+h+pixels(smallSize)+pixels(textSize)+4)+4)
+}
+
+// lineAxes draws a line figure's value axis and its grid: values spread
+// over more than 30x go on a log scale, or the small ones would all sit on
+// the axis; any at or below 0 are drawn on it. It returns where a value
+// lies and the axis's label.
+func (p *pen) lineAxes(f *figure, x0, top, w, h int) (yOf func(v float64) int, yAxis string) {
+	lo, hi, minPos := 0.0, 0.0, math.Inf(1)
+	for _, l := range f.Lines {
+		for _, v := range l.Y {
+			if v.Set {
+				lo, hi = math.Min(lo, v.V), math.Max(hi, v.V)
+				if v.V > 0 {
+					minPos = math.Min(minPos, v.V)
+				}
+			}
+		}
+	}
+	yAxis = f.YAxis
+	var ticks []float64
+	scale := func(v float64) float64 { return v }
+	if !f.Linear && hi > 0 && hi/minPos > 30 {
+		for e := math.Floor(math.Log10(minPos)); e <= math.Ceil(math.Log10(hi)); e++ {
+			ticks = append(ticks, math.Pow(10, e))
+		}
+		scale = func(v float64) float64 { return math.Log10(math.Max(v, ticks[0])) }
+		yAxis += " (log scale)"
+	} else {
+		ticks = niceTicks(lo, hi)
+	}
+	sLo, sHi := scale(ticks[0]), scale(ticks[len(ticks)-1])
+	yOf = func(v float64) int { return top + h - int(math.Round((scale(v)-sLo)/(sHi-sLo)*float64(h))) }
+	for _, t := range ticks {
+		yy := yOf(t)
+		p.line(x0, yy, x0+w, yy, gridInk, 1)
+		label := strconv.FormatFloat(t, 'f', -1, 64) // log ticks: powers of ten
+		if !strings.HasSuffix(yAxis, "(log scale)") {
+			label = fmtTick(t, ticks)
+		}
+		p.text(label, x0-6-p.width(label, smallSize), yy+4, smallSize, grey)
+	}
+	p.line(x0, top+h, x0+w, top+h, axisInk, 1)
+	p.line(x0, top, x0, top+h, axisInk, 1)
+	return yOf, yAxis
+}
+
+// curve draws one line's points, joined where neighbours are both set,
+// hollow where the point says so.
+func (p *pen) curve(l line, c drawing.Color, at func(i int) int, yOf func(v float64) int) {
+	prev := -1
+	for i, v := range l.Y {
+		if !v.Set {
+			prev = -1
+			continue
+		}
+		if prev >= 0 {
+			p.line(at(prev), yOf(l.Y[prev].V), at(i), yOf(v.V), c, 2)
+		}
+		p.dot(at(i), yOf(v.V), c)
+		if v.Hollow {
+			p.dot(at(i), yOf(v.V), drawing.Color{R: 255, G: 255, B: 255, A: 255}) // an open circle
+			p.r.SetStrokeColor(c)
+			p.r.SetStrokeWidth(1.5)
+			p.r.Circle(3.5, at(i), yOf(v.V))
+			p.r.Stroke()
+		}
+		prev = i
+	}
 }
 
 // niceTicks covers [lo, hi] (which includes 0) with about five ticks at a

@@ -94,7 +94,6 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 	seen := map[string]hcl.Range{}
 	ports := map[int]string{cfg.Mock.Port: "the mock", cfg.Mock.FallbackPort: "the fallback mock"}
 	for _, r := range raws {
-		b := r.Body
 		if !nameRE.MatchString(r.Name) {
 			c.errorf(r.DeclRange, "Invalid gateway name",
 				"%q names containers and CSV rows: use lower-case letters, digits, '-' and '_'.", r.Name)
@@ -107,90 +106,111 @@ func (c *checker) gateways(raws []rawGateway, cfg *Config) []Gateway {
 			continue
 		}
 		seen[r.Name] = r.DeclRange
-		g := Gateway{
-			Name: r.Name, Arm: vocab.LabelDefault, Class: vocab.ClassAI, Compose: r.Compose, Service: r.Service, Port: r.Port,
-			ComposePath: resolve(cfg.Dir, r.Compose), Headers: r.Headers, Model: "mock-model",
-			Prepare: r.Prepare, Paths: map[script.API]string{}, APIHeaders: map[script.API]map[string]string{},
-			APIModels: map[script.API]string{}, ExpectHeaders: r.ExpectHeaders, FallbackHeaders: r.FallbackHeaders,
-			DeclRange: r.DeclRange, ComposeRange: attrRange(b, "compose"), ServiceRange: attrRange(b, "service"),
-		}
-		if r.Arm != nil {
-			g.Arm = vocab.Label(*r.Arm)
-		}
-		if r.Class != nil {
-			g.Class = vocab.Class(*r.Class)
-		}
-		if r.Fallback != nil {
-			g.Fallback = *r.Fallback
-		}
-		setIf(&g.Version, r.Version)
-		c.intIn(b, "warmup_requests", r.WarmupRequests, &g.Steady.Requests)
-		g.Scenarios, g.ScenariosRange = r.Scenarios, attrRange(b, "scenarios")
-		c.duration(b, "warmup_max", r.WarmupMax, &g.Steady.Max)
-		c.logPatterns(b, r.LogPatterns, &g)
-		setIf(&g.Model, r.Model)
-		setIf(&g.APIKey, r.APIKey)
-		setIf(&g.OverheadHeader, r.OverheadHeader)
-		setIf(&g.ReleaseOf, r.ReleaseOf)
-		g.ReleaseOfRange = attrRange(b, "release_of")
-		if g.OverheadHeader != "" {
-			c.checkHeaderNames(b, "overhead_header", map[string]string{g.OverheadHeader: ""})
-		}
-		// A prepare command runs on the host; a script it names must be one
-		// of the benchmark's own files, links followed.
-		if len(r.Prepare) > 0 && strings.Contains(r.Prepare[0], "/") {
-			if real, inside := reach(resolve(cfg.Dir, r.Prepare[0]), hostRoots(cfg)); !inside {
-				c.errorf(attrRange(b, "prepare"), "Prepare script outside the benchmark", "prepare runs %s, which leads to %s: %v.", r.Prepare[0], real, errOutside)
-			}
-		}
-		c.checkHeaders(b, "headers", r.Headers)
-		c.checkHeaders(b, "fallback_headers", r.FallbackHeaders)
-		c.checkHeaderNames(b, "expect_headers", r.ExpectHeaders)
-		for _, h := range r.APIHeaders {
-			c.checkHeaders(b, "api_headers", h)
-		}
-		c.requestSafe(b, "api_key", "api_key", g.APIKey)
-		c.requestSafe(b, "model", "model", g.Model)
-		c.oneOf(b, "arm", string(g.Arm), []string{string(vocab.LabelDefault), string(vocab.LabelTuned)})
-		c.oneOf(b, "class", string(g.Class), []string{string(vocab.ClassProxy), string(vocab.ClassAI)})
-		c.replicas(&r, cfg, &g)
-		for i := range g.Replicas {
-			who, why := "gateway "+strings.TrimSpace(r.Name), ""
-			if i > 0 {
-				who += fmt.Sprintf(" (replica %d)", i+1)
-				why = " for " + who + ", which listens on port + " + strconv.Itoa(i)
-			}
-			if !c.claimPort(ports, attrRange(b, "port"), r.Port+i, who, why) {
-				break
-			}
-		}
-		c.balancer(r.Balancer, cfg, &g)
-		if b := g.Balancer; b != nil {
-			c.claimPort(ports, attrRange(r.Balancer.Body, "port"), b.Port, "the balancer of gateway "+r.Name, "")
-		}
-		c.apis(b, r.API, r.Paths, &g)
-		for name, h := range r.APIHeaders {
-			a, err := script.ParseAPI(name)
-			if err != nil || !g.Supports(a) {
-				c.errorf(attrRange(b, "api_headers"), "Headers for an API the gateway does not serve",
-					"api_headers sets %q, which is not in api = %v.", name, r.API)
-				continue
-			}
-			g.APIHeaders[a] = h
-		}
-		for _, name := range slices.Sorted(maps.Keys(r.APIModels)) {
-			a, err := script.ParseAPI(name)
-			if err != nil || !g.Supports(a) {
-				c.errorf(attrRange(b, "api_models"), "Model for an API the gateway does not serve",
-					"api_models sets %q, which is not in api = %v.", name, r.API)
-				continue
-			}
-			c.requestSafe(b, "api_models", "api_models."+name, r.APIModels[name])
-			g.APIModels[a] = r.APIModels[name]
-		}
+		g := c.gateway(&r, cfg)
+		c.placeGateway(&r, cfg, &g, ports)
+		c.apiSettings(&r, &g)
 		out = append(out, g)
 	}
 	return out
+}
+
+// gateway decodes and checks one gateway block's own settings: what it
+// is, its warm-up, log patterns, request settings and prepare command.
+func (c *checker) gateway(r *rawGateway, cfg *Config) Gateway {
+	b := r.Body
+	g := Gateway{
+		Name: r.Name, Arm: vocab.LabelDefault, Class: vocab.ClassAI, Compose: r.Compose, Service: r.Service, Port: r.Port,
+		ComposePath: resolve(cfg.Dir, r.Compose), Headers: r.Headers, Model: "mock-model",
+		Prepare: r.Prepare, Paths: map[script.API]string{}, APIHeaders: map[script.API]map[string]string{},
+		APIModels: map[script.API]string{}, ExpectHeaders: r.ExpectHeaders, FallbackHeaders: r.FallbackHeaders,
+		DeclRange: r.DeclRange, ComposeRange: attrRange(b, "compose"), ServiceRange: attrRange(b, "service"),
+	}
+	if r.Arm != nil {
+		g.Arm = vocab.Label(*r.Arm)
+	}
+	if r.Class != nil {
+		g.Class = vocab.Class(*r.Class)
+	}
+	if r.Fallback != nil {
+		g.Fallback = *r.Fallback
+	}
+	setIf(&g.Version, r.Version)
+	c.intIn(b, "warmup_requests", r.WarmupRequests, &g.Steady.Requests)
+	g.Scenarios, g.ScenariosRange = r.Scenarios, attrRange(b, "scenarios")
+	c.duration(b, "warmup_max", r.WarmupMax, &g.Steady.Max)
+	c.logPatterns(b, r.LogPatterns, &g)
+	setIf(&g.Model, r.Model)
+	setIf(&g.APIKey, r.APIKey)
+	setIf(&g.OverheadHeader, r.OverheadHeader)
+	setIf(&g.ReleaseOf, r.ReleaseOf)
+	g.ReleaseOfRange = attrRange(b, "release_of")
+	if g.OverheadHeader != "" {
+		c.checkHeaderNames(b, "overhead_header", map[string]string{g.OverheadHeader: ""})
+	}
+	// A prepare command runs on the host; a script it names must be one
+	// of the benchmark's own files, links followed.
+	if len(r.Prepare) > 0 && strings.Contains(r.Prepare[0], "/") {
+		if real, inside := reach(resolve(cfg.Dir, r.Prepare[0]), hostRoots(cfg)); !inside {
+			c.errorf(attrRange(b, "prepare"), "Prepare script outside the benchmark", "prepare runs %s, which leads to %s: %v.", r.Prepare[0], real, errOutside)
+		}
+	}
+	c.checkHeaders(b, "headers", r.Headers)
+	c.checkHeaders(b, "fallback_headers", r.FallbackHeaders)
+	c.checkHeaderNames(b, "expect_headers", r.ExpectHeaders)
+	for _, h := range r.APIHeaders {
+		c.checkHeaders(b, "api_headers", h)
+	}
+	c.requestSafe(b, "api_key", "api_key", g.APIKey)
+	c.requestSafe(b, "model", "model", g.Model)
+	c.oneOf(b, "arm", string(g.Arm), []string{string(vocab.LabelDefault), string(vocab.LabelTuned)})
+	c.oneOf(b, "class", string(g.Class), []string{string(vocab.ClassProxy), string(vocab.ClassAI)})
+	return g
+}
+
+// placeGateway checks a gateway's replicas and balancer, each port claimed
+// once among every role's (ports).
+func (c *checker) placeGateway(r *rawGateway, cfg *Config, g *Gateway, ports map[int]string) {
+	c.replicas(r, cfg, g)
+	for i := range g.Replicas {
+		who, why := "gateway "+strings.TrimSpace(r.Name), ""
+		if i > 0 {
+			who += fmt.Sprintf(" (replica %d)", i+1)
+			why = " for " + who + ", which listens on port + " + strconv.Itoa(i)
+		}
+		if !c.claimPort(ports, attrRange(r.Body, "port"), r.Port+i, who, why) {
+			break
+		}
+	}
+	c.balancer(r.Balancer, cfg, g)
+	if b := g.Balancer; b != nil {
+		c.claimPort(ports, attrRange(r.Balancer.Body, "port"), b.Port, "the balancer of gateway "+r.Name, "")
+	}
+}
+
+// apiSettings sets the APIs a gateway serves, and the headers and models
+// it is sent per API (each only for an API it serves).
+func (c *checker) apiSettings(r *rawGateway, g *Gateway) {
+	b := r.Body
+	c.apis(b, r.API, r.Paths, g)
+	for name, h := range r.APIHeaders {
+		a, err := script.ParseAPI(name)
+		if err != nil || !g.Supports(a) {
+			c.errorf(attrRange(b, "api_headers"), "Headers for an API the gateway does not serve",
+				"api_headers sets %q, which is not in api = %v.", name, r.API)
+			continue
+		}
+		g.APIHeaders[a] = h
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.APIModels)) {
+		a, err := script.ParseAPI(name)
+		if err != nil || !g.Supports(a) {
+			c.errorf(attrRange(b, "api_models"), "Model for an API the gateway does not serve",
+				"api_models sets %q, which is not in api = %v.", name, r.API)
+			continue
+		}
+		c.requestSafe(b, "api_models", "api_models."+name, r.APIModels[name])
+		g.APIModels[a] = r.APIModels[name]
+	}
 }
 
 // apis sets the APIs an arm serves and their paths (the defaults, or the

@@ -79,7 +79,6 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 	var out []Scenario
 	seen := map[string]hcl.Range{}
 	for _, r := range raws {
-		b := r.Body
 		if !nameRE.MatchString(r.Name) {
 			c.errorf(r.DeclRange, "Invalid scenario name",
 				"%q names CSV files: use lower-case letters, digits, '-' and '_'.", r.Name)
@@ -89,93 +88,115 @@ func (c *checker) scenarios(raws []rawScenario, cfg *Config) []Scenario {
 			continue
 		}
 		seen[r.Name] = r.DeclRange
-		d := cfg.Defaults
-		s := Scenario{
-			Name: r.Name, Kind: r.Kind, KindRange: attrRange(b, "kind"), API: script.Chat, Arrival: "constant", MaxInFlight: 256,
-			PromptTokens: []int{100}, Run: d.Run, Knobs: cfg.Mock.Knobs, DeclRange: r.DeclRange,
-		}
-		c.run(b, r.Run, &s.Run)
-		if r.API != nil {
-			if a, ok := c.api(b, *r.API); ok {
-				s.API = a
-			}
-		}
-		if r.Stream != nil {
-			s.Stream = *r.Stream
-		}
-		if r.Tools != nil {
-			s.Tools = *r.Tools
-		}
-		if r.PromptTokens != nil {
-			s.PromptTokens = c.ints(b, "prompt_tokens", r.PromptTokens)
-		}
-		s.Concurrency = c.ints(b, "concurrency", r.Concurrency)
-		s.CancelAfter = c.ints(b, "cancel_after", r.CancelAfter)
-		for _, v := range r.P99Bounds {
-			var d time.Duration
-			c.duration(b, "p99_bounds", &v, &d)
-			if d > 0 {
-				s.P99Bounds = append(s.P99Bounds, d)
-			}
-		}
-		if r.Session != nil {
-			s.Session = *r.Session
-			if real, inside := reach(resolve(cfg.Dir, s.Session), hostRoots(cfg)); !inside {
-				c.errorf(attrRange(b, "session"), "Session profile outside the benchmark",
-					"session = %q leads to %s, %v. Profiles live in scenarios/ (claude-code.json, codex.json).", s.Session, real, errOutside)
-			} else if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
-				c.errorf(attrRange(b, "session"), "Session profile not found",
-					"session = %q is not a file here (%s). Profiles live in scenarios/ (claude-code.json, codex.json).", s.Session, real)
-			}
-		}
-		if len(r.P99Bounds) > 0 && len(r.Rates) == 0 && len(r.CapacityShares) == 0 {
-			c.errorf(attrRange(b, "p99_bounds"), "Bounds without rates",
-				"p99_bounds finds the highest open-loop rate whose p99 stays under each bound: give rates = [...] or capacity_shares = [...] to sweep.")
-		}
-		c.capacity(b, &r, &s, seen)
-		for _, v := range r.Rates {
-			if !(v > 0 && v <= maxRate) { // NaN fails both
-				c.errorf(attrRange(b, "rates"), sumOutOfRange, "rates are requests per second, above zero and at most %g; got %g.", maxRate, v)
-				continue
-			}
-			s.Rates = append(s.Rates, v)
-		}
-		if len(r.Concurrency) == 0 && len(r.Rates) == 0 && len(s.CapacityShares) == 0 && !written(b, "concurrency") && !written(b, "rates") && !written(b, "capacity_shares") {
-			c.errorf(r.DeclRange, "No load points",
-				"scenario %q needs concurrency = [...] (closed loop) or rates = [...] (open loop, requests per second).", r.Name)
-		}
-		if r.Arrival != nil && c.oneOf(b, "arrival", *r.Arrival, []string{"constant", "poisson"}) {
-			s.Arrival = *r.Arrival
-		}
-		c.intIn(b, "max_in_flight", r.MaxInFlight, &s.MaxInFlight)
-		switch {
-		case s.CIWidth.Set() && s.MaxTrials <= s.Trials:
-			c.errorf(attrRange(b, "ci_width"), "Interval bound without room",
-				"ci_width adds trials until each gateway's interval is that narrow, up to max_trials: set max_trials above trials (%d); 6 trials are the fewest that give a 95%% interval.", s.Trials)
-		case s.MaxTrials > 0 && s.MaxTrials < s.Trials:
-			c.errorf(attrRange(b, "max_trials"), sumOutOfRange, "max_trials (%d) is below trials (%d).", s.MaxTrials, s.Trials)
-		}
-		for _, name := range r.Gateways {
-			if name == vocab.Direct {
-				continue
-			}
-			if !slices.ContainsFunc(cfg.Gateways, func(g Gateway) bool { return g.Name == name }) {
-				c.errorf(attrRange(b, "gateways"), "Unknown gateway", "scenario %q names gateway %q, which no gateway block declares.", r.Name, name)
-			}
-		}
-		s.Gateways = r.Gateways
-		if r.Mock != nil {
-			for i, v := range []*int{r.Mock.Port, r.Mock.FallbackPort} {
-				if v != nil {
-					c.errorf(attrRange(r.Mock.Body, []string{"port", "fallback_port"}[i]), "Port in a scenario's mock block",
-						"the mock's ports are set once, in the top-level mock block; a scenario may only override its knobs.")
-				}
-			}
-			c.knobs(r.Mock, &s.Knobs)
-		}
+		s := c.scenario(&r, cfg)
+		c.loadPoints(&r, &s, seen)
+		c.scenarioLimits(&r, cfg, &s)
 		out = append(out, s)
 	}
 	return out
+}
+
+// scenario decodes a scenario block's settings: what it sends, its run
+// settings, the lists it sweeps and its session profile.
+func (c *checker) scenario(r *rawScenario, cfg *Config) Scenario {
+	b := r.Body
+	d := cfg.Defaults
+	s := Scenario{
+		Name: r.Name, Kind: r.Kind, KindRange: attrRange(b, "kind"), API: script.Chat, Arrival: "constant", MaxInFlight: 256,
+		PromptTokens: []int{100}, Run: d.Run, Knobs: cfg.Mock.Knobs, DeclRange: r.DeclRange,
+	}
+	c.run(b, r.Run, &s.Run)
+	if r.API != nil {
+		if a, ok := c.api(b, *r.API); ok {
+			s.API = a
+		}
+	}
+	if r.Stream != nil {
+		s.Stream = *r.Stream
+	}
+	if r.Tools != nil {
+		s.Tools = *r.Tools
+	}
+	if r.PromptTokens != nil {
+		s.PromptTokens = c.ints(b, "prompt_tokens", r.PromptTokens)
+	}
+	s.Concurrency = c.ints(b, "concurrency", r.Concurrency)
+	s.CancelAfter = c.ints(b, "cancel_after", r.CancelAfter)
+	for _, v := range r.P99Bounds {
+		var d time.Duration
+		c.duration(b, "p99_bounds", &v, &d)
+		if d > 0 {
+			s.P99Bounds = append(s.P99Bounds, d)
+		}
+	}
+	if r.Session != nil {
+		s.Session = *r.Session
+		if real, inside := reach(resolve(cfg.Dir, s.Session), hostRoots(cfg)); !inside {
+			c.errorf(attrRange(b, "session"), "Session profile outside the benchmark",
+				"session = %q leads to %s, %v. Profiles live in scenarios/ (claude-code.json, codex.json).", s.Session, real, errOutside)
+		} else if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
+			c.errorf(attrRange(b, "session"), "Session profile not found",
+				"session = %q is not a file here (%s). Profiles live in scenarios/ (claude-code.json, codex.json).", s.Session, real)
+		}
+	}
+	return s
+}
+
+// loadPoints checks and sets a scenario's open-loop points: its bounds,
+// capacity shares and rates, and that it has some point at all.
+func (c *checker) loadPoints(r *rawScenario, s *Scenario, seen map[string]hcl.Range) {
+	b := r.Body
+	if len(r.P99Bounds) > 0 && len(r.Rates) == 0 && len(r.CapacityShares) == 0 {
+		c.errorf(attrRange(b, "p99_bounds"), "Bounds without rates",
+			"p99_bounds finds the highest open-loop rate whose p99 stays under each bound: give rates = [...] or capacity_shares = [...] to sweep.")
+	}
+	c.capacity(b, r, s, seen)
+	for _, v := range r.Rates {
+		if !(v > 0 && v <= maxRate) { // NaN fails both
+			c.errorf(attrRange(b, "rates"), sumOutOfRange, "rates are requests per second, above zero and at most %g; got %g.", maxRate, v)
+			continue
+		}
+		s.Rates = append(s.Rates, v)
+	}
+	if len(r.Concurrency) == 0 && len(r.Rates) == 0 && len(s.CapacityShares) == 0 && !written(b, "concurrency") && !written(b, "rates") && !written(b, "capacity_shares") {
+		c.errorf(r.DeclRange, "No load points",
+			"scenario %q needs concurrency = [...] (closed loop) or rates = [...] (open loop, requests per second).", r.Name)
+	}
+}
+
+// scenarioLimits checks and sets how a scenario's load is bounded: its
+// arrivals, trials, gateways and mock knobs.
+func (c *checker) scenarioLimits(r *rawScenario, cfg *Config, s *Scenario) {
+	b := r.Body
+	if r.Arrival != nil && c.oneOf(b, "arrival", *r.Arrival, []string{"constant", "poisson"}) {
+		s.Arrival = *r.Arrival
+	}
+	c.intIn(b, "max_in_flight", r.MaxInFlight, &s.MaxInFlight)
+	switch {
+	case s.CIWidth.Set() && s.MaxTrials <= s.Trials:
+		c.errorf(attrRange(b, "ci_width"), "Interval bound without room",
+			"ci_width adds trials until each gateway's interval is that narrow, up to max_trials: set max_trials above trials (%d); 6 trials are the fewest that give a 95%% interval.", s.Trials)
+	case s.MaxTrials > 0 && s.MaxTrials < s.Trials:
+		c.errorf(attrRange(b, "max_trials"), sumOutOfRange, "max_trials (%d) is below trials (%d).", s.MaxTrials, s.Trials)
+	}
+	for _, name := range r.Gateways {
+		if name == vocab.Direct {
+			continue
+		}
+		if !slices.ContainsFunc(cfg.Gateways, func(g Gateway) bool { return g.Name == name }) {
+			c.errorf(attrRange(b, "gateways"), "Unknown gateway", "scenario %q names gateway %q, which no gateway block declares.", r.Name, name)
+		}
+	}
+	s.Gateways = r.Gateways
+	if r.Mock != nil {
+		for i, v := range []*int{r.Mock.Port, r.Mock.FallbackPort} {
+			if v != nil {
+				c.errorf(attrRange(r.Mock.Body, []string{"port", "fallback_port"}[i]), "Port in a scenario's mock block",
+					"the mock's ports are set once, in the top-level mock block; a scenario may only override its knobs.")
+			}
+		}
+		c.knobs(r.Mock, &s.Knobs)
+	}
 }
 
 // ints keeps the values of a list attribute that are in its range.

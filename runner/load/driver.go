@@ -626,15 +626,81 @@ func (w *worker) jsonMatches() bool {
 // Run drives cfg until its window ends, Requests are sent, or ctx is
 // cancelled (the result is then marked partial).
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	targets, err := prepare(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	base, late := startAt(ctx, &cfg)
+	measureFrom := cfg.Warmup
+	endAt := cfg.Warmup + cfg.Duration
+	if cfg.Duration <= 0 {
+		endAt = time.Duration(1<<62 - 1) // bounded by Requests instead
+	}
+	win := newWindowEnd(&cfg, endAt)
+	var issued atomic.Int64
+	more := func() bool {
+		now := time.Since(base)
+		if ctx.Err() != nil || win.over(now) || (cfg.Abort != nil && cfg.Abort.Err() != nil) {
+			return false
+		}
+		if cfg.Requests > 0 && issued.Add(1) > int64(cfg.Requests) {
+			return false
+		}
+		win.sent(now >= measureFrom)
+		return true
+	}
+	w := newRowWindow(&cfg)
+	beginTimer := time.AfterFunc(cfg.Warmup, w.begin)
+	if cfg.Duration > 0 {
+		win.closeAt(base, w.end)
+	}
+	stopWindow := context.AfterFunc(ctx, w.end) // an interrupt ends the window at once
+	shards := make([]*hists, min(cfg.Conns, runtime.GOMAXPROCS(0)))
+	for i := range shards {
+		shards[i] = newHists(cfg.ErrorPath)
+	}
+	workers := newWorkers(&cfg, base, targets, shards)
+	if cfg.Abort != nil {
+		stopAbort := context.AfterFunc(cfg.Abort, func() {
+			for _, w := range workers {
+				w.conn.Abort()
+			}
+		})
+		defer stopAbort()
+	}
+	sched := drive(ctx, &cfg, base, endAt, measureFrom, more, workers)
+	beginTimer.Stop()
+	win.stop()
+	stopWindow()
+	w.end() // a run bounded by a request count, or cut short, ends its window here
+	for _, w := range workers {
+		w.conn.Close()
+	}
+	r := merge(workers, shards, sched, cfg)
+	r.DriverCPU = w.cpu.used()
+	r.Window = r.DriverCPU.Wall
+	if cfg.Duration > 0 && ctx.Err() == nil && !win.stretched.Load() {
+		r.Window = cfg.Duration
+	}
+	r.Partial = ctx.Err() != nil
+	r.StartLate, r.Drivers = late, 1
+	r.finish(cfg)
+	return r, nil
+}
+
+// target is one URL the load goes to, resolved, with its request builder.
+type target struct {
+	url  *url.URL
+	addr string
+	tls  *tls.Config
+	b    *builder
+}
+
+// prepare checks cfg, fills its defaults and resolves its targets.
+func prepare(cfg *Config) ([]target, error) {
 	urls := cfg.URLs
 	if len(urls) == 0 {
 		urls = []string{cfg.URL}
-	}
-	type target struct {
-		url  *url.URL
-		addr string
-		tls  *tls.Config
-		b    *builder
 	}
 	targets := make([]target, len(urls))
 	for i, u := range urls {
@@ -675,9 +741,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for i := range targets {
 		targets[i].b = newBuilder(targets[i].url, cfg.Shape)
 	}
+	return targets, nil
+}
 
-	base := time.Now()
-	var late time.Duration // past the shared start
+// startAt waits for the shared start (Config.Start), if any, and returns
+// the time the run's clock counts from and how late this driver began.
+func startAt(ctx context.Context, cfg *Config) (base time.Time, late time.Duration) {
+	base = time.Now()
 	if !cfg.Start.IsZero() {
 		sleepFor(ctx, time.Until(cfg.Start))
 		// The shared start on this process's monotonic clock: a late
@@ -685,127 +755,89 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		late = max(time.Since(cfg.Start), 0)
 		base = time.Now().Add(-late)
 	}
-	measureFrom := cfg.Warmup
-	endAt := cfg.Warmup + cfg.Duration
-	if cfg.Duration <= 0 {
-		endAt = time.Duration(1<<62 - 1) // bounded by Requests instead
-	}
-	win := newWindowEnd(&cfg, endAt)
-	var issued atomic.Int64
-	more := func() bool {
-		now := time.Since(base)
-		if ctx.Err() != nil || win.over(now) || (cfg.Abort != nil && cfg.Abort.Err() != nil) {
-			return false
-		}
-		if cfg.Requests > 0 && issued.Add(1) > int64(cfg.Requests) {
-			return false
-		}
-		win.sent(now >= measureFrom)
-		return true
-	}
+	return base, late
+}
 
-	// One window for everything a row reports: the requests counted (by due
-	// time), the driver's CPU and, through cfg.Window, the containers' CPU
-	// and memory. It closes at its end time, not when the requests still in
-	// flight have drained, or their CPU would be divided by requests that
-	// were not counted (docs/method.md, "One window").
-	cpu := cpuMeter{}
-	var beginOnce, endOnce sync.Once
-	beginWindow := func() {
-		beginOnce.Do(func() {
-			cpu.begin()
-			if cfg.Window != nil {
-				cfg.Window(true)
-			}
-		})
-	}
-	endWindow := func() {
-		beginWindow()
-		endOnce.Do(func() {
-			cpu.end()
-			if cfg.Window != nil {
-				cfg.Window(false)
-			}
-		})
-	}
-	beginTimer := time.AfterFunc(cfg.Warmup, beginWindow)
-	if cfg.Duration > 0 {
-		win.closeAt(base, endWindow)
-	}
-	stopWindow := context.AfterFunc(ctx, endWindow) // an interrupt ends the window at once
-	shards := make([]*hists, min(cfg.Conns, runtime.GOMAXPROCS(0)))
-	for i := range shards {
-		shards[i] = newHists(cfg.ErrorPath)
-	}
+// rowWindow is the one window for everything a row reports: the requests
+// counted (by due time), the driver's CPU and, through cfg.Window, the
+// containers' CPU and memory. It closes at its end time, not when the
+// requests still in flight have drained, or their CPU would be divided by
+// requests that were not counted (docs/method.md, "One window").
+type rowWindow struct {
+	cfg                *Config
+	cpu                cpuMeter
+	beginOnce, endOnce sync.Once
+}
+
+func newRowWindow(cfg *Config) *rowWindow { return &rowWindow{cfg: cfg} }
+
+func (w *rowWindow) begin() {
+	w.beginOnce.Do(func() {
+		w.cpu.begin()
+		if w.cfg.Window != nil {
+			w.cfg.Window(true)
+		}
+	})
+}
+
+func (w *rowWindow) end() {
+	w.begin()
+	w.endOnce.Do(func() {
+		w.cpu.end()
+		if w.cfg.Window != nil {
+			w.cfg.Window(false)
+		}
+	})
+}
+
+// newWorkers makes one worker per connection, round robin over the
+// targets and the histogram shards.
+func newWorkers(cfg *Config, base time.Time, targets []target, shards []*hists) []*worker {
 	workers := make([]*worker, cfg.Conns)
 	for i := range workers {
 		id := cfg.Shard.FirstWorker + i
 		t := &targets[id%len(targets)]
-		workers[i] = newWorker(id, &cfg, base, t.addr, t.tls, t.b, shards[i%len(shards)])
-	}
-	// Builders share the filler; each worker needs its own body buffer.
-	for _, w := range workers {
-		wb := *w.b
+		workers[i] = newWorker(id, cfg, base, t.addr, t.tls, t.b, shards[i%len(shards)])
+		// Builders share the filler; each worker needs its own body buffer.
+		wb := *workers[i].b
 		wb.body = nil
-		w.b = &wb
+		workers[i].b = &wb
 		if cfg.Session != nil {
-			w.conv = &conversation{s: cfg.Session, prefix: cfg.Session.body(cfg.Shape.Model, cfg.Shape.Stream)}
+			workers[i].conv = &conversation{s: cfg.Session, prefix: cfg.Session.body(cfg.Shape.Model, cfg.Shape.Stream)}
 		}
 	}
-	if cfg.Abort != nil {
-		stopAbort := context.AfterFunc(cfg.Abort, func() {
-			for _, w := range workers {
-				w.conn.Abort()
-			}
-		})
-		defer stopAbort()
-	}
+	return workers
+}
 
+// drive runs the workers until more says stop: on the open loop's
+// schedule (returned), or each in a closed loop.
+func drive(ctx context.Context, cfg *Config, base time.Time, endAt, measureFrom time.Duration, more func() bool, workers []*worker) *schedule {
 	var wg sync.WaitGroup
 	var sched *schedule
 	if cfg.Rate > 0 {
 		defer extraP()()
-		sched = newSchedule(ctx, &cfg, base, endAt, more)
-		for _, w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+		sched = newSchedule(ctx, cfg, base, endAt, more)
+	}
+	for _, w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch {
+			case sched != nil:
 				sched.run(w)
-			}()
-		}
-	} else {
-		for _, w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			case w.conv != nil:
 				for more() {
-					if w.conv != nil {
-						w.session(measureFrom)
-					} else {
-						w.do(measureFrom)
-					}
+					w.session(measureFrom)
 				}
-			}()
-		}
+			default:
+				for more() {
+					w.do(measureFrom)
+				}
+			}
+		}()
 	}
 	wg.Wait()
-	beginTimer.Stop()
-	win.stop()
-	stopWindow()
-	endWindow() // a run bounded by a request count, or cut short, ends its window here
-	for _, w := range workers {
-		w.conn.Close()
-	}
-	r := merge(workers, shards, sched, cfg)
-	r.DriverCPU = cpu.used()
-	r.Window = r.DriverCPU.Wall
-	if cfg.Duration > 0 && ctx.Err() == nil && !win.stretched.Load() {
-		r.Window = cfg.Duration
-	}
-	r.Partial = ctx.Err() != nil
-	r.StartLate, r.Drivers = late, 1
-	r.finish(cfg)
-	return r, nil
+	return sched
 }
 
 // cpuMeter reads the driver process's CPU time around the window.

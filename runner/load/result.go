@@ -73,11 +73,7 @@ type Result struct {
 }
 
 func merge(ws []*worker, shards []*hists, s *schedule, cfg Config) *Result {
-	r := &Result{
-		Statuses: map[int]int64{},
-		Latency:  newHist(), Service: newHist(), TTFB: newHist(), TTFT: newHist(), ITL: newHist(), Lead: newHist(), SendLag: newHist(),
-		PacerLag: newHist(), Reported: newHist(), FirstFailed: newHist(), FirstOK: newHist(), Open: cfg.Rate > 0,
-	}
+	r := newResult(cfg)
 	if s != nil {
 		r.PacerLag, r.Arrivals, r.Late, r.CapDelayed = s.stats.lag, s.stats.arrivals, s.stats.late, s.stats.capDelayed
 		if s.stats.unsent > 0 {
@@ -85,17 +81,8 @@ func merge(ws []*worker, shards []*hists, s *schedule, cfg Config) *Result {
 		}
 	}
 	for _, w := range ws {
-		r.RequestsOK += w.ok
-		r.Good += w.good
-		r.Errors.Add(&w.errs)
-		r.FirstError.add(&w.firstErr)
-		for k, v := range w.statuses {
-			r.Statuses[k] += v
-		}
-		r.Fidelity.add(&w.fid)
-		r.Delivery.add(&w.delivery)
-		r.Connects += w.conn.Dialed()
-		r.Raw = append(r.Raw, w.raw...)
+		r.add(&Result{RequestsOK: w.ok, Good: w.good, Errors: w.errs, FirstError: w.firstErr, Statuses: w.statuses,
+			Fidelity: w.fid, Delivery: w.delivery, Connects: w.conn.Dialed(), Raw: w.raw})
 	}
 	for _, h := range shards {
 		r.Latency.Merge(h.latency)
@@ -112,6 +99,46 @@ func merge(ws []*worker, shards []*hists, s *schedule, cfg Config) *Result {
 		}
 	}
 	return r
+}
+
+// newResult is an empty result, its histograms ready.
+func newResult(cfg Config) *Result {
+	return &Result{
+		Statuses: map[int]int64{},
+		Latency:  newHist(), Service: newHist(), TTFB: newHist(), TTFT: newHist(), ITL: newHist(), Lead: newHist(), SendLag: newHist(),
+		PacerLag: newHist(), Reported: newHist(), FirstFailed: newHist(), FirstOK: newHist(), Open: cfg.Rate > 0,
+	}
+}
+
+// add adds p, one worker's counts or one driver's whole result, to r:
+// counts summed, histograms merged (where p has them), the window and the
+// late start the longest.
+func (r *Result) add(p *Result) {
+	r.RequestsOK += p.RequestsOK
+	r.Good += p.Good
+	r.Errors.Add(&p.Errors)
+	r.FirstError.add(&p.FirstError)
+	for k, v := range p.Statuses {
+		r.Statuses[k] += v
+	}
+	dst, src := r.histograms(), p.histograms()
+	for name := range dst {
+		if *src[name] != nil {
+			(*dst[name]).Merge(*src[name])
+		}
+	}
+	r.Arrivals += p.Arrivals
+	r.Late += p.Late
+	r.CapDelayed += p.CapDelayed
+	r.Fidelity.add(&p.Fidelity)
+	r.Delivery.add(&p.Delivery)
+	r.DriverCPU.Time += p.DriverCPU.Time
+	r.DriverCPU.Wall = max(r.DriverCPU.Wall, p.DriverCPU.Wall)
+	r.Window = max(r.Window, p.Window)
+	r.Connects += p.Connects
+	r.Partial = r.Partial || p.Partial
+	r.StartLate = max(r.StartLate, p.StartLate)
+	r.Raw = append(r.Raw, p.Raw...)
 }
 
 func (r *Result) finish(cfg Config) {

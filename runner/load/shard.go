@@ -148,35 +148,9 @@ func DecodeResult(rd io.Reader) (*Result, error) {
 // driver CPU adds up over the shared window. The verdict is drawn again
 // from the pooled figures.
 func Merge(cfg Config, parts ...*Result) *Result {
-	r := &Result{
-		Statuses: map[int]int64{},
-		Latency:  newHist(), Service: newHist(), TTFB: newHist(), TTFT: newHist(), ITL: newHist(), Lead: newHist(),
-		SendLag: newHist(), PacerLag: newHist(), FirstFailed: newHist(), FirstOK: newHist(), Reported: newHist(), Open: cfg.Rate > 0,
-	}
+	r := newResult(cfg)
 	for _, p := range parts {
-		r.RequestsOK += p.RequestsOK
-		r.Good += p.Good
-		r.Errors.Add(&p.Errors)
-		r.FirstError.add(&p.FirstError)
-		for k, v := range p.Statuses {
-			r.Statuses[k] += v
-		}
-		dst, src := r.histograms(), p.histograms()
-		for name := range dst {
-			(*dst[name]).Merge(*src[name])
-		}
-		r.Arrivals += p.Arrivals
-		r.Late += p.Late
-		r.CapDelayed += p.CapDelayed
-		r.Fidelity.add(&p.Fidelity)
-		r.Delivery.add(&p.Delivery)
-		r.DriverCPU.Time += p.DriverCPU.Time
-		r.DriverCPU.Wall = max(r.DriverCPU.Wall, p.DriverCPU.Wall)
-		r.Window = max(r.Window, p.Window)
-		r.Connects += p.Connects
-		r.Partial = r.Partial || p.Partial
-		r.StartLate = max(r.StartLate, p.StartLate)
-		r.Raw = append(r.Raw, p.Raw...)
+		r.add(p)
 	}
 	r.Drivers = len(parts)
 	r.finish(cfg)

@@ -218,11 +218,35 @@ const (
 )
 
 func (c *Conn) readResponse(s Sink) (int, error) {
-	// Headers. Interim answers (100 Continue, 103 Early Hints) come before
-	// the final one and are skipped; reading one as the answer would leave
-	// the real one to be taken for the next request's.
+	h, at, err := c.readHead()
+	if err != nil {
+		return 0, err
+	}
+	s.OnHeaders(h.status, at, h.sse)
+	// Body: bytes already buffered carry the stamp of the read they came in.
+	switch h.mode {
+	case bodyLength:
+		err = c.readLength(s, at, h.length)
+	case bodyChunked:
+		err = c.readChunked(s, at)
+	case bodyUntilClose:
+		return h.status, c.readUntilClose(s, at)
+	}
+	if err != nil {
+		return h.status, err
+	}
+	if h.closeAfter {
+		c.Close()
+	}
+	return h.status, nil
+}
+
+// readHead reads the final answer's header block and the stamp of the read
+// that completed it. Interim answers (100 Continue, 103 Early Hints) come
+// before the final one and are skipped; reading one as the answer would
+// leave the real one to be taken for the next request's.
+func (c *Conn) readHead() (head, time.Duration, error) {
 	var at time.Duration
-	var h head
 	for {
 		end := -1
 		for {
@@ -232,7 +256,7 @@ func (c *Conn) readResponse(s Sink) (int, error) {
 			}
 			var err error
 			if at, err = c.fill(); err != nil {
-				return 0, err
+				return head{}, 0, err
 			}
 		}
 		block := c.buf[c.r:end]
@@ -240,85 +264,87 @@ func (c *Conn) readResponse(s Sink) (int, error) {
 		if c.KeepHead {
 			c.Head = append(c.Head[:0], block...)
 		}
-		var err error
-		if h, err = parseHead(block); err != nil {
-			return 0, err
+		h, err := parseHead(block)
+		if err != nil {
+			return head{}, 0, err
 		}
 		if h.status >= 200 || h.status == 101 {
 			if len(c.Report) > 0 {
 				c.Reported = reported(block, c.Report)
 			}
-			break
+			return h, at, nil
 		}
 	}
-	var err error
-	status, mode, length := h.status, h.mode, h.length
-	s.OnHeaders(status, at, h.sse)
+}
 
-	// Body: bytes already buffered carry the stamp of the read they came in.
-	switch mode {
-	case bodyLength:
-		for length > 0 {
-			if c.r == c.w {
-				if at, err = c.fill(); err != nil {
-					return status, err
-				}
-			}
-			n := min(length, c.w-c.r)
-			s.OnBody(c.buf[c.r:c.r+n], at, c.reads)
-			c.r += n
-			length -= n
-			if s.Leave() {
-				return status, ErrLeft
-			}
-		}
-		// Requests are never pipelined: bytes past the declared length are
-		// the answer's own, not the next one's.
-		if c.r < c.w {
-			return status, fmt.Errorf("%w: %d bytes past the declared Content-Length", ErrMalformed, c.w-c.r)
-		}
-	case bodyChunked:
-		var d chunkDecoder
-		for {
-			if c.r == c.w {
-				if at, err = c.fill(); err != nil {
-					return status, err
-				}
-			}
-			n, done, err := d.decode(c.buf[c.r:c.w], func(p []byte) { s.OnBody(p, at, c.reads) })
-			c.r += n
-			if err != nil {
-				return status, err
-			}
-			if done {
-				break
-			}
-			if s.Leave() {
-				return status, ErrLeft
-			}
-		}
-	case bodyUntilClose:
-		for {
-			if c.r < c.w {
-				s.OnBody(c.buf[c.r:c.w], at, c.reads)
-				c.r = c.w
-			}
-			if s.Leave() {
-				return status, ErrLeft
-			}
+// readLength reads a body of length bytes.
+func (c *Conn) readLength(s Sink, at time.Duration, length int) error {
+	var err error
+	for length > 0 {
+		if c.r == c.w {
 			if at, err = c.fill(); err != nil {
-				c.Close()
-				if errors.Is(err, io.EOF) {
-					return status, nil
-				}
-				return status, err
+				return err
 			}
 		}
+		n := min(length, c.w-c.r)
+		s.OnBody(c.buf[c.r:c.r+n], at, c.reads)
+		c.r += n
+		length -= n
+		if s.Leave() {
+			return ErrLeft
+		}
 	}
-	if h.closeAfter {
-		c.Close()
+	// Requests are never pipelined: bytes past the declared length are
+	// the answer's own, not the next one's.
+	if c.r < c.w {
+		return fmt.Errorf("%w: %d bytes past the declared Content-Length", ErrMalformed, c.w-c.r)
 	}
-	return status, nil
+	return nil
+}
+
+// readChunked reads a chunked body, decoded in place.
+func (c *Conn) readChunked(s Sink, at time.Duration) error {
+	var d chunkDecoder
+	for {
+		if c.r == c.w {
+			var err error
+			if at, err = c.fill(); err != nil {
+				return err
+			}
+		}
+		n, done, err := d.decode(c.buf[c.r:c.w], func(p []byte) { s.OnBody(p, at, c.reads) })
+		c.r += n
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
+		}
+		if s.Leave() {
+			return ErrLeft
+		}
+	}
+}
+
+// readUntilClose reads a body that ends with the connection, and closes it.
+func (c *Conn) readUntilClose(s Sink, at time.Duration) error {
+	for {
+		if c.r < c.w {
+			s.OnBody(c.buf[c.r:c.w], at, c.reads)
+			c.r = c.w
+		}
+		if s.Leave() {
+			return ErrLeft
+		}
+		var err error
+		if at, err = c.fill(); err != nil {
+			c.Close()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
 }
 
 // head is what the driver needs from a response's header block.
