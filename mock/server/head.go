@@ -48,6 +48,45 @@ func parseHead(b []byte, h *head, sink headerSink) headResult {
 	if r != headOK {
 		return r
 	}
+	if r := requestLine(line, h); r != headOK {
+		return r
+	}
+	f := headFields{length: -1}
+	for {
+		if line, next, r = headLine(b, next); r != headOK {
+			return r
+		}
+		if len(line) == 0 {
+			break
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon <= 0 || !token(line[:colon]) {
+			return headOther // also a folded line, which starts with a space
+		}
+		name, value := line[:colon], trimSpace(line[colon+1:])
+		if r := f.take(name, value, h); r != headOK {
+			return r
+		}
+		sink.header(name, value)
+	}
+	h.size = next
+	if h.http10 && !f.keepAlive {
+		h.close = true
+	}
+	switch {
+	case f.length > 0 && !h.post:
+		return headOther
+	case f.length < 0 && h.post:
+		return headOther // HTTP/1.1 allows it (no body), but nobody sends it
+	case f.length > 0:
+		h.bodyLen = f.length
+	}
+	return headOK
+}
+
+// requestLine parses the method, path and protocol: POST or GET, a plain
+// path and query, HTTP/1.1 or 1.0.
+func requestLine(line []byte, h *head) headResult {
 	method, rest, _ := bytes.Cut(line, []byte{' '})
 	switch string(method) {
 	case "POST":
@@ -70,59 +109,44 @@ func parseHead(b []byte, h *head, sink headerSink) headResult {
 		return headOther
 	}
 	h.path = path
-	length, keepAlive := -1, false
-	for {
-		if line, next, r = headLine(b, next); r != headOK {
-			return r
-		}
-		if len(line) == 0 {
-			break
-		}
-		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 || !token(line[:colon]) {
-			return headOther // also a folded line, which starts with a space
-		}
-		name, value := line[:colon], trimSpace(line[colon+1:])
-		switch len(name) { // the fields the loop must act on
-		case len("Content-Length"):
-			if sameName(name, []byte("Content-Length")) {
-				if length >= 0 {
-					return headOther
-				}
-				if length = digits(value); length < 0 || length > maxLoopBody {
-					return headOther
-				}
+	return headOK
+}
+
+// headFields is what the header fields the loop acts on said so far.
+type headFields struct {
+	length    int // Content-Length, -1 until given
+	keepAlive bool
+}
+
+// take acts on one header field: its body length, whether the connection
+// stays, and the forms left to fasthttp.
+func (f *headFields) take(name, value []byte, h *head) headResult {
+	switch len(name) {
+	case len("Content-Length"):
+		if sameName(name, []byte("Content-Length")) {
+			if f.length >= 0 {
+				return headOther
 			}
-		case len("Connection"):
-			if sameName(name, []byte("Connection")) {
-				switch {
-				case bytes.EqualFold(value, []byte("close")):
-					h.close = true
-				case bytes.EqualFold(value, []byte("keep-alive")):
-					keepAlive = true
-				default:
-					return headOther
-				}
-			}
-		case len("Transfer-Encoding"), len("Expect"), len("Upgrade"):
-			if sameName(name, []byte("Transfer-Encoding")) || sameName(name, []byte("Expect")) ||
-				sameName(name, []byte("Upgrade")) {
+			if f.length = digits(value); f.length < 0 || f.length > maxLoopBody {
 				return headOther
 			}
 		}
-		sink.header(name, value)
-	}
-	h.size = next
-	if h.http10 && !keepAlive {
-		h.close = true
-	}
-	switch {
-	case length > 0 && !h.post:
-		return headOther
-	case length < 0 && h.post:
-		return headOther // HTTP/1.1 allows it (no body), but nobody sends it
-	case length > 0:
-		h.bodyLen = length
+	case len("Connection"):
+		if sameName(name, []byte("Connection")) {
+			switch {
+			case bytes.EqualFold(value, []byte("close")):
+				h.close = true
+			case bytes.EqualFold(value, []byte("keep-alive")):
+				f.keepAlive = true
+			default:
+				return headOther
+			}
+		}
+	case len("Transfer-Encoding"), len("Expect"), len("Upgrade"):
+		if sameName(name, []byte("Transfer-Encoding")) || sameName(name, []byte("Expect")) ||
+			sameName(name, []byte("Upgrade")) {
+			return headOther
+		}
 	}
 	return headOK
 }

@@ -133,47 +133,14 @@ type execution struct {
 // run in flight is written as partial and everything is torn down. hardCtx
 // cancelled (second Ctrl-C) abandons waits at once; teardown still runs.
 func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
-	if o.ReadyTimeout == 0 {
-		o.ReadyTimeout = 60 * time.Second
-	}
-	if o.CgroupRoot == "" {
-		o.CgroupRoot = "/sys/fs/cgroup"
-	}
-	if o.PortFree == nil {
-		o.PortFree = portFree
-	}
-	o.Plan.Normalize()
-	if o.MockImage == nil {
-		o.MockImage = func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error) {
-			return stack.MockImage(ctx, e, o.ModuleDir, labels)
-		}
-	}
-	if o.DriverImage == nil {
-		o.DriverImage = func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error) {
-			return stack.DriverImage(ctx, e, o.ModuleDir, labels)
-		}
-	}
+	o.defaults()
 	r := &execution{o: o, runID: newRunID(), images: map[string]stack.Image{}, drivers: map[string]stack.Image{}, dirs: map[string]bool{}, runManifests: map[string]bool{}, pool: map[string]*liveArm{}, ran: map[int]bool{}}
 	r.manifest = results.Manifest{RunID: r.runID, Started: time.Now().UTC().Truncate(time.Second), HCL: o.Source}
 	r.out = Outcome{RunID: r.runID, Unavailable: map[string]string{}}
 	p := o.Progress
-	// Where results go is checked before anything starts: a directory that
-	// cannot be written would otherwise cost the first measured run.
-	for i := range o.Plan.Scenarios {
-		if sc := &o.Plan.Scenarios[i]; sc.NotRun == "" {
-			if err := writable(filepath.Dir(r.csvPath(sc))); err != nil {
-				return r.out, fmt.Errorf("results for scenario %s cannot be written: %w", sc.Name, err)
-			}
-			// A CSV apply cannot read back would be replaced, and the rows
-			// of every arm this run does not measure lost with it.
-			if _, err := results.Read(r.csvPath(sc)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return r.out, fmt.Errorf("results for scenario %s: %s cannot be read back, and this run would replace it: %w "+
-					"(nothing was changed; move the file, or the manifest named, out of the way, or write elsewhere with --results DIR)",
-					sc.Name, r.csvPath(sc), err)
-			}
-		}
+	if err := r.checkOutputs(); err != nil {
+		return r.out, err
 	}
-
 	if n, err := stack.SweepTemp(); err != nil {
 		return r.out, fmt.Errorf("sweep leftover temporary directories: %w", err)
 	} else if n > 0 {
@@ -212,6 +179,53 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 	r.out.Partial = loadCtx.Err() != nil
 	r.out.Dirs = slices.Sorted(maps.Keys(r.dirs))
 	return r.out, nil
+}
+
+// defaults fills what the options leave unset.
+func (o *Options) defaults() {
+	if o.ReadyTimeout == 0 {
+		o.ReadyTimeout = 60 * time.Second
+	}
+	if o.CgroupRoot == "" {
+		o.CgroupRoot = "/sys/fs/cgroup"
+	}
+	if o.PortFree == nil {
+		o.PortFree = portFree
+	}
+	o.Plan.Normalize()
+	moduleDir := o.ModuleDir
+	if o.MockImage == nil {
+		o.MockImage = func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error) {
+			return stack.MockImage(ctx, e, moduleDir, labels)
+		}
+	}
+	if o.DriverImage == nil {
+		o.DriverImage = func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error) {
+			return stack.DriverImage(ctx, e, moduleDir, labels)
+		}
+	}
+}
+
+// checkOutputs checks where results go before anything starts: a
+// directory that cannot be written would otherwise cost the first
+// measured run, and a CSV apply cannot read back would be replaced, and
+// the rows of every arm this run does not measure lost with it.
+func (r *execution) checkOutputs() error {
+	for i := range r.o.Plan.Scenarios {
+		sc := &r.o.Plan.Scenarios[i]
+		if sc.NotRun != "" {
+			continue
+		}
+		if err := writable(filepath.Dir(r.csvPath(sc))); err != nil {
+			return fmt.Errorf("results for scenario %s cannot be written: %w", sc.Name, err)
+		}
+		if _, err := results.Read(r.csvPath(sc)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("results for scenario %s: %s cannot be read back, and this run would replace it: %w "+
+				"(nothing was changed; move the file, or the manifest named, out of the way, or write elsewhere with --results DIR)",
+				sc.Name, r.csvPath(sc), err)
+		}
+	}
+	return nil
 }
 
 // writable makes dir and proves a file can be written there.

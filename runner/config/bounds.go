@@ -27,65 +27,22 @@ func checkShape(filename string, src []byte) hcl.Diagnostics {
 		at    hcl.Pos
 	}
 	var stack []open
-	pos := hcl.Pos{Line: 1, Column: 1}
+	sc := &scanner{src: src, pos: hcl.Pos{Line: 1, Column: 1}}
 	diag := func(at hcl.Pos, summary, detail string) hcl.Diagnostics {
 		r := hcl.Range{Filename: filename, Start: at, End: hcl.Pos{Line: at.Line, Column: at.Column + 1, Byte: at.Byte + 1}}
 		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &r}}
 	}
-	advance := func(n int) {
-		for _, c := range src[pos.Byte : pos.Byte+n] {
-			if c == '\n' {
-				pos.Line, pos.Column = pos.Line+1, 1
-			} else if c&0xC0 != 0x80 { // count characters, not UTF-8 continuation bytes
-				pos.Column++
-			}
+	for sc.pos.Byte < len(src) {
+		if sc.skipText() || sc.pos.Byte == len(src) { // a string left open at the end
+			continue
 		}
-		pos.Byte += n
-	}
-	skipTo := func(end []byte) {
-		i := bytes.Index(src[pos.Byte:], end)
-		if i < 0 {
-			i = len(src) - pos.Byte
-		} else {
-			i += len(end)
-		}
-		advance(i)
-	}
-	for pos.Byte < len(src) {
-		c, rest := src[pos.Byte], src[pos.Byte:]
-		switch {
-		case c == '#' || bytes.HasPrefix(rest, []byte("//")):
-			skipTo([]byte("\n"))
-			continue
-		case bytes.HasPrefix(rest, []byte("/*")):
-			skipTo([]byte("*/"))
-			continue
-		case c == '"':
-			advance(1)
-			for pos.Byte < len(src) && src[pos.Byte] != '"' && src[pos.Byte] != '\n' {
-				if src[pos.Byte] == '\\' && pos.Byte+1 < len(src) {
-					advance(1)
-				}
-				advance(1)
-			}
-		case bytes.HasPrefix(rest, []byte("<<")):
-			line, _, _ := bytes.Cut(rest[2:], []byte("\n"))
-			marker := bytes.TrimSpace(bytes.TrimPrefix(line, []byte("-")))
-			skipTo([]byte("\n"))
-			for pos.Byte < len(src) {
-				line, _, _ := bytes.Cut(src[pos.Byte:], []byte("\n"))
-				skipTo([]byte("\n"))
-				if len(marker) > 0 && bytes.Equal(bytes.TrimSpace(line), marker) {
-					break
-				}
-			}
-			continue
+		switch c := src[sc.pos.Byte]; {
 		case c == '{' || c == '[' || c == '(':
 			if len(stack) == maxDepth {
-				return diag(pos, sumNesting,
+				return diag(sc.pos, sumNesting,
 					fmt.Sprintf("blocks, objects and lists nest at most %d deep in a benchmark file; this one goes deeper here.", maxDepth))
 			}
-			stack = append(stack, open{kind: c, at: pos})
+			stack = append(stack, open{kind: c, at: sc.pos})
 		case c == '}' || c == ']' || c == ')':
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
@@ -97,9 +54,72 @@ func checkShape(filename string, src []byte) hcl.Diagnostics {
 					fmt.Sprintf("a list holds at most %d elements in a benchmark file; this one has more.", maxListLen))
 			}
 		}
-		advance(1)
+		sc.advance(1)
 	}
 	return nil
+}
+
+// scanner walks an HCL source byte by byte, keeping its position.
+type scanner struct {
+	src []byte
+	pos hcl.Pos
+}
+
+func (s *scanner) advance(n int) {
+	for _, c := range s.src[s.pos.Byte : s.pos.Byte+n] {
+		if c == '\n' {
+			s.pos.Line, s.pos.Column = s.pos.Line+1, 1
+		} else if c&0xC0 != 0x80 { // count characters, not UTF-8 continuation bytes
+			s.pos.Column++
+		}
+	}
+	s.pos.Byte += n
+}
+
+func (s *scanner) skipTo(end []byte) {
+	i := bytes.Index(s.src[s.pos.Byte:], end)
+	if i < 0 {
+		i = len(s.src) - s.pos.Byte
+	} else {
+		i += len(end)
+	}
+	s.advance(i)
+}
+
+// skipText skips a comment or a heredoc and says so; at a quoted string it
+// skips to its closing quote (which the caller then passes) and says not.
+func (s *scanner) skipText() bool {
+	c, rest := s.src[s.pos.Byte], s.src[s.pos.Byte:]
+	switch {
+	case c == '#' || bytes.HasPrefix(rest, []byte("//")):
+		s.skipTo([]byte("\n"))
+		return true
+	case bytes.HasPrefix(rest, []byte("/*")):
+		s.skipTo([]byte("*/"))
+		return true
+	case c == '"':
+		s.advance(1)
+		for s.pos.Byte < len(s.src) && s.src[s.pos.Byte] != '"' && s.src[s.pos.Byte] != '\n' {
+			if s.src[s.pos.Byte] == '\\' && s.pos.Byte+1 < len(s.src) {
+				s.advance(1)
+			}
+			s.advance(1)
+		}
+		return false
+	case bytes.HasPrefix(rest, []byte("<<")):
+		line, _, _ := bytes.Cut(rest[2:], []byte("\n"))
+		marker := bytes.TrimSpace(bytes.TrimPrefix(line, []byte("-")))
+		s.skipTo([]byte("\n"))
+		for s.pos.Byte < len(s.src) {
+			line, _, _ := bytes.Cut(s.src[s.pos.Byte:], []byte("\n"))
+			s.skipTo([]byte("\n"))
+			if len(marker) > 0 && bytes.Equal(bytes.TrimSpace(line), marker) {
+				break
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // refuseLoops refuses for expressions and template for directives

@@ -158,21 +158,9 @@ func loadStack(ctx context.Context, cfg *Config, roots []string, c composeRef, e
 		return nil, fail(c.serviceRange, "Compose service refused",
 			fmt.Sprintf("service %q of %s may not: %s.", c.service, c.compose, strings.Join(refused, "; ")))
 	}
-	var out []*types.Project
-	for _, env := range envs {
-		details.Environment = env
-		if p, err = loader.LoadWithContext(ctx, details, func(o *loader.Options) { o.SetProjectName(name, true) }); err != nil {
-			return nil, fail(c.composeRange, "Invalid compose file",
-				fmt.Sprintf("compose-go rejected %s for gateway %q: %v.", c.compose, c.who, err))
-		}
-		// Again with what extends pulled in, then every host path as the
-		// links lead: the plan shows, and the engine is given, where they land.
-		if refused := serviceRefusals(p, c.service, roots); len(refused) > 0 {
-			return nil, fail(c.serviceRange, "Compose service refused",
-				fmt.Sprintf("service %q of %s may not: %s.", c.service, c.compose, strings.Join(refused, "; ")))
-		}
-		canonical(p, c.service)
-		out = append(out, p)
+	out, failed := loadEach(ctx, details, name, c, roots, envs)
+	if failed != nil {
+		return nil, append(diags, failed)
 	}
 	if set := resourceSettings(out[0].Services[c.service]); len(set) > 0 {
 		r := c.serviceRange
@@ -181,6 +169,31 @@ func loadStack(ctx context.Context, cfg *Config, roots []string, c composeRef, e
 				c.service, c.compose, strings.Join(set, ", "))})
 	}
 	return out, diags
+}
+
+// loadEach loads the compose file once per environment (a replica's
+// each), with what extends pulls in, and checks the service again.
+func loadEach(ctx context.Context, details types.ConfigDetails, name string, c composeRef, roots []string, envs []map[string]string) ([]*types.Project, *hcl.Diagnostic) {
+	var out []*types.Project
+	for _, env := range envs {
+		details.Environment = env
+		p, err := loader.LoadWithContext(ctx, details, func(o *loader.Options) { o.SetProjectName(name, true) })
+		if err != nil {
+			r := c.composeRange
+			return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid compose file", Subject: &r,
+				Detail: fmt.Sprintf("compose-go rejected %s for gateway %q: %v.", c.compose, c.who, err)}
+		}
+		// Again with what extends pulled in, then every host path as the
+		// links lead: the plan shows, and the engine is given, where they land.
+		if refused := serviceRefusals(p, c.service, roots); len(refused) > 0 {
+			r := c.serviceRange
+			return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Compose service refused", Subject: &r,
+				Detail: fmt.Sprintf("service %q of %s may not: %s.", c.service, c.compose, strings.Join(refused, "; "))}
+		}
+		canonical(p, c.service)
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // resourceSettings names the CPU and memory settings svc makes that the

@@ -521,3 +521,24 @@ func TestComposeResourcesOverridden(t *testing.T) {
 		}
 	}
 }
+
+// TestShapeAtTheEnd: text that ends inside a string, after an escape, or
+// inside a heredoc or comment is refused by the parser, never read past its
+// end by the shape check (a string left open at the last byte read one
+// byte beyond the file).
+func TestShapeAtTheEnd(t *testing.T) {
+	for _, src := range []string{`x = "abc`, `x = "ab\`, `x = "`, "x = <<EOT\nabc", "x = 1 /* open", "x = 1 # end"} {
+		b := slices.Clip([]byte(src))
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%q: panic %v", src, r)
+				}
+			}()
+			if diags := checkShape("b.hcl", b); diags.HasErrors() {
+				t.Errorf("%q: shape refused: %v", src, diags)
+			}
+			Parse("b.hcl", b)
+		}()
+	}
+}

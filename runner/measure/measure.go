@@ -73,63 +73,9 @@ const memMeasure = "working_set_sampled_100ms"
 // configuration, and samples the gateway's and the mock's cgroups over
 // exactly the driver's measured window: every kind's row starts here.
 func Drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config)) (results.Row, *load.Result, error) {
-	var mu sync.Mutex
-	var gwS, mockS *usage.Sampler
-	var gwW, mockW usage.Window
-	var gwErr, mockErr error
-	// Each replica, then the balancer, sampled apart over the same window.
-	parts := slices.Clone(m.Replicas)
-	if m.Balancer != nil {
-		parts = append(parts, m.Balancer)
-	}
-	repS := make([]*usage.Sampler, len(parts))
-	repW := make([]usage.Window, len(parts))
-	window := func(begin bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		if begin {
-			m.WindowStart = time.Now()
-		} else {
-			m.WindowEnd = time.Now()
-		}
-		if begin {
-			if m.Gateway != nil {
-				gwS, gwErr = usage.Begin(m.Gateway, sampleEvery)
-			}
-			for i, src := range parts {
-				repS[i], _ = usage.Begin(src, sampleEvery)
-			}
-			mockS, mockErr = usage.Begin(m.Mock, sampleEvery)
-			return
-		}
-		if gwS != nil {
-			gwW, gwErr = gwS.End()
-		}
-		for i, s := range repS {
-			if s != nil {
-				repW[i], _ = s.End()
-			}
-		}
-		if mockS != nil {
-			mockW, mockErr = mockS.End()
-		}
-	}
-	cfg := RequestConfig(run, m.Scenario.Knobs)
-	cfg.Conns, cfg.Duration, cfg.Warmup = run.Point.Concurrency, run.Duration.D(), run.Warmup.D()
-	cfg.MinSamples, cfg.MaxDuration = run.MinSamples, run.MaxDuration.D()
-	cfg.Fidelity, cfg.Window, cfg.MaxErrorRate, cfg.Abort = true, window, run.MaxErrorRate, m.Abort
-	cfg.SLO = load.SLO{Latency: run.SLO.Latency.D(), TTFT: run.SLO.TTFT.D(), ITL: run.SLO.ITL.D()}
-	if m.Arm.Hosted {
-		// A real API's answers are not the mock's script, and its key lives
-		// in memory only, for the requests.
-		cfg.Fidelity = false
-		if m.Key != "" {
-			cfg.Shape.Keys = []string{m.Key}
-		}
-	}
-	if run.Point.Mode == vocab.Open {
-		cfg.Rate, cfg.Poisson, cfg.Seed = run.Point.Rate, run.Point.Arrival == plan.Poisson, uint64(run.Trial)
-	}
+	u := newSamplers(m)
+	cfg := driveConfig(m, run)
+	cfg.Window = u.window
 	if tweak != nil {
 		tweak(&cfg)
 	}
@@ -148,29 +94,103 @@ func Drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 	if n := res.RequestsOK + res.Errored(); n > 0 {
 		row.DriverCPUUsPerReq = vocab.Some(results.Round3(float64(res.DriverCPU.Time.Microseconds()) / float64(n)))
 	}
-	if mockErr == nil && mockS != nil {
-		row.MockCPUCores = vocab.Some(results.Round3(mockW.Cores()))
+	if u.mockErr == nil && u.mockS != nil {
+		row.MockCPUCores = vocab.Some(results.Round3(u.mockW.Cores()))
 	}
 	// One client in a closed loop keeps the rig's CPUs busy without queueing
 	// anything behind them: the guard is for points with more in flight.
 	if run.Point.Mode == vocab.Open || run.Point.Concurrency > 1 {
-		verdict.Add(Saturation(RigOf(m.Plan, m.Arm), res.DriverCPU.Cores(), mockW.Cores(), gwW.Cores(), m.Gateway != nil))
+		verdict.Add(Saturation(RigOf(m.Plan, m.Arm), res.DriverCPU.Cores(), u.mockW.Cores(), u.gwW.Cores(), m.Gateway != nil))
 	}
 	if m.Gateway != nil {
-		if gwErr != nil {
-			verdict.Add(vocab.Reason{Finding: vocab.VNoUsage, Detail: gwErr.Error()})
-		} else if gwS != nil {
-			fillGateway(&row, gwW, res, m.Plan.Cost)
+		if u.gwErr != nil {
+			verdict.Add(vocab.Reason{Finding: vocab.VNoUsage, Detail: u.gwErr.Error()})
+		} else if u.gwS != nil {
+			fillGateway(&row, u.gwW, res, m.Plan.Cost)
 			n := len(m.Replicas)
-			fillReplicas(&row, repS[:n], repW[:n])
-			if m.Balancer != nil && repS[n] != nil {
-				row.BalancerCPUCores = vocab.Some(results.Round3(repW[n].Cores()))
-				row.BalancerMemPeakMiB = vocab.Some(results.Round3(MiB(repW[n].Peak)))
+			fillReplicas(&row, u.repS[:n], u.repW[:n])
+			if m.Balancer != nil && u.repS[n] != nil {
+				row.BalancerCPUCores = vocab.Some(results.Round3(u.repW[n].Cores()))
+				row.BalancerMemPeakMiB = vocab.Some(results.Round3(MiB(u.repW[n].Peak)))
 			}
 		}
 	}
 	row.Verdict = verdict
 	return row, res, nil
+}
+
+// driveConfig is the load of run as the scenario and the arm shape it.
+func driveConfig(m *Meter, run *plan.Run) load.Config {
+	cfg := RequestConfig(run, m.Scenario.Knobs)
+	cfg.Conns, cfg.Duration, cfg.Warmup = run.Point.Concurrency, run.Duration.D(), run.Warmup.D()
+	cfg.MinSamples, cfg.MaxDuration = run.MinSamples, run.MaxDuration.D()
+	cfg.Fidelity, cfg.MaxErrorRate, cfg.Abort = true, run.MaxErrorRate, m.Abort
+	cfg.SLO = load.SLO{Latency: run.SLO.Latency.D(), TTFT: run.SLO.TTFT.D(), ITL: run.SLO.ITL.D()}
+	if m.Arm.Hosted {
+		// A real API's answers are not the mock's script, and its key lives
+		// in memory only, for the requests.
+		cfg.Fidelity = false
+		if m.Key != "" {
+			cfg.Shape.Keys = []string{m.Key}
+		}
+	}
+	if run.Point.Mode == vocab.Open {
+		cfg.Rate, cfg.Poisson, cfg.Seed = run.Point.Rate, run.Point.Arrival == plan.Poisson, uint64(run.Trial)
+	}
+	return cfg
+}
+
+// samplers read the gateway's, each replica's and the balancer's (apart)
+// and the mock's cgroups over the driver's window.
+type samplers struct {
+	m          *Meter
+	mu         sync.Mutex
+	parts      []usage.Source
+	gwS, mockS *usage.Sampler
+	gwW, mockW usage.Window
+	gwErr      error
+	mockErr    error
+	repS       []*usage.Sampler
+	repW       []usage.Window
+}
+
+func newSamplers(m *Meter) *samplers {
+	// Each replica, then the balancer, sampled apart over the same window.
+	parts := slices.Clone(m.Replicas)
+	if m.Balancer != nil {
+		parts = append(parts, m.Balancer)
+	}
+	return &samplers{m: m, parts: parts, repS: make([]*usage.Sampler, len(parts)), repW: make([]usage.Window, len(parts))}
+}
+
+// window is the driver's Window: it begins and ends every sampler.
+func (u *samplers) window(begin bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	m := u.m
+	if begin {
+		m.WindowStart = time.Now()
+		if m.Gateway != nil {
+			u.gwS, u.gwErr = usage.Begin(m.Gateway, sampleEvery)
+		}
+		for i, src := range u.parts {
+			u.repS[i], _ = usage.Begin(src, sampleEvery)
+		}
+		u.mockS, u.mockErr = usage.Begin(m.Mock, sampleEvery)
+		return
+	}
+	m.WindowEnd = time.Now()
+	if u.gwS != nil {
+		u.gwW, u.gwErr = u.gwS.End()
+	}
+	for i, s := range u.repS {
+		if s != nil {
+			u.repW[i], _ = s.End()
+		}
+	}
+	if u.mockS != nil {
+		u.mockW, u.mockErr = u.mockS.End()
+	}
 }
 
 func fillGateway(row *results.Row, w usage.Window, res *load.Result, c config.Cost) {

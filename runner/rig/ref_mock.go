@@ -119,11 +119,28 @@ func BenchMock(ctx context.Context, o Options) error {
 	fmt.Fprintf(o.Out, "mock vs nginx: %d rounds x %s, %d connections, wrk on cpus %s, servers on cpus %s\n"+
 		"  request: POST, %d-byte body, Authorization (checked by the mock), User-Agent, Accept; answer %d bytes\n",
 		o.Rounds, o.Duration, o.Conns, o.LoadCPUs, o.ServerCPUs, len(gatewayRequest), len(body))
-	targets := []struct {
-		name string
-		p    *proc
-		url  string
-	}{{"mock", mock, url}, {"nginx", nginx, nginxURL}}
+	if err := mockAgainstNginx(ctx, o, []benchTarget{{"mock", mock, url}, {"nginx", nginx, nginxURL}}, script); err != nil {
+		return err
+	}
+	if err := transports(o.Out, mockAddr); err != nil {
+		return err
+	}
+	if err := mockStreams(ctx, o, mock, url); err != nil {
+		return err
+	}
+	return transports(o.Out, mockAddr)
+}
+
+// benchTarget is a server wrk measures.
+type benchTarget struct {
+	name string
+	p    *proc
+	url  string
+}
+
+// mockAgainstNginx measures the targets round by round, alternating which
+// goes first, and prints each one's figures and the mock's ratios to nginx.
+func mockAgainstNginx(ctx context.Context, o Options, targets []benchTarget, script string) error {
 	results := map[string][]sample{}
 	for round := range o.Rounds {
 		for i := range targets {
@@ -166,12 +183,13 @@ func BenchMock(ctx context.Context, o Options) error {
 		e.Median, strings.Join(ratios, " "), interval, mockTarget, verdict)
 	fmt.Fprintf(o.Out, "mock/nginx CPU per request: %.2fx\n",
 		float64(mockMed.CPUPerReq)/float64(nginxMed.CPUPerReq))
-	if err := transports(o.Out, mockAddr); err != nil {
-		return err
-	}
+	return nil
+}
 
-	// Streaming: every response is the role chunk, 32 content events, the
-	// finish chunk and [DONE], each its own flushed write.
+// mockStreams measures the mock's streams: every response is the role
+// chunk, 32 content events, the finish chunk and [DONE], each its own
+// flushed write.
+func mockStreams(ctx context.Context, o Options, mock *proc, url string) error {
 	stream, err := wrkScript([]byte(chatStreamRequest), gatewayHeaders...)
 	if err != nil {
 		return err
@@ -189,7 +207,7 @@ func BenchMock(ctx context.Context, o Options) error {
 	const events = 32 + 3
 	fmt.Fprintf(o.Out, "mock streaming (ttft=0 itl=0, %d events per response): %.0f streams/s, %.0f events/s, CPU %.1fµs per stream (median of %d)\n",
 		events, m.RPS, m.RPS*events, float64(m.CPUPerReq.Nanoseconds())/1e3, o.Rounds)
-	return transports(o.Out, mockAddr)
+	return nil
 }
 
 // transports says which of the mock's two transports has served so far: the

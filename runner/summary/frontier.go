@@ -116,64 +116,75 @@ func Frontiers(tables []Table) []Frontier {
 		}
 	}
 	for i := range out {
-		f := &out[i]
-		slices.Sort(f.Rates)
-		byName := map[string]int{}
-		measured := map[string]bool{}
-		for _, t := range tables {
-			if t.Point.Mode != vocab.Open || t.Point.RunID != f.RunID || t.Point.Scenario != f.Scenario {
-				continue
+		out[i].fill(tables)
+	}
+	return out
+}
+
+// fill sets the frontier's arms from its scenario's open-loop tables: each
+// arm's p99 and rate at every level, and the best rate under each bound.
+func (f *Frontier) fill(tables []Table) {
+	slices.Sort(f.Rates)
+	byName := map[string]int{}
+	measured := map[string]bool{}
+	for _, t := range tables {
+		if t.Point.Mode != vocab.Open || t.Point.RunID != f.RunID || t.Point.Scenario != f.Scenario {
+			continue
+		}
+		ri := slices.Index(f.Rates, t.Point.level())
+		for _, a := range t.Arms {
+			j, ok := byName[a.Name]
+			if !ok {
+				j = len(f.Arms)
+				byName[a.Name] = j
+				f.Arms = append(f.Arms, FrontierArm{Name: a.Name, Class: a.Class, P99: make([]vocab.Optional, len(f.Rates)),
+					At: make([]vocab.Optional, len(f.Rates)), Best: make([]vocab.Optional, len(f.Bounds))})
 			}
-			ri := slices.Index(f.Rates, t.Point.level())
-			for _, a := range t.Arms {
-				j, ok := byName[a.Name]
-				if !ok {
-					j = len(f.Arms)
-					byName[a.Name] = j
-					f.Arms = append(f.Arms, FrontierArm{Name: a.Name, Class: a.Class, P99: make([]vocab.Optional, len(f.Rates)),
-						At: make([]vocab.Optional, len(f.Rates)), Best: make([]vocab.Optional, len(f.Bounds))})
-				}
-				fa := &f.Arms[j]
-				fa.Rows = append(fa.Rows, a.Rows...)
-				fa.At[ri] = vocab.Some(t.Point.Rate)
-				if f.Shares {
-					fa.At[ri] = a.Median(results.ColRateRPS)
-				}
-				switch {
-				case a.Trials > 0 && a.Trials == len(a.Rows) && a.P99.Set:
-					fa.P99[ri] = a.P99
-				case a.Trials > 0 && a.Trials == len(a.Rows):
-					fa.Thin = append(fa.Thin, t.Point.level())
-				case a.Status != vocab.StatusUnavailable:
-					fa.Failed = append(fa.Failed, t.Point.level())
-				}
-				if a.Trials > 0 {
-					measured[a.Name] = true
-				} else if fa.Missing == "" && a.Reason != "" {
-					reason, _, _ := strings.Cut(a.Reason, ";")
-					fa.Missing = string(a.Status) + ": " + reason
-					if a.Status != vocab.StatusUnavailable {
-						// measured, and failed at every rate
-						fa.Missing = "measured, failed at every rate: " + reason
-					}
-				}
+			f.Arms[j].add(f, t, a, ri)
+			if a.Trials > 0 {
+				measured[a.Name] = true
 			}
 		}
-		for j := range f.Arms {
-			fa := &f.Arms[j]
-			if measured[fa.Name] {
-				fa.Missing = "" // it failed at some rates only: those did not hold
-			}
-			for bi, b := range f.Bounds {
-				for ri, p := range fa.P99 {
-					if p.Set && p.V <= b && fa.At[ri].Set {
-						fa.Best[bi] = fa.At[ri]
-					}
+	}
+	for j := range f.Arms {
+		fa := &f.Arms[j]
+		if measured[fa.Name] {
+			fa.Missing = "" // it failed at some rates only: those did not hold
+		}
+		for bi, b := range f.Bounds {
+			for ri, p := range fa.P99 {
+				if p.Set && p.V <= b && fa.At[ri].Set {
+					fa.Best[bi] = fa.At[ri]
 				}
 			}
 		}
 	}
-	return out
+}
+
+// add takes arm a at table t's level (index ri): its rows, rate and p99,
+// or that it was thin, failed or not measured there.
+func (fa *FrontierArm) add(f *Frontier, t Table, a Figures, ri int) {
+	fa.Rows = append(fa.Rows, a.Rows...)
+	fa.At[ri] = vocab.Some(t.Point.Rate)
+	if f.Shares {
+		fa.At[ri] = a.Median(results.ColRateRPS)
+	}
+	switch {
+	case a.Trials > 0 && a.Trials == len(a.Rows) && a.P99.Set:
+		fa.P99[ri] = a.P99
+	case a.Trials > 0 && a.Trials == len(a.Rows):
+		fa.Thin = append(fa.Thin, t.Point.level())
+	case a.Status != vocab.StatusUnavailable:
+		fa.Failed = append(fa.Failed, t.Point.level())
+	}
+	if a.Trials == 0 && fa.Missing == "" && a.Reason != "" {
+		reason, _, _ := strings.Cut(a.Reason, ";")
+		fa.Missing = string(a.Status) + ": " + reason
+		if a.Status != vocab.StatusUnavailable {
+			// measured, and failed at every rate
+			fa.Missing = "measured, failed at every rate: " + reason
+		}
+	}
 }
 
 // AtTop says whether a rate held is the one offered at the highest level:

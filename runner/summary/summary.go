@@ -166,27 +166,7 @@ func Build(recs []results.Record) []Table {
 			}
 			a := arm(name, rows)
 			if name != vocab.Direct {
-				d := diffs(rows, direct, results.ColLatency.P50)
-				d99 := diffs(rows, direct, results.ColLatency.P99)
-				a.AddedP50, a.AddedP99 = med(d), a.cover(d99, okRows(rows), "+p99")
-				a.AddedP50CI, a.HasCI = stats.PairedDelta(d)
-				a.Bimodal, a.IsBimodal = stats.TwoClusters(d)
-				a.ByStart = byStart(rows, direct)
-				if a.AddedP99.Set {
-					a.AddedP99CI, a.HasP99CI = stats.PairedDelta(d99)
-				}
-				dt := diffs(rows, direct, results.ColTTFT.P50)
-				a.AddedTTFT = med(dt)
-				a.AddedTTFTCI, a.HasTTFTCI = stats.PairedDelta(dt)
-				a.TopologyMS = median(rows, func(r results.Record) vocab.Optional {
-					if v := r.Num(results.ColTopologyUs); v.Set {
-						return vocab.Some(v.V / 1000)
-					}
-					return vocab.Optional{}
-				})
-				if a.AddedP50.Set && a.TopologyMS.Set {
-					a.NetP50 = vocab.Some(a.AddedP50.V - a.TopologyMS.V)
-				}
+				a.against(rows, direct)
 				if name != t.Floor && len(floor) > 0 {
 					a.FloorP50, a.FloorP99 = added(rows, floor, results.ColLatency.P50), added(rows, floor, results.ColLatency.P99)
 				}
@@ -199,6 +179,33 @@ func Build(recs []results.Record) []Table {
 		out = append(out, t)
 	}
 	return out
+}
+
+// against sets what a gateway arm adds over direct, round by round: p50,
+// p99 and TTFT with their intervals, the spread between starts, two
+// clusters where they show, and the added p50 net of the topology.
+func (a *Figures) against(rows, direct []results.Record) {
+	d := diffs(rows, direct, results.ColLatency.P50)
+	d99 := diffs(rows, direct, results.ColLatency.P99)
+	a.AddedP50, a.AddedP99 = med(d), a.cover(d99, okRows(rows), "+p99")
+	a.AddedP50CI, a.HasCI = stats.PairedDelta(d)
+	a.Bimodal, a.IsBimodal = stats.TwoClusters(d)
+	a.ByStart = byStart(rows, direct)
+	if a.AddedP99.Set {
+		a.AddedP99CI, a.HasP99CI = stats.PairedDelta(d99)
+	}
+	dt := diffs(rows, direct, results.ColTTFT.P50)
+	a.AddedTTFT = med(dt)
+	a.AddedTTFTCI, a.HasTTFTCI = stats.PairedDelta(dt)
+	a.TopologyMS = median(rows, func(r results.Record) vocab.Optional {
+		if v := r.Num(results.ColTopologyUs); v.Set {
+			return vocab.Some(v.V / 1000)
+		}
+		return vocab.Optional{}
+	})
+	if a.AddedP50.Set && a.TopologyMS.Set {
+		a.NetP50 = vocab.Some(a.AddedP50.V - a.TopologyMS.V)
+	}
 }
 
 // uncontrolled is the detail of the direct arm's uncontrolled verdict when
@@ -539,77 +546,87 @@ func Write(w io.Writer, tables []Table) {
 		if t.Point.Scenario != last {
 			fmt.Fprintf(w, "\n%s (run %s, code %s)\n", t.Point.Scenario, t.Point.RunID, t.Code())
 			last = t.Point.Scenario
-			// Arms that never came up are said once per scenario, on one
-			// line per short reason (RESULTS.md and SUMMARY.md have it whole).
-			var why []string
-			names := map[string][]string{}
-			for _, a := range t.Arms {
-				if a.Status == vocab.StatusUnavailable {
-					r := shortReason(a.Reason)
-					if _, ok := names[r]; !ok {
-						why = append(why, r)
-					}
-					names[r] = append(names[r], a.Name)
-				}
+			writeNotMeasured(w, t.Arms)
+		}
+		writeTable(w, t)
+	}
+}
+
+// writeNotMeasured says the arms that never came up once per scenario, on
+// one line per short reason (RESULTS.md and SUMMARY.md have it whole).
+func writeNotMeasured(w io.Writer, arms []Figures) {
+	var why []string
+	names := map[string][]string{}
+	for _, a := range arms {
+		if a.Status == vocab.StatusUnavailable {
+			r := shortReason(a.Reason)
+			if _, ok := names[r]; !ok {
+				why = append(why, r)
 			}
-			for _, r := range why {
-				fmt.Fprintf(w, "  not measured: %s (%s)\n", strings.Join(names[r], ", "), r)
-			}
+			names[r] = append(names[r], a.Name)
 		}
-		arms := slices.DeleteFunc(slices.Clone(t.Arms), func(a Figures) bool { return a.Status == vocab.StatusUnavailable })
-		fmt.Fprintf(w, "  %s", t.Point)
-		if t.Floor != "" {
-			fmt.Fprintf(w, " (floor: %s)", t.Floor)
+	}
+	for _, r := range why {
+		fmt.Fprintf(w, "  not measured: %s (%s)\n", strings.Join(names[r], ", "), r)
+	}
+}
+
+// writeTable is one point's table for the terminal, with the notes on
+// its arms below it.
+func writeTable(w io.Writer, t Table) {
+	arms := slices.DeleteFunc(slices.Clone(t.Arms), func(a Figures) bool { return a.Status == vocab.StatusUnavailable })
+	fmt.Fprintf(w, "  %s", t.Point)
+	if t.Floor != "" {
+		fmt.Fprintf(w, " (floor: %s)", t.Floor)
+	}
+	fmt.Fprintln(w)
+	if t.Uncontrolled != "" {
+		fmt.Fprintf(w, "    %s\n", t.DroppedText())
+		return
+	}
+	streams := slices.ContainsFunc(arms, func(a Figures) bool { return a.TTFTP50.Set })
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	// 120 columns on a terminal: what SUMMARY.md adds (over the floor,
+	// topology, TTFT, events per read, working set, cost) stays there.
+	head := "arm\trounds\tp50 ms\tp99 ms\t+p50\t95% CI\tp\t+p99\t"
+	if streams {
+		head += "+ttft\titl p99\t"
+	}
+	fmt.Fprintln(tw, head+"cpu µs\trss MiB\t")
+	for _, a := range arms {
+		cells := []string{a.Name, string(a.Status), "-", "-", "-", "-", "-", "-"}
+		if a.Status == vocab.StatusOK {
+			cells = []string{a.Name, fmt.Sprint(a.Trials), num(a.P50), num(a.P99), short(Added(a.AddedP50, a.AddedP50CI, a.HasCI)), CI(a), P(a.AddedP50CI, a.HasCI),
+				short(Added(a.AddedP99, a.AddedP99CI, a.HasP99CI))}
 		}
-		fmt.Fprintln(w)
-		if t.Uncontrolled != "" {
-			fmt.Fprintf(w, "    %s\n", t.DroppedText())
-			continue
-		}
-		streams := slices.ContainsFunc(arms, func(a Figures) bool { return a.TTFTP50.Set })
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		// 120 columns on a terminal: what SUMMARY.md adds (over the floor,
-		// topology, TTFT, events per read, working set, cost) stays there.
-		head := "arm\trounds\tp50 ms\tp99 ms\t+p50\t95% CI\tp\t+p99\t"
 		if streams {
-			head += "+ttft\titl p99\t"
+			cells = append(cells, short(Added(a.AddedTTFT, a.AddedTTFTCI, a.HasTTFTCI)), num(a.ITLP99))
 		}
-		fmt.Fprintln(tw, head+"cpu µs\trss MiB\t")
-		for _, a := range arms {
-			cells := []string{a.Name, string(a.Status), "-", "-", "-", "-", "-", "-"}
-			if a.Status == vocab.StatusOK {
-				cells = []string{a.Name, fmt.Sprint(a.Trials), num(a.P50), num(a.P99), short(Added(a.AddedP50, a.AddedP50CI, a.HasCI)), CI(a), P(a.AddedP50CI, a.HasCI),
-					short(Added(a.AddedP99, a.AddedP99CI, a.HasP99CI))}
-			}
-			if streams {
-				cells = append(cells, short(Added(a.AddedTTFT, a.AddedTTFTCI, a.HasTTFTCI)), num(a.ITLP99))
-			}
-			cells = append(cells, num1(a.CPUUsPerReq), num1(a.RSSPeakMiB))
-			fmt.Fprintf(tw, "%s\t\n", strings.Join(cells, "\t"))
+		cells = append(cells, num1(a.CPUUsPerReq), num1(a.RSSPeakMiB))
+		fmt.Fprintf(tw, "%s\t\n", strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+	if fo := Failovers(t); len(fo) > 0 {
+		writeFailover(w, fo, false)
+	}
+	if slices.ContainsFunc(arms, func(a Figures) bool {
+		return a.HasCI && a.AddedP50CI.Enough && !a.AddedP50CI.Distinguishable() || a.HasP99CI && a.AddedP99CI.Enough && !a.AddedP99CI.Distinguishable() ||
+			a.HasTTFTCI && a.AddedTTFTCI.Enough && !a.AddedTTFTCI.Distinguishable()
+	}) {
+		fmt.Fprintln(w, "    "+shortND+" = "+NotDistinguishableNote)
+	}
+	for _, a := range arms {
+		if a.Status != vocab.StatusOK {
+			fmt.Fprintf(w, "    %s %s: %s\n", a.Name, a.Status, a.Reason)
 		}
-		tw.Flush()
-		if fo := Failovers(t); len(fo) > 0 {
-			writeFailover(w, fo, false)
+		for _, g := range groupVerdicts(a.Verdicts) {
+			if a.Status != vocab.StatusOK && g.kind == vocab.VFailed {
+				continue // said with the status above
+			}
+			fmt.Fprintf(w, "    %s: %s\n", a.Name, g)
 		}
-		if slices.ContainsFunc(arms, func(a Figures) bool {
-			return a.HasCI && a.AddedP50CI.Enough && !a.AddedP50CI.Distinguishable() || a.HasP99CI && a.AddedP99CI.Enough && !a.AddedP99CI.Distinguishable() ||
-				a.HasTTFTCI && a.AddedTTFTCI.Enough && !a.AddedTTFTCI.Distinguishable()
-		}) {
-			fmt.Fprintln(w, "    "+shortND+" = "+NotDistinguishableNote)
-		}
-		for _, a := range arms {
-			if a.Status != vocab.StatusOK {
-				fmt.Fprintf(w, "    %s %s: %s\n", a.Name, a.Status, a.Reason)
-			}
-			for _, g := range groupVerdicts(a.Verdicts) {
-				if a.Status != vocab.StatusOK && g.kind == vocab.VFailed {
-					continue // said with the status above
-				}
-				fmt.Fprintf(w, "    %s: %s\n", a.Name, g)
-			}
-			for _, n := range a.Notes() {
-				fmt.Fprintf(w, "    %s: %s\n", a.Name, n)
-			}
+		for _, n := range a.Notes() {
+			fmt.Fprintf(w, "    %s: %s\n", a.Name, n)
 		}
 	}
 }
