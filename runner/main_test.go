@@ -260,7 +260,7 @@ func TestCompareRefusesNoInterval(t *testing.T) {
 					Concurrency: 1, Status: vocab.StatusOK, RequestsOK: 100, Latency: results.Percentiles{P50: vocab.Some(1), N: 100}})
 			}
 		}
-		if err := results.Write(filepath.Join(dir, "overhead.csv"), 0, rows); err != nil {
+		if err := results.Write(filepath.Join(dir, "overhead.csv"), rows); err != nil {
 			t.Fatal(err)
 		}
 		m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: "r", Quick: quick}

@@ -259,9 +259,8 @@ func (r *execution) csvPath(sc *plan.Scenario) string {
 type scenarioRun struct {
 	sc       *plan.Scenario
 	kind     kinds.Procedure
-	path     string        // the scenario's CSV in the results directory
-	runPath  string        // its copy in this run's own directory, written after every run
-	groups   results.Group // the columns its CSV holds
+	path     string // the scenario's CSV in the results directory
+	runPath  string // its copy in this run's own directory, written after every run
 	rows     []results.Row
 	arms     map[string]*liveArm // up, by name (direct included)
 	mock     usage.Source
@@ -358,7 +357,7 @@ func (r *execution) newScenario(sc *plan.Scenario) (*scenarioRun, error) {
 	// results of an earlier one (its partial rows stay in runs/<run id>/).
 	path := r.csvPath(sc)
 	return &scenarioRun{sc: sc, kind: kind, path: path, runPath: filepath.Join(r.runDir(path), filepath.Base(path)),
-		groups: kinds.Columns(sc), arms: map[string]*liveArm{}, down: map[string]bool{}}, nil
+		arms: map[string]*liveArm{}, down: map[string]bool{}}, nil
 }
 
 // scenarioStart runs one start of a scenario: its mocks, its arms' stacks
@@ -464,7 +463,7 @@ func (r *execution) save(s *scenarioRun) error {
 	if len(s.rows) == 0 {
 		return nil
 	}
-	if err := results.Write(s.runPath, s.groups, s.rows); err != nil {
+	if err := results.Write(s.runPath, s.rows); err != nil {
 		return fmt.Errorf("write %s: %w", s.runPath, err)
 	}
 	path := filepath.Join(filepath.Dir(s.runPath), "manifest.json")
@@ -652,9 +651,9 @@ func (r *execution) countLogs(ctx context.Context, a *liveArm, m *measure.Meter,
 	if len(pats) == 0 || len(a.containers) == 0 || m.WindowEnd.IsZero() {
 		return
 	}
-	texts := make([]string, len(pats))
+	texts, names := make([]string, len(pats)), make([]string, len(pats))
 	for i, p := range pats {
-		texts[i], row.LogPatterns = p.Text, append(row.LogPatterns, p.Name)
+		texts[i], names[i] = p.Text, p.Name
 	}
 	sum := make([]vocab.Optional, len(pats))
 	for _, c := range a.containers {
@@ -667,7 +666,7 @@ func (r *execution) countLogs(ctx context.Context, a *liveArm, m *measure.Meter,
 			sum[i] = vocab.Some(sum[i].V + float64(v))
 		}
 	}
-	row.LogMatches = sum
+	row.Logs = &results.LogsPart{Patterns: names, Matches: sum}
 }
 
 // unchanged says whether the run's containers (the mocks, the arm's
@@ -731,7 +730,7 @@ func (r *execution) complete(loadCtx context.Context, s *scenarioRun) error {
 		// kept in place; this run's are in its own directory.
 		return fmt.Errorf("%s cannot be read back any more, so it is left as it is (this run's rows are in %s): %w", s.path, s.runPath, err)
 	}
-	if err := results.WriteKeeping(s.path, s.groups, s.rows, kept); err != nil {
+	if err := results.WriteKeeping(s.path, s.rows, kept); err != nil {
 		return fmt.Errorf("write %s: %w", s.path, err)
 	}
 	r.dirs[dir] = true
@@ -810,7 +809,10 @@ func (r *execution) loadLeft() time.Duration {
 func (r *execution) meter(sc *plan.Scenario, run *plan.Run, a *liveArm, mockSrc usage.Source) *measure.Meter {
 	m := &measure.Meter{Plan: r.o.Plan, Scenario: sc, Arm: a.plan, Mock: mockSrc, Key: a.key,
 		Base: r.baseRow(sc, a.plan, run)}
-	m.Base.Variant, m.Base.Start = run.Variant, max(run.Start, 1)
+	m.Base.Start = max(run.Start, 1)
+	if run.Variant != "" {
+		m.Base.Varied = &results.VariantPart{Variant: run.Variant}
+	}
 	if r.o.Plan.Drivers.Container {
 		m.Drive = func(ctx context.Context, cfg load.Config) (*load.Result, error) {
 			return r.driveFleet(ctx, m.Abort, cfg)

@@ -875,7 +875,7 @@ func TestNarrowedRunKeepsOtherArms(t *testing.T) {
 				Trial: trial, Mode: vocab.Closed, Concurrency: 1, PromptTokens: 100, Status: vocab.StatusOK, RequestsOK: 10})
 		}
 	}
-	if err := results.Write(path, 0, old); err != nil {
+	if err := results.Write(path, old); err != nil {
 		t.Fatal(err)
 	}
 	out, err := Run(context.Background(), context.Background(), o)

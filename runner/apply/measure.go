@@ -33,8 +33,7 @@ func (r *execution) baseRow(sc *plan.Scenario, a *plan.Arm, run *plan.Run) resul
 	row := results.Row{
 		RunID: r.runID, Scenario: sc.Name, Kind: sc.Kind, Gateway: a.Name, ArmLabel: a.Label, GatewayClass: a.Class, ReleaseOf: a.ReleaseOf,
 		Trial: trial, Mode: pt.Mode, Point: key, Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
-		CapacityShare: optionalShare(pt.Share),
-		Status:        vocab.StatusOK, Floor: r.o.Plan.Floor,
+		Status: vocab.StatusOK, Floor: r.o.Plan.Floor,
 		CPUsDriver: l.Driver.CPUs.Text, CPUsMock: l.Mock.CPUs.Text, CPUsGateway: []string{l.Gateway.CPUs.Text},
 		RigRTTSameUs: usOf(r.topo.Same, r.topo.Err == nil), RigRTTCrossUs: usOf(r.topo.Cross, r.topo.HasCross),
 		Engines: r.enginesText(), Hosts: r.hostsText(), Drivers: max(r.o.Plan.Drivers.Instances, 1),
@@ -55,8 +54,12 @@ func (r *execution) baseRow(sc *plan.Scenario, a *plan.Arm, run *plan.Run) resul
 		row.Mode = vocab.Closed // a row for an arm that never ran
 	}
 	if pt.Mode == vocab.Open {
-		for _, d := range sc.P99Bounds {
-			row.P99BoundsMS = append(row.P99BoundsMS, vocab.Some(float64(d)/1e6))
+		row.OpenLoop = &results.OpenLoopPart{CapacityShare: optionalShare(pt.Share)}
+		if len(sc.P99Bounds) > 0 {
+			row.Frontier = &results.FrontierPart{}
+			for _, d := range sc.P99Bounds {
+				row.Frontier.P99BoundsMS = append(row.Frontier.P99BoundsMS, vocab.Some(float64(d)/1e6))
+			}
 		}
 	}
 	// A hosted arm's path leaves this machine's layout: no topology excess.

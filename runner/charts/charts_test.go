@@ -322,7 +322,7 @@ func TestFootnoteNamesRunAndCode(t *testing.T) {
 	dir := t.TempDir()
 	for i, run := range []string{"run1", "run2"} {
 		rows := []results.Row{{RunID: run, Scenario: run, Kind: vocab.KindOverhead, Gateway: "direct", Trial: 1, Mode: vocab.Closed, Concurrency: 1, Status: vocab.StatusOK, RequestsOK: 10}}
-		if err := results.Write(filepath.Join(dir, run+".csv"), 0, rows); err != nil {
+		if err := results.Write(filepath.Join(dir, run+".csv"), rows); err != nil {
 			t.Fatal(err)
 		}
 		m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: run, Code: results.Code{Commit: fmt.Sprintf("%d%d%d%d%d%d%d", i, i, i, i, i, i, i), Clean: true}}
@@ -435,7 +435,7 @@ func TestCostDrawsTheInstance(t *testing.T) {
 				CostUSDPer1M: vocab.Some(0.0001), InstanceUSDPer1M: vocab.Some(0.06 * float64(trial))})
 		}
 	}
-	if err := results.Write(filepath.Join(dir, "throughput.csv"), 0, rows); err != nil {
+	if err := results.Write(filepath.Join(dir, "throughput.csv"), rows); err != nil {
 		t.Fatal(err)
 	}
 	m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: run, Instance: &results.Instance{VCPUs: 4, MemoryGB: 16, USDPerHour: 0.24}}

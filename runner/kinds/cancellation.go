@@ -83,10 +83,11 @@ func (cancellation) Measure(ctx context.Context, m *measure.Meter, run *plan.Run
 	}
 	st := snap.Streams
 	n := st.Completed + st.Aborted
-	row.UpstreamStreamsCompleted, row.UpstreamStreamsAborted = vocab.Some(float64(st.Completed)), vocab.Some(float64(st.Aborted))
+	c := &results.CancellationPart{StreamsCompleted: vocab.Some(float64(st.Completed)), StreamsAborted: vocab.Some(float64(st.Aborted))}
+	row.Cancellation = c
 	if n > 0 {
 		after := float64(st.ContentEvents)/float64(n) - float64(run.LeaveAfter)
-		row.UpstreamEventsAfterLeave = vocab.Some(results.Round3(max(after, 0)))
+		c.EventsAfterLeave = vocab.Some(results.Round3(max(after, 0)))
 	}
 	if !m.Arm.Direct && n > 0 && st.Completed*2 > n {
 		row.Verdict.Add(vocab.Reason{Finding: vocab.VUpstreamRunsOn, Detail: fmt.Sprintf("%d of %d streams ran to their end after the client left", st.Completed, n)})

@@ -96,10 +96,11 @@ func (failover) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) (r
 	sent := res.RequestsOK + res.Errored()
 	hits, failed := first.APIRequests(""), first.APIRequests("")-first.APIRequests("200")
 	served := second.APIRequests("")
-	row.UpstreamHits, row.UpstreamErrors = vocab.Some(float64(hits)), vocab.Some(float64(failed))
-	row.FallbackHits = vocab.Some(float64(served))
-	row.Retries = vocab.Some(float64(max(int64(hits+served)-sent, 0)))
-	row.FailuresAbsorbed = vocab.Some(float64(max(int64(failed)-res.Errored(), 0)))
+	row.Failover = &results.FailoverPart{
+		UpstreamHits: vocab.Some(float64(hits)), UpstreamErrors: vocab.Some(float64(failed)), FallbackHits: vocab.Some(float64(served)),
+		Retries:          vocab.Some(float64(max(int64(hits+served)-sent, 0))),
+		FailuresAbsorbed: vocab.Some(float64(max(int64(failed)-res.Errored(), 0))),
+	}
 	paths(&row, res, hits, served)
 	judge(&row, m.Arm.Direct, m.Arm.Fallback, res, sent, hits, failed, served)
 	return row, nil
@@ -140,8 +141,11 @@ func paths(row *results.Row, res *load.Result, hits, served uint64) {
 	if row.Status == vocab.StatusFailed {
 		return
 	}
-	if hits > 0 || served == 0 {
-		row.ErrorPath = measure.Percentiles(res.FirstFailed)
+	if row.Failover == nil {
+		row.Failover = &results.FailoverPart{}
 	}
-	row.CleanPath = measure.Percentiles(res.FirstOK)
+	if hits > 0 || served == 0 {
+		row.Failover.ErrorPath = measure.Percentiles(res.FirstFailed)
+	}
+	row.Failover.CleanPath = measure.Percentiles(res.FirstOK)
 }

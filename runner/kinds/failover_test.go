@@ -38,11 +38,18 @@ func TestPaths(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			row := results.Row{Status: c.status}
 			paths(&row, res, c.hits, c.served)
-			if row.ErrorPath.N != c.errorN || row.CleanPath.N != c.cleanN {
-				t.Errorf("error path n %d, clean path n %d; want %d, %d", row.ErrorPath.N, row.CleanPath.N, c.errorN, c.cleanN)
+			f := row.Failover
+			if c.status == vocab.StatusFailed {
+				if f != nil {
+					t.Errorf("a failed run's paths: %+v", f)
+				}
+				return
 			}
-			if c.errorN == 0 && row.ErrorPath.P50.Set {
-				t.Errorf("an error path p50 where none was taken: %v", row.ErrorPath.P50)
+			if f.ErrorPath.N != c.errorN || f.CleanPath.N != c.cleanN {
+				t.Errorf("error path n %d, clean path n %d; want %d, %d", f.ErrorPath.N, f.CleanPath.N, c.errorN, c.cleanN)
+			}
+			if c.errorN == 0 && f.ErrorPath.P50.Set {
+				t.Errorf("an error path p50 where none was taken: %v", f.ErrorPath.P50)
 			}
 		})
 	}

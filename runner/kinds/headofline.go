@@ -105,7 +105,10 @@ func (headOfLine) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) 
 		row.Status, row.Reason = vocab.StatusFailed, fmt.Sprintf("the long stream ended %s before the window did: it did not overlap it", windowEnd.Sub(bgEnd).Round(time.Millisecond))
 	}
 	if row.Status == vocab.StatusFailed {
-		row.Latency, row.Service, row.TTFB, row.TTFT, row.ITL = results.Percentiles{}, results.Percentiles{}, results.Percentiles{}, results.Percentiles{}, results.Percentiles{}
+		row.Latency, row.Service, row.TTFB = results.Percentiles{}, results.Percentiles{}, results.Percentiles{}
+		if row.Stream != nil {
+			row.Stream.TTFT, row.Stream.ITL = results.Percentiles{}, results.Percentiles{}
+		}
 	}
 	return row, nil
 }

@@ -65,7 +65,7 @@ func (keyFlood) Measure(ctx context.Context, m *measure.Meter, run *plan.Run) (r
 		return row, err
 	}
 	hits := snap.APIRequests("")
-	row.UpstreamHits = vocab.Some(float64(hits))
+	row.KeyFlood = &results.KeyFloodPart{UpstreamHits: vocab.Some(float64(hits))}
 	sent := res.RequestsOK + res.Errored()
 	if !m.Arm.Direct && hits > 0 && row.Status != vocab.StatusFailed {
 		row.Status = vocab.StatusFailed

@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -36,29 +35,26 @@ type Procedure interface {
 	Finish(p *plan.Plan, s *plan.Scenario, rows []results.Row)
 }
 
-// registry is every kind, in the order the README lists them.
-// cols are the groups of columns a kind fills beyond those its scenario's
-// settings imply, and SLO when it judges goodput against a scenario's SLO
-// (Columns).
+// registry is every kind, in the order the README lists them. What
+// columns a kind fills is what its rows set (results.Row's parts).
 var registry = []struct {
 	name vocab.Kind
 	kind Procedure
-	cols results.Group
 	doc  string
 }{
-	{vocab.KindOverhead, steady{}, results.SLO, "steady load of one request shape; what a gateway adds at each concurrency"},
-	{vocab.KindStreamingTurn, steady{}, results.SLO, "streamed turns: TTFT, inter-token latency and stream fidelity"},
-	{vocab.KindToolCallLoop, steady{}, results.SLO, "streamed tool calls whose arguments split inside escapes"},
-	{vocab.KindLargeContext, steady{}, results.SLO, "prompt sizes up to 100k tokens"},
-	{vocab.KindConcurrentAgents, steady{}, results.SLO, "many streams at once, the controlled-baseline rule dropping points"},
-	{vocab.KindThroughput, steady{}, results.SLO, "closed-loop ceiling and open-loop rates"},
-	{vocab.KindMemory, steady{}, results.SLO | results.Growth, "a long window for peak, growth and recovered memory"},
-	{vocab.KindColdStart, steady{}, results.SLO, "container start to first good answer"},
-	{vocab.KindKeyFlood, keyFlood{}, results.KeyFlood, "rotating invalid keys: refusal latency and rate; none may reach the upstream"},
-	{vocab.KindFailover, failover{}, results.Failover | results.SLO, "a primary upstream that fails, a fallback that does not: errors hidden, passed on or recovered"},
-	{vocab.KindHeadOfLine, headOfLine{}, results.SLO, "small streaming turns alone and beside one long stream of a huge prompt"},
-	{vocab.KindSession, session{}, 0, "an agent's multi-turn session (scenarios/*.json), streamed and not: added time per session"},
-	{vocab.KindCancellation, cancellation{}, results.Cancellation | results.SLO, "clients leave streams early: does the gateway stop the upstream?"},
+	{vocab.KindOverhead, steady{}, "steady load of one request shape; what a gateway adds at each concurrency"},
+	{vocab.KindStreamingTurn, steady{}, "streamed turns: TTFT, inter-token latency and stream fidelity"},
+	{vocab.KindToolCallLoop, steady{}, "streamed tool calls whose arguments split inside escapes"},
+	{vocab.KindLargeContext, steady{}, "prompt sizes up to 100k tokens"},
+	{vocab.KindConcurrentAgents, steady{}, "many streams at once, the controlled-baseline rule dropping points"},
+	{vocab.KindThroughput, steady{}, "closed-loop ceiling and open-loop rates"},
+	{vocab.KindMemory, steady{}, "a long window for peak, growth and recovered memory"},
+	{vocab.KindColdStart, steady{}, "container start to first good answer"},
+	{vocab.KindKeyFlood, keyFlood{}, "rotating invalid keys: refusal latency and rate; none may reach the upstream"},
+	{vocab.KindFailover, failover{}, "a primary upstream that fails, a fallback that does not: errors hidden, passed on or recovered"},
+	{vocab.KindHeadOfLine, headOfLine{}, "small streaming turns alone and beside one long stream of a huge prompt"},
+	{vocab.KindSession, session{}, "an agent's multi-turn session (scenarios/*.json), streamed and not: added time per session"},
+	{vocab.KindCancellation, cancellation{}, "clients leave streams early: does the gateway stop the upstream?"},
 }
 
 // Lookup returns the kind of that name.
@@ -69,46 +65,6 @@ func Lookup(name vocab.Kind) (Procedure, bool) {
 		}
 	}
 	return nil, false
-}
-
-// Columns are the groups of columns a scenario's CSV holds (beside the
-// common ones): its kind's, and those its requests, load points, arms and
-// SLO fill.
-func Columns(s *plan.Scenario) results.Group {
-	var g results.Group
-	slo := false
-	for _, r := range registry {
-		if r.name == s.Kind {
-			g |= r.cols
-		}
-	}
-	if slices.ContainsFunc(s.Arms, func(a plan.Arm) bool { return len(a.Replicas) > 1 || a.Balancer != nil }) {
-		g |= results.Replicas
-	}
-	if slices.ContainsFunc(s.Arms, func(a plan.Arm) bool { return len(a.LogPatterns) > 0 }) {
-		g |= results.Logs
-	}
-	for _, run := range s.Runs {
-		if run.Request.Stream {
-			g |= results.Stream
-		}
-		if run.Point.Mode == vocab.Open {
-			g |= results.OpenLoop
-			if len(s.P99Bounds) > 0 {
-				g |= results.Frontier
-			}
-		}
-		if run.Variant != "" {
-			g |= results.Variants
-		}
-		if run.SLO != (plan.SLO{}) {
-			slo = true
-		}
-	}
-	if !slo {
-		g &^= results.SLO
-	}
-	return g
 }
 
 // Names lists the kinds.

@@ -65,19 +65,21 @@ func JudgeBuffering(rows []results.Row) {
 		trial   int
 		variant string
 	}
-	share := func(r *results.Row) float64 { return float64(r.BurstyStreams) / float64(max(r.Streams, 1)) }
+	share := func(r *results.Row) float64 {
+		return float64(r.Stream.BurstyStreams) / float64(max(r.Stream.Streams, 1))
+	}
 	direct := map[key]float64{}
 	for i := range rows {
-		if r := &rows[i]; r.Gateway == vocab.Direct && r.Streams > 0 {
-			direct[key{r.Point, r.Trial, r.Variant}] = share(r)
+		if r := &rows[i]; r.Gateway == vocab.Direct && r.Stream != nil && r.Stream.Streams > 0 {
+			direct[key{r.Point, r.Trial, r.Variant()}] = share(r)
 		}
 	}
 	for i := range rows {
 		r := &rows[i]
-		if r.Gateway == vocab.Direct || !r.Verdict.Has(vocab.VBuffering) {
+		if r.Gateway == vocab.Direct || !r.Verdict.Has(vocab.VBuffering) || r.Stream == nil {
 			continue
 		}
-		d, ok := direct[key{r.Point, r.Trial, r.Variant}]
+		d, ok := direct[key{r.Point, r.Trial, r.Variant()}]
 		if ok && share(r) < d+bufferMargin {
 			r.Verdict = slices.DeleteFunc(slices.Clone(r.Verdict), func(x vocab.Reason) bool { return x.Finding == vocab.VBuffering })
 		}

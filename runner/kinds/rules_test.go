@@ -14,7 +14,8 @@ import (
 func TestJudgeBuffering(t *testing.T) {
 	buffering := vocab.Verdict{{Finding: vocab.VBuffering, Detail: "bursts"}}
 	row := func(gw string, trial int, bursty int64, v vocab.Verdict) results.Row {
-		return results.Row{Gateway: gw, Trial: trial, Mode: vocab.Closed, Concurrency: 1, Streams: 66, BurstyStreams: bursty, Verdict: v}
+		return results.Row{Gateway: gw, Trial: trial, Mode: vocab.Closed, Concurrency: 1, Point: "closed c=1 prompt=100",
+			Stream: &results.StreamPart{Streams: 66, BurstyStreams: bursty}, Verdict: v}
 	}
 	rows := []results.Row{
 		row("direct", 1, 4, nil), row("nginx", 1, 8, buffering), row("nginx-buffering", 1, 66, buffering),

@@ -84,7 +84,7 @@ func Drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 		return results.Row{}, nil, err
 	}
 	row := m.Base
-	Fill(&row, res)
+	Fill(&row, res, cfg.Shape.Stream)
 	row.Drivers = max(res.Drivers, 1) // a point with fewer connections than drivers runs on fewer
 	if res.Partial && row.Status == vocab.StatusOK {
 		row.Status = vocab.StatusPartial
@@ -107,11 +107,18 @@ func Drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 			verdict.Add(vocab.Reason{Finding: vocab.VNoUsage, Detail: u.gwErr.Error()})
 		} else if u.gwS != nil {
 			fillGateway(&row, u.gwW, res, m.Plan.Cost)
+			if m.Scenario.Kind == vocab.KindMemory {
+				// The memory kind's long window is what a trend needs.
+				fillTrend(&row, u.gwW.Times, u.gwW.RSSSeries)
+			}
 			n := len(m.Replicas)
 			fillReplicas(&row, u.repS[:n], u.repW[:n])
 			if m.Balancer != nil && u.repS[n] != nil {
-				row.BalancerCPUCores = vocab.Some(results.Round3(u.repW[n].Cores()))
-				row.BalancerMemPeakMiB = vocab.Some(results.Round3(MiB(u.repW[n].Peak)))
+				if row.PerReplica == nil {
+					row.PerReplica = &results.ReplicaPart{}
+				}
+				row.PerReplica.BalancerCPUCores = vocab.Some(results.Round3(u.repW[n].Cores()))
+				row.PerReplica.BalancerMemPeakMiB = vocab.Some(results.Round3(MiB(u.repW[n].Peak)))
 			}
 		}
 	}
@@ -208,7 +215,6 @@ func fillGateway(row *results.Row, w usage.Window, res *load.Result, c config.Co
 		row.GatewayRSSPeakMiB = vocab.Some(results.Round3(MiB(w.PeakProcRSS)))
 	}
 	row.GatewayMemGrowthMiBPerMin = vocab.Some(results.Round3(w.GrowthPerSec * 60 / (1 << 20)))
-	fillTrend(row, w.Times, w.RSSSeries)
 	// Cost (docs/method.md), from the same window: the gateway's cores and peak working set.
 	if usd, perHour, ok := cost.PerMillion(c, cores, float64(w.Peak)/(1<<30), res.RPS); ok {
 		row.CostUSDPer1M = vocab.Some(results.Round6(usd))
@@ -225,8 +231,8 @@ func fillGateway(row *results.Row, w usage.Window, res *load.Result, c config.Co
 // floor is flat; else a Mann-Kendall trend at p < 0.05 whose Theil-Sen
 // interval leaves out 0 is climbing or falling; else it is unsteady.
 func fillTrend(row *results.Row, times, rss []float64) {
-	if len(rss) != len(times) {
-		return // the resident set was not read at every reading
+	if len(rss) != len(times) || len(rss) == 0 {
+		return // the resident set was not read at every reading, or at all
 	}
 	var x, y []float64
 	for i := 0; i < len(times); {
@@ -241,27 +247,29 @@ func fillTrend(row *results.Row, times, rss []float64) {
 		y = append(y, block[len(block)/2]/(1<<20))
 		i = j
 	}
+	g := &results.GrowthPart{}
+	row.Growth = g
 	for _, v := range y {
-		row.RSSSeconds = append(row.RSSSeconds, vocab.Some(results.Round3(v)))
+		g.RSSSeconds = append(g.RSSSeconds, vocab.Some(results.Round3(v)))
 	}
 	t, ok := stats.TrendOf(x, y)
 	if !ok {
 		return
 	}
 	perMin := func(v float64) vocab.Optional { return vocab.Some(results.Round3(v * 60)) }
-	row.RSSTrend, row.RSSTrendLo, row.RSSTrendHi = perMin(t.Slope), perMin(t.Lo), perMin(t.Hi)
-	row.RSSTrendP = vocab.Some(results.Round(t.P, 4))
+	g.RSSTrend, g.RSSTrendLo, g.RSSTrendHi = perMin(t.Slope), perMin(t.Lo), perMin(t.Hi)
+	g.RSSTrendP = vocab.Some(results.Round(t.P, 4))
 	lo, hi := slices.Min(y), slices.Max(y)
-	row.RSSRangeMiB = vocab.Some(results.Round3(hi - lo))
+	g.RSSRangeMiB = vocab.Some(results.Round3(hi - lo))
 	switch {
 	case hi-lo <= max(flatMiB, flatShare*slices.Sorted(slices.Values(y))[len(y)/2]):
-		row.MemShape = vocab.ShapeFlat
+		g.MemShape = vocab.ShapeFlat
 	case t.Enough && t.P < 0.05 && t.Lo > 0:
-		row.MemShape = vocab.ShapeClimbing
+		g.MemShape = vocab.ShapeClimbing
 	case t.Enough && t.P < 0.05 && t.Hi < 0:
-		row.MemShape = vocab.ShapeFalling
+		g.MemShape = vocab.ShapeFalling
 	default:
-		row.MemShape = vocab.ShapeUnsteady
+		g.MemShape = vocab.ShapeUnsteady
 	}
 }
 
@@ -275,10 +283,11 @@ func fillReplicas(row *results.Row, samplers []*usage.Sampler, ws []usage.Window
 	if len(ws) == 0 {
 		return
 	}
-	row.ReplicaCPUCores, row.ReplicaMemPeakMiB = make([]vocab.Optional, len(ws)), make([]vocab.Optional, len(ws))
+	p := &results.ReplicaPart{ReplicaCPUCores: make([]vocab.Optional, len(ws)), ReplicaMemPeakMiB: make([]vocab.Optional, len(ws))}
+	row.PerReplica = p
 	for i, w := range ws {
 		if samplers[i] != nil {
-			row.ReplicaCPUCores[i], row.ReplicaMemPeakMiB[i] = vocab.Some(results.Round3(w.Cores())), vocab.Some(results.Round3(MiB(w.Peak)))
+			p.ReplicaCPUCores[i], p.ReplicaMemPeakMiB[i] = vocab.Some(results.Round3(w.Cores())), vocab.Some(results.Round3(MiB(w.Peak)))
 		}
 	}
 }
@@ -437,27 +446,38 @@ func Percentiles(h *hdrhistogram.Histogram) results.Percentiles {
 	return out
 }
 
-func Fill(row *results.Row, res *load.Result) {
+func Fill(row *results.Row, res *load.Result, stream bool) {
 	row.WindowS, row.RequestsOK, row.RPS = res.Window.Seconds(), res.RequestsOK, res.RPS
 	row.Errors = res.Errors
 	if g, ok := res.Goodput(); ok {
-		row.Goodput = vocab.Some(results.Round(g, 4))
 		ms := func(d time.Duration) vocab.Optional {
 			if d <= 0 {
 				return vocab.Optional{}
 			}
 			return vocab.Some(results.Round3(float64(d.Microseconds()) / 1000))
 		}
-		row.SLOLatencyMS, row.SLOTTFTMS, row.SLOITLMS = ms(res.SLO.Latency), ms(res.SLO.TTFT), ms(res.SLO.ITL)
+		row.SLO = &results.SLOPart{Goodput: vocab.Some(results.Round(g, 4)), LatencyMS: ms(res.SLO.Latency), TTFTMS: ms(res.SLO.TTFT), ITLMS: ms(res.SLO.ITL)}
 	}
-	row.CapDelayed = res.CapDelayed
-	f := res.Fidelity
-	row.FramesExpected, row.FramesMissing, row.FramesAltered = f.Expected, f.Missing, f.Altered
-	row.FramesReordered, row.FramesCoalesced = f.Reordered, f.Coalesced
-	d := res.Delivery
-	row.Streams, row.BurstyStreams, row.Stalls = d.Streams, d.Bursty, d.Stalls
-	if d.Streams > 0 {
-		row.EventsPerRead, row.SameReadShare = vocab.Some(results.Round3(d.EventsPerRead())), vocab.Some(results.Round3(d.SameReadShare()))
+	if res.Open {
+		// A part of its own: the base row's is shared with every row made from it.
+		var o results.OpenLoopPart
+		if row.OpenLoop != nil {
+			o = *row.OpenLoop
+		}
+		o.CapDelayed = res.CapDelayed
+		row.OpenLoop = &o
+	}
+	var st *results.StreamPart
+	if stream {
+		st = &results.StreamPart{}
+		row.Stream = st
+		f, d := res.Fidelity, res.Delivery
+		st.FramesExpected, st.FramesMissing, st.FramesAltered = f.Expected, f.Missing, f.Altered
+		st.FramesReordered, st.FramesCoalesced = f.Reordered, f.Coalesced
+		st.Streams, st.BurstyStreams, st.Stalls = d.Streams, d.Bursty, d.Stalls
+		if d.Streams > 0 {
+			st.EventsPerRead, st.SameReadShare = vocab.Some(results.Round3(d.EventsPerRead())), vocab.Some(results.Round3(d.SameReadShare()))
+		}
 	}
 	if res.Failed != "" {
 		// The survivors' percentiles are not the gateway's latency: only the
@@ -466,12 +486,14 @@ func Fill(row *results.Row, res *load.Result) {
 		return
 	}
 	row.Latency, row.Service, row.TTFB = Percentiles(res.Latency), Percentiles(res.Service), Percentiles(res.TTFB)
-	row.TTFT, row.ITL = Percentiles(res.TTFT), Percentiles(res.ITL)
-	if res.Open {
-		row.SendLag = Percentiles(res.SendLag)
+	if st != nil {
+		st.TTFT, st.ITL = Percentiles(res.TTFT), Percentiles(res.ITL)
+		if v, ok := load.Percentile(res.Lead, 50); ok {
+			st.TTFTMinusTTFBP50 = vocab.Some(float64(v) / 1000)
+		}
 	}
-	if v, ok := load.Percentile(res.Lead, 50); ok {
-		row.TTFTMinusTTFBP50 = vocab.Some(float64(v) / 1000)
+	if res.Open {
+		row.OpenLoop.SendLag = Percentiles(res.SendLag)
 	}
 	if v, ok := load.Percentile(res.Reported, 50); ok {
 		row.GatewayReportedP50 = vocab.Some(float64(v) / 1000)

@@ -94,25 +94,26 @@ func TestFillTrend(t *testing.T) {
 		var row results.Row
 		times, rss := series(tc.f)
 		fillTrend(&row, times, rss)
-		t.Logf("%s: slope %s [%s, %s] MiB/min, p %s, range %s MiB: %s", tc.name, row.RSSTrend, row.RSSTrendLo, row.RSSTrendHi, row.RSSTrendP, row.RSSRangeMiB, row.MemShape)
-		if row.MemShape != tc.shape {
-			t.Errorf("%s: shape %q, want %q", tc.name, row.MemShape, tc.shape)
+		g := row.Growth
+		t.Logf("%s: slope %s [%s, %s] MiB/min, p %s, range %s MiB: %s", tc.name, g.RSSTrend, g.RSSTrendLo, g.RSSTrendHi, g.RSSTrendP, g.RSSRangeMiB, g.MemShape)
+		if g.MemShape != tc.shape {
+			t.Errorf("%s: shape %q, want %q", tc.name, g.MemShape, tc.shape)
 		}
 		// The one-second medians the trend rests on are kept: 11 seconds
 		// (0 to 10 s), the leak's climbing 1 MiB a second.
-		if len(row.RSSSeconds) != 11 {
-			t.Errorf("%s: %d one-second medians, want 11", tc.name, len(row.RSSSeconds))
-		} else if s := row.RSSSeconds; tc.name == "leak" && math.Abs(s[9].V-s[0].V-9) > 0.5 {
+		if len(g.RSSSeconds) != 11 {
+			t.Errorf("%s: %d one-second medians, want 11", tc.name, len(g.RSSSeconds))
+		} else if s := g.RSSSeconds; tc.name == "leak" && math.Abs(s[9].V-s[0].V-9) > 0.5 {
 			t.Errorf("leak: %v over 9 s, want about 9 MiB", s[9].V-s[0].V)
 		}
-		if tc.name == "leak" && !(row.RSSTrendLo.V <= 60 && 60 <= row.RSSTrendHi.V) {
-			t.Errorf("leak of 60 MiB/min: interval [%v, %v]", row.RSSTrendLo.V, row.RSSTrendHi.V)
+		if tc.name == "leak" && !(g.RSSTrendLo.V <= 60 && 60 <= g.RSSTrendHi.V) {
+			t.Errorf("leak of 60 MiB/min: interval [%v, %v]", g.RSSTrendLo.V, g.RSSTrendHi.V)
 		}
 	}
 	var row results.Row
 	fillTrend(&row, nil, nil)
 	fillTrend(&row, []float64{0, 0.1, 0.2, 1.1, 2.1}, nil) // times without resident sets
-	if row.MemShape != "" || row.RSSTrend.Set {
+	if row.Growth != nil {
 		t.Errorf("no readings: %+v", row)
 	}
 }

@@ -54,7 +54,7 @@ func moreTrial(sc *Scenario, rows []results.Row, last *Run) (string, bool) {
 	}
 	for i := range rows {
 		if r := &rows[i]; at(r) && r.Gateway == vocab.Direct {
-			direct[round{r.Variant, r.Trial}] = r.Latency.P50.V
+			direct[round{r.Variant(), r.Trial}] = r.Latency.P50.V
 		}
 	}
 	for i := range rows {
@@ -62,8 +62,8 @@ func moreTrial(sc *Scenario, rows []results.Row, last *Run) (string, bool) {
 		if !at(r) || r.Gateway == vocab.Direct {
 			continue
 		}
-		if base, ok := direct[round{r.Variant, r.Trial}]; ok {
-			k := key{r.Gateway, r.Variant}
+		if base, ok := direct[round{r.Variant(), r.Trial}]; ok {
+			k := key{r.Gateway, r.Variant()}
 			if _, seen := diffs[k]; !seen {
 				order = append(order, k)
 			}

@@ -24,9 +24,10 @@ type column struct {
 	man                 func(*Manifest, string) string // a manifest column's value for a gateway
 }
 
-// Group is a set of columns written together: a scenario's CSV holds the
-// common columns and the groups its kind and settings fill (runner/kinds
-// says which), so no file carries columns nothing in it can fill.
+// Group is a set of columns written together, held by one part of a Row:
+// a scenario's CSV holds the common columns and every group some row of it
+// measured (set the part of), so no file carries columns nothing in it
+// filled and no value measured is left out.
 type Group uint16
 
 const (
@@ -226,59 +227,59 @@ var (
 	ColVerdict            = col("verdict", "", Common, "ok, or what to know about the point (README, Verdicts); empty for an arm that never came up", verdictText)
 	ColVerdictKinds       = listCol("verdict_kinds", "", Common, "the verdict's kinds as codes, in its order (vocab.Findings; README, Verdicts): what readers use, the verdict column being prose", func(r *Row) []string { return r.Verdict.Codes() })
 
-	ColTTFT             = pctCols("ttft", Stream, "time to the first content event", func(r *Row) *Percentiles { return &r.TTFT })
-	ColITL              = pctCols("itl", Stream, "inter-token latency: the gaps between content events", func(r *Row) *Percentiles { return &r.ITL })
-	ColFramesExpected   = col("frames_expected", "events", Stream, "events the script holds", i64(func(r *Row) int64 { return r.FramesExpected }))
-	ColFramesMissing    = col("frames_missing", "events", Stream, "events that never came", i64(func(r *Row) int64 { return r.FramesMissing }))
-	ColFramesAltered    = col("frames_altered", "events", Stream, "events that came changed", i64(func(r *Row) int64 { return r.FramesAltered }))
-	ColFramesReordered  = col("frames_reordered", "events", Stream, "events out of order", i64(func(r *Row) int64 { return r.FramesReordered }))
-	ColFramesCoalesced  = col("frames_coalesced", "events", Stream, "events merged into others", i64(func(r *Row) int64 { return r.FramesCoalesced }))
-	ColStreams          = col("streams", "streams", Stream, "streams read", i64(func(r *Row) int64 { return r.Streams }))
-	ColEventsPerRead    = col("content_events_per_read", "events", Stream, "content events per socket read (1: delivered as written)", opt(func(r *Row) vocab.Optional { return r.EventsPerRead }))
-	ColSameReadShare    = col("same_read_share", "share", Stream, "share of content events (after each stream's first) in the same read as the one before", opt(func(r *Row) vocab.Optional { return r.SameReadShare }))
-	ColTTFTMinusTTFBP50 = col("ttft_minus_ttfb_p50_ms", "ms", Stream, "p50 of first content event less first byte", opt(func(r *Row) vocab.Optional { return r.TTFTMinusTTFBP50 }))
-	ColBurstyStreams    = col("bursty_streams", "streams", Stream, "streams of 4+ content events that came at 2+ events per read on average", i64(func(r *Row) int64 { return r.BurstyStreams }))
-	ColStalls           = col("stalls", "gaps", Stream, "gaps over 10 times the mock's interval", i64(func(r *Row) int64 { return r.Stalls }))
+	ColTTFT             = pctCols("ttft", Stream, "time to the first content event", func(r *Row) *Percentiles { return &r.stream().TTFT })
+	ColITL              = pctCols("itl", Stream, "inter-token latency: the gaps between content events", func(r *Row) *Percentiles { return &r.stream().ITL })
+	ColFramesExpected   = col("frames_expected", "events", Stream, "events the script holds", i64(func(r *Row) int64 { return r.stream().FramesExpected }))
+	ColFramesMissing    = col("frames_missing", "events", Stream, "events that never came", i64(func(r *Row) int64 { return r.stream().FramesMissing }))
+	ColFramesAltered    = col("frames_altered", "events", Stream, "events that came changed", i64(func(r *Row) int64 { return r.stream().FramesAltered }))
+	ColFramesReordered  = col("frames_reordered", "events", Stream, "events out of order", i64(func(r *Row) int64 { return r.stream().FramesReordered }))
+	ColFramesCoalesced  = col("frames_coalesced", "events", Stream, "events merged into others", i64(func(r *Row) int64 { return r.stream().FramesCoalesced }))
+	ColStreams          = col("streams", "streams", Stream, "streams read", i64(func(r *Row) int64 { return r.stream().Streams }))
+	ColEventsPerRead    = col("content_events_per_read", "events", Stream, "content events per socket read (1: delivered as written)", opt(func(r *Row) vocab.Optional { return r.stream().EventsPerRead }))
+	ColSameReadShare    = col("same_read_share", "share", Stream, "share of content events (after each stream's first) in the same read as the one before", opt(func(r *Row) vocab.Optional { return r.stream().SameReadShare }))
+	ColTTFTMinusTTFBP50 = col("ttft_minus_ttfb_p50_ms", "ms", Stream, "p50 of first content event less first byte", opt(func(r *Row) vocab.Optional { return r.stream().TTFTMinusTTFBP50 }))
+	ColBurstyStreams    = col("bursty_streams", "streams", Stream, "streams of 4+ content events that came at 2+ events per read on average", i64(func(r *Row) int64 { return r.stream().BurstyStreams }))
+	ColStalls           = col("stalls", "gaps", Stream, "gaps over 10 times the mock's interval", i64(func(r *Row) int64 { return r.stream().Stalls }))
 
-	ColSendLag       = pctCols("send_lag", OpenLoop, "send lag: an arrival's due time to its request written", func(r *Row) *Percentiles { return &r.SendLag })
-	ColCapacityShare = col("capacity_share", "share", OpenLoop, "the offered rate as a share of the arm's own capacity (its closed-loop throughput in the scenario capacity_from names, same run); rate_rps is what it came to", opt(func(r *Row) vocab.Optional { return r.CapacityShare }))
-	ColCapDelayed    = col("cap_delayed", "requests", OpenLoop, "arrivals that found every worker busy", i64(func(r *Row) int64 { return r.CapDelayed }))
-	ColP99Bounds     = listCol("p99_bounds_ms", "ms", Frontier, "the frontier's p99 bounds", func(r *Row) []string { return optTexts(r.P99BoundsMS) })
-	ColVariant       = col("variant", "", Variants, "what else ran beside the measured requests", func(r *Row) string { return r.Variant })
+	ColSendLag       = pctCols("send_lag", OpenLoop, "send lag: an arrival's due time to its request written", func(r *Row) *Percentiles { return &r.openLoop().SendLag })
+	ColCapacityShare = col("capacity_share", "share", OpenLoop, "the offered rate as a share of the arm's own capacity (its closed-loop throughput in the scenario capacity_from names, same run); rate_rps is what it came to", opt(func(r *Row) vocab.Optional { return r.openLoop().CapacityShare }))
+	ColCapDelayed    = col("cap_delayed", "requests", OpenLoop, "arrivals that found every worker busy", i64(func(r *Row) int64 { return r.openLoop().CapDelayed }))
+	ColP99Bounds     = listCol("p99_bounds_ms", "ms", Frontier, "the frontier's p99 bounds", func(r *Row) []string { return optTexts(r.frontier().P99BoundsMS) })
+	ColVariant       = col("variant", "", Variants, "what else ran beside the measured requests", func(r *Row) string { return r.Variant() })
 
-	ColReplicaCPUCores    = listCol("replica_cpu_cores", "cores", Replicas, "each replica's CPU, in replica order", func(r *Row) []string { return optTexts(r.ReplicaCPUCores) })
-	ColReplicaMemPeakMiB  = listCol("replica_mem_peak_mib", "MiB", Replicas, "each replica's peak working set, in replica order", func(r *Row) []string { return optTexts(r.ReplicaMemPeakMiB) })
-	ColBalancerCPUCores   = col("balancer_cpu_cores", "cores", Replicas, "a declared balancer's CPU (also in the gateway sums)", opt(func(r *Row) vocab.Optional { return r.BalancerCPUCores }))
-	ColBalancerMemPeakMiB = col("balancer_mem_peak_mib", "MiB", Replicas, "a declared balancer's peak working set", opt(func(r *Row) vocab.Optional { return r.BalancerMemPeakMiB }))
+	ColReplicaCPUCores    = listCol("replica_cpu_cores", "cores", Replicas, "each replica's CPU, in replica order", func(r *Row) []string { return optTexts(r.perReplica().ReplicaCPUCores) })
+	ColReplicaMemPeakMiB  = listCol("replica_mem_peak_mib", "MiB", Replicas, "each replica's peak working set, in replica order", func(r *Row) []string { return optTexts(r.perReplica().ReplicaMemPeakMiB) })
+	ColBalancerCPUCores   = col("balancer_cpu_cores", "cores", Replicas, "a declared balancer's CPU (also in the gateway sums)", opt(func(r *Row) vocab.Optional { return r.perReplica().BalancerCPUCores }))
+	ColBalancerMemPeakMiB = col("balancer_mem_peak_mib", "MiB", Replicas, "a declared balancer's peak working set", opt(func(r *Row) vocab.Optional { return r.perReplica().BalancerMemPeakMiB }))
 
-	ColGoodput      = col("goodput", "share", SLO, "share of measured requests within the SLO (errors count as misses)", opt(func(r *Row) vocab.Optional { return r.Goodput }))
-	ColSLOLatencyMS = col("slo_latency_ms", "ms", SLO, "the SLO's latency bound", opt(func(r *Row) vocab.Optional { return r.SLOLatencyMS }))
-	ColSLOTTFTMS    = col("slo_ttft_ms", "ms", SLO, "the SLO's TTFT bound", opt(func(r *Row) vocab.Optional { return r.SLOTTFTMS }))
-	ColSLOITLMS     = col("slo_itl_ms", "ms", SLO, "the SLO's ITL bound", opt(func(r *Row) vocab.Optional { return r.SLOITLMS }))
+	ColGoodput      = col("goodput", "share", SLO, "share of measured requests within the SLO (errors count as misses)", opt(func(r *Row) vocab.Optional { return r.slo().Goodput }))
+	ColSLOLatencyMS = col("slo_latency_ms", "ms", SLO, "the SLO's latency bound", opt(func(r *Row) vocab.Optional { return r.slo().LatencyMS }))
+	ColSLOTTFTMS    = col("slo_ttft_ms", "ms", SLO, "the SLO's TTFT bound", opt(func(r *Row) vocab.Optional { return r.slo().TTFTMS }))
+	ColSLOITLMS     = col("slo_itl_ms", "ms", SLO, "the SLO's ITL bound", opt(func(r *Row) vocab.Optional { return r.slo().ITLMS }))
 
-	ColUpstreamHits   = col("upstream_hits", "requests", KeyFlood|Failover, "key_flood: invalid keys the mock saw (0 behind a gateway); failover: requests the primary saw", opt(func(r *Row) vocab.Optional { return r.UpstreamHits }))
+	ColUpstreamHits   = col("upstream_hits", "requests", KeyFlood|Failover, "key_flood: invalid keys the mock saw (0 behind a gateway); failover: requests the primary saw", opt(func(r *Row) vocab.Optional { return r.upstreamHits() }))
 	ColErrAccepted    = errColIn(vocab.ErrAccepted, KeyFlood, "invalid keys the arm served")
-	ColUpstreamErrors = col("upstream_errors", "requests", Failover, "the primary's failed answers", opt(func(r *Row) vocab.Optional { return r.UpstreamErrors }))
-	ColFallbackHits   = col("fallback_hits", "requests", Failover, "requests the fallback mock served", opt(func(r *Row) vocab.Optional { return r.FallbackHits }))
-	ColRetries        = col("retries", "requests", Failover, "upstream requests beyond one per client request", opt(func(r *Row) vocab.Optional { return r.Retries }))
-	ColAbsorbed       = col("failures_absorbed", "requests", Failover, "the primary's failed answers that did not reach the client as errors", opt(func(r *Row) vocab.Optional { return r.FailuresAbsorbed }))
-	ColErrorPath      = pctCols("error_path", Failover, "latency of the successful requests whose first attempt the primary failed", func(r *Row) *Percentiles { return &r.ErrorPath })
-	ColCleanPath      = pctCols("clean_path", Failover, "latency of the successful requests the primary did not fail", func(r *Row) *Percentiles { return &r.CleanPath })
+	ColUpstreamErrors = col("upstream_errors", "requests", Failover, "the primary's failed answers", opt(func(r *Row) vocab.Optional { return r.failover().UpstreamErrors }))
+	ColFallbackHits   = col("fallback_hits", "requests", Failover, "requests the fallback mock served", opt(func(r *Row) vocab.Optional { return r.failover().FallbackHits }))
+	ColRetries        = col("retries", "requests", Failover, "upstream requests beyond one per client request", opt(func(r *Row) vocab.Optional { return r.failover().Retries }))
+	ColAbsorbed       = col("failures_absorbed", "requests", Failover, "the primary's failed answers that did not reach the client as errors", opt(func(r *Row) vocab.Optional { return r.failover().FailuresAbsorbed }))
+	ColErrorPath      = pctCols("error_path", Failover, "latency of the successful requests whose first attempt the primary failed", func(r *Row) *Percentiles { return &r.failover().ErrorPath })
+	ColCleanPath      = pctCols("clean_path", Failover, "latency of the successful requests the primary did not fail", func(r *Row) *Percentiles { return &r.failover().CleanPath })
 
-	ColRSSTrend   = col("gateway_rss_trend_mib_per_min", "MiB/min", Growth, "the resident set's Theil-Sen slope over the window's one-second medians", opt(func(r *Row) vocab.Optional { return r.RSSTrend }))
-	ColRSSTrendLo = col("gateway_rss_trend_lo", "MiB/min", Growth, "the low end of that slope's 95% interval (Sen's)", opt(func(r *Row) vocab.Optional { return r.RSSTrendLo }))
-	ColRSSTrendHi = col("gateway_rss_trend_hi", "MiB/min", Growth, "its high end", opt(func(r *Row) vocab.Optional { return r.RSSTrendHi }))
-	ColRSSTrendP  = col("gateway_rss_trend_p", "p", Growth, "the Mann-Kendall test's p for no monotone trend", opt(func(r *Row) vocab.Optional { return r.RSSTrendP }))
-	ColRSSRange   = col("gateway_rss_range_mib", "MiB", Growth, "the range of the one-second medians", opt(func(r *Row) vocab.Optional { return r.RSSRangeMiB }))
-	ColRSSSeconds = listCol("gateway_rss_seconds_mib", "MiB", Growth, "the resident set's one-second medians over the window, the points the trend is drawn through", func(r *Row) []string { return optTexts(r.RSSSeconds) })
-	ColMemShape   = col("gateway_mem_shape", "", Growth, "flat (range within 1 MiB or 2%), climbing or falling (a trend at p < 0.05 with its interval off 0), else unsteady", func(r *Row) string { return string(r.MemShape) })
+	ColRSSTrend   = col("gateway_rss_trend_mib_per_min", "MiB/min", Growth, "the resident set's Theil-Sen slope over the window's one-second medians", opt(func(r *Row) vocab.Optional { return r.growth().RSSTrend }))
+	ColRSSTrendLo = col("gateway_rss_trend_lo", "MiB/min", Growth, "the low end of that slope's 95% interval (Sen's)", opt(func(r *Row) vocab.Optional { return r.growth().RSSTrendLo }))
+	ColRSSTrendHi = col("gateway_rss_trend_hi", "MiB/min", Growth, "its high end", opt(func(r *Row) vocab.Optional { return r.growth().RSSTrendHi }))
+	ColRSSTrendP  = col("gateway_rss_trend_p", "p", Growth, "the Mann-Kendall test's p for no monotone trend", opt(func(r *Row) vocab.Optional { return r.growth().RSSTrendP }))
+	ColRSSRange   = col("gateway_rss_range_mib", "MiB", Growth, "the range of the one-second medians", opt(func(r *Row) vocab.Optional { return r.growth().RSSRangeMiB }))
+	ColRSSSeconds = listCol("gateway_rss_seconds_mib", "MiB", Growth, "the resident set's one-second medians over the window, the points the trend is drawn through", func(r *Row) []string { return optTexts(r.growth().RSSSeconds) })
+	ColMemShape   = col("gateway_mem_shape", "", Growth, "flat (range within 1 MiB or 2%), climbing or falling (a trend at p < 0.05 with its interval off 0), else unsteady", func(r *Row) string { return string(r.growth().MemShape) })
 
-	ColLogPatterns = listCol("log_patterns", "", Logs, "the arm's log patterns, by name", func(r *Row) []string { return r.LogPatterns })
-	ColLogMatches  = listCol("log_matches", "lines", Logs, "lines of the gateway's log in the measured window holding each pattern, in log_patterns' order", func(r *Row) []string { return optTexts(r.LogMatches) })
+	ColLogPatterns = listCol("log_patterns", "", Logs, "the arm's log patterns, by name", func(r *Row) []string { return r.logs().Patterns })
+	ColLogMatches  = listCol("log_matches", "lines", Logs, "lines of the gateway's log in the measured window holding each pattern, in log_patterns' order", func(r *Row) []string { return optTexts(r.logs().Matches) })
 
-	ColStreamsCompleted = col("upstream_streams_completed", "streams", Cancellation, "the mock's streams that ran to their end", opt(func(r *Row) vocab.Optional { return r.UpstreamStreamsCompleted }))
-	ColStreamsAborted   = col("upstream_streams_aborted", "streams", Cancellation, "the mock's streams ended early", opt(func(r *Row) vocab.Optional { return r.UpstreamStreamsAborted }))
-	ColEventsAfterLeave = col("upstream_events_after_leave", "events", Cancellation, "content events the mock wrote per stream after the client left", opt(func(r *Row) vocab.Optional { return r.UpstreamEventsAfterLeave }))
+	ColStreamsCompleted = col("upstream_streams_completed", "streams", Cancellation, "the mock's streams that ran to their end", opt(func(r *Row) vocab.Optional { return r.cancellation().StreamsCompleted }))
+	ColStreamsAborted   = col("upstream_streams_aborted", "streams", Cancellation, "the mock's streams ended early", opt(func(r *Row) vocab.Optional { return r.cancellation().StreamsAborted }))
+	ColEventsAfterLeave = col("upstream_events_after_leave", "events", Cancellation, "content events the mock wrote per stream after the client left", opt(func(r *Row) vocab.Optional { return r.cancellation().EventsAfterLeave }))
 
 	ColHostCPU = fromManifest("host_cpu", "", "the CPU model of the host the gateways ran on (host.cpu)",
 		func(m *Manifest, _ string) string { return m.Host.CPU })

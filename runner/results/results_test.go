@@ -81,11 +81,12 @@ func TestWriteRoundTrip(t *testing.T) {
 	path := filepath.Join(dir, "x.csv")
 	rows := []Row{
 		{RunID: "r1", Scenario: "overhead", Gateway: "direct", Trial: 1, Status: "ok", RPS: 123.456789,
-			Latency: Percentiles{P50: vocab.Some(0.5), P99: vocab.Some(1.25)}, TTFT: Percentiles{P50: vocab.Some(3)}},
+			Latency: Percentiles{P50: vocab.Some(0.5), P99: vocab.Some(1.25)}, Stream: &StreamPart{TTFT: Percentiles{P50: vocab.Some(3)}}},
 		{RunID: "r1", Scenario: "overhead", Gateway: "nginx", Status: "unavailable", Reason: "no image, \"quoted\", comma",
-			CPUsGateway: []string{"1", "0-1"}, P99BoundsMS: []vocab.Optional{vocab.Some(1), vocab.Some(2.5)}, ReplicaCPUCores: []vocab.Optional{vocab.Some(0.25), {}}},
+			CPUsGateway: []string{"1", "0-1"}, Frontier: &FrontierPart{P99BoundsMS: []vocab.Optional{vocab.Some(1), vocab.Some(2.5)}},
+			PerReplica: &ReplicaPart{ReplicaCPUCores: []vocab.Optional{vocab.Some(0.25), {}}}},
 	}
-	if err := Write(path, Stream|Frontier|Replicas, rows); err != nil {
+	if err := Write(path, rows); err != nil {
 		t.Fatal(err)
 	}
 	f, _ := os.Open(path)
@@ -156,7 +157,7 @@ func TestReadSchema1(t *testing.T) {
 // its CSVs name, and no other.
 func TestPruneManifests(t *testing.T) {
 	dir := t.TempDir()
-	if err := Write(filepath.Join(dir, "a.csv"), 0, []Row{{RunID: "kept", Scenario: "a", Gateway: "direct"}}); err != nil {
+	if err := Write(filepath.Join(dir, "a.csv"), []Row{{RunID: "kept", Scenario: "a", Gateway: "direct"}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"kept", "gone"} {

@@ -26,7 +26,7 @@ func TestVerdictRoundTrip(t *testing.T) {
 		t.Fatalf("%d reasons, want %d", len(v), len(kinds))
 	}
 	path := filepath.Join(t.TempDir(), "v.csv")
-	if err := Write(path, Common, []Row{{Scenario: "overhead", Gateway: "nginx", Trial: 1, Status: vocab.StatusOK, Verdict: v}}); err != nil {
+	if err := Write(path, []Row{{Scenario: "overhead", Gateway: "nginx", Trial: 1, Status: vocab.StatusOK, Verdict: v}}); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := Read(path)

@@ -186,11 +186,12 @@ func TestNotDistinguishable(t *testing.T) {
 func TestFailovers(t *testing.T) {
 	row := func(gw string, trial int, st vocab.Status, errs, failed, absorbed int64, errP50, cleanP50 float64, v vocab.Verdict) results.Row {
 		r := results.Row{RunID: "r1", Scenario: "failover", Kind: vocab.KindFailover, Gateway: gw, Trial: trial, Mode: vocab.Closed, Concurrency: 16,
-			Status: st, RequestsOK: 100 - errs, UpstreamErrors: vocab.Some(float64(failed)), FailuresAbsorbed: vocab.Some(float64(absorbed)), Verdict: v}
+			Status: st, RequestsOK: 100 - errs, Verdict: v,
+			Failover: &results.FailoverPart{UpstreamErrors: vocab.Some(float64(failed)), FailuresAbsorbed: vocab.Some(float64(absorbed))}}
 		r.Errors[vocab.ErrHTTP] = errs
 		if errP50 > 0 {
-			r.ErrorPath = results.Percentiles{P50: vocab.Some(errP50), N: 20}
-			r.CleanPath = results.Percentiles{P50: vocab.Some(cleanP50), N: 80}
+			r.Failover.ErrorPath = results.Percentiles{P50: vocab.Some(errP50), N: 20}
+			r.Failover.CleanPath = results.Percentiles{P50: vocab.Some(cleanP50), N: 80}
 		}
 		return r
 	}
@@ -204,9 +205,9 @@ func TestFailovers(t *testing.T) {
 		row("haproxy", 2, vocab.StatusFailed, 20, 20, 0, 0, 0, noFallback),
 		row("fallback-first", 1, vocab.StatusOK, 0, 0, 0, 145.5, 145.4, nil),
 	}
-	rows[len(rows)-1].FallbackHits = vocab.Some(100)
+	rows[len(rows)-1].Failover.FallbackHits = vocab.Some(100)
 	path := t.TempDir() + "/failover.csv"
-	if err := results.Write(path, results.Failover, rows); err != nil {
+	if err := results.Write(path, rows); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := results.Read(path)
@@ -250,7 +251,7 @@ func TestMixedRunsWarn(t *testing.T) {
 	write := func(file, run, commit string, clean bool) {
 		t.Helper()
 		rows := []results.Row{{RunID: run, Scenario: file, Kind: vocab.KindOverhead, Gateway: "direct", Trial: 1, Mode: vocab.Closed, Concurrency: 1, Status: vocab.StatusOK, RequestsOK: 10}}
-		if err := results.Write(dir+"/"+file+".csv", 0, rows); err != nil {
+		if err := results.Write(dir+"/"+file+".csv", rows); err != nil {
 			t.Fatal(err)
 		}
 		m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: run, Code: results.Code{Commit: commit, Clean: clean}}
