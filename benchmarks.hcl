@@ -97,6 +97,7 @@ gateway "nginx" {
   api     = ["openai", "responses", "anthropic"]
   version = "Debian nginx-light 1.22"
   prepare = ["gateways/nginx/prepare.sh"]
+  build_time = "9s" # its image on a fresh machine, 2026-12-03 (README, "Image builds")
 }
 
 gateway "haproxy" {
@@ -107,6 +108,7 @@ gateway "haproxy" {
   api     = ["openai", "responses", "anthropic"]
   version = "Debian haproxy 2.6.12"
   prepare = ["gateways/debian-closure.sh", "gateways/haproxy/context", "haproxy", "/usr/sbin/haproxy"]
+  build_time = "23s" # its image on a fresh machine, 2026-12-03 (README, "Image builds")
 }
 
 gateway "caddy" {
@@ -117,6 +119,7 @@ gateway "caddy" {
   api     = ["openai", "responses", "anthropic"]
   version = "Debian caddy 2.6.2"
   prepare = ["gateways/debian-closure.sh", "gateways/caddy/context", "caddy", "/usr/bin/caddy"]
+  build_time = "19s" # its image on a fresh machine, 2026-12-03 (README, "Image builds")
 }
 
 # ---- AI gateways obtainable offline ----
@@ -128,6 +131,7 @@ gateway "portkey" {
   api     = ["openai", "responses", "anthropic"]
   version = "@portkey-ai/gateway 1.15.2 (@hono/node-server 1.14.1), Node.js 20"
   prepare = ["gateways/portkey/prepare.sh"]
+  build_time = "33s" # its image on a fresh machine, 2026-12-03 (README, "Image builds")
   # V8 tiers a hot function up over thousands of calls: by hand, Portkey
   # added half as much after 30 s of load as in its first 3 s.
   warmup_requests = 5000
@@ -168,6 +172,7 @@ gateway "one-api" {
   fallback = true
   api_key = "sk-gatewaybench"
   prepare = ["gateways/one-api/prepare.sh"]
+  build_time = "3m32s" # its image on a fresh machine, 2026-12-03 (README, "Image builds")
   # A fresh SQLite database in every scenario measured a third of what one-api
   # adds after minutes of traffic: its log table grows with every request,
   # so it warms until that trend has flattened, or for 90 s.
@@ -187,6 +192,7 @@ gateway "one-api-tuned" {
   fallback = true # the same two channels and retries
   api_key = "sk-gatewaybench"
   prepare = ["gateways/one-api/prepare.sh"]
+  build_time = "3m32s" # its image on a fresh machine, 2026-12-03 (README, "Image builds")
 }
 
 gateway "litellm" {
@@ -200,6 +206,7 @@ gateway "litellm" {
   fallback = true # its router falls back to the fallback mock when the mock fails
   version  = "LiteLLM proxy 1.106.12 (Python), litellm[proxy] and the official image's OpenTelemetry SDK and prisma from PyPI, Python 3.11"
   prepare  = ["gateways/litellm/prepare.sh"]
+  build_time = "2m21s" # its image on a fresh machine, 2026-12-03 (README, "Image builds")
   # CPython's caches and LiteLLM's own (router, pricing lookups) settle over
   # the first thousand or so requests; at about 40 a second here that is
   # 30-40 s, as long as the 30 s that took 40% off its figure by hand.
@@ -222,6 +229,7 @@ gateway "litellm-1-97" {
   api_key  = "sk-gatewaybench"
   version  = "LiteLLM proxy 1.97.0 (Python), litellm[proxy] and the official image's OpenTelemetry SDK and prisma from PyPI as of 2026-08-16, Python 3.11"
   prepare  = ["gateways/litellm/prepare.sh", "gateways/litellm/1.97.0"]
+  build_time = "1m59s" # its image on a fresh machine, 2026-12-03 (README, "Image builds")
   scenarios = ["overhead", "streaming_turn_anthropic", "concurrent_agents"]
   release_of = "litellm" # RESULTS.md sets the two releases side by side
   warmup_requests = 1500
@@ -240,6 +248,7 @@ gateway "litellm-rust" {
   api_key = "sk-gatewaybench"
   version = "LiteLLM proxy 1.106.12, Rust core for Anthropic messages (LITELLM_RUST=true)"
   prepare = ["gateways/litellm/prepare.sh"]
+  build_time = "2m21s" # its image on a fresh machine, 2026-12-03 (README, "Image builds")
   # the same CPython process around its Rust core
   warmup_requests = 1500
   warmup_max      = "120s"
@@ -261,6 +270,7 @@ gateway "litellm-rs" {
   fallback = true # priority routing to the fallback mock when the mock fails
   version  = "litellm-rs 0.9.0 (Rust crate, actix-web), built with cargo --locked"
   prepare  = ["gateways/litellm-rs/prepare.sh"]
+  build_time = "19m55s" # its image on a fresh machine, 2026-12-03 (README, "Image builds")
 }
 
 # ---- declared for users with an image registry; recorded as unavailable offline ----

@@ -1312,3 +1312,64 @@ func TestImagesBeforeStacks(t *testing.T) {
 		t.Errorf("%d builds, the last at call %d; the first container created at call %d: want one build, before any container", builds, build, create)
 	}
 }
+
+// TestQuickLookSkipsSlowBuilds: a quick look builds no image whose build
+// takes longer than QuickBuildMax here (the last build on this machine,
+// else the HCL's build_time): the arm is not measured, and its rows and
+// the progress say so with the command that builds it; a short build is
+// made and its arm measured, and the estimate is said before any build.
+func TestQuickLookSkipsSlowBuilds(t *testing.T) {
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 100*time.Millisecond)
+	p.QuickLook, p.Source = true, "bench.hcl"
+	ctxDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ctxDir, "Dockerfile"), []byte("FROM scratch\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for j := range p.Scenarios[0].Arms {
+		a := &p.Scenarios[0].Arms[j]
+		if a.Direct {
+			continue
+		}
+		svc := *a.Replicas[0].Container
+		svc.Image, svc.Build = "example/"+a.Name+":1", &stack.Build{Context: ctxDir, Dockerfile: "Dockerfile"}
+		a.Replicas = []plan.Replica{{Port: a.Port, CPUs: a.Replicas[0].CPUs, Project: a.Name, Container: &svc, ConfigHash: svc.Hash()}}
+		a.BuildTime = plan.Duration(20 * time.Second)
+		if a.Name == "broken" {
+			a.BuildTime = plan.Duration(17 * time.Minute)
+		}
+	}
+	e := inProcess(t, ps, p)
+	var mu sync.Mutex
+	built := map[string]bool{}
+	e.BuildFunc = func(ref string) error { mu.Lock(); built[ref] = true; mu.Unlock(); return nil }
+	e.ImageFunc = func(ref string) (stack.ImageInfo, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return stack.ImageInfo{ID: "sha256:" + ref, Size: 1 << 20, Found: !strings.HasPrefix(ref, "example/") || built[ref]}, nil
+	}
+	var log strings.Builder
+	o.Engine, o.Progress = e, &Progress{W: &log}
+	out, err := Run(context.Background(), context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hint := "image not built (about 17m0s here): `runner build --gateway broken bench.hcl`"
+	if built["example/broken:1"] || !built["example/proxy:1"] {
+		t.Errorf("built %v: want the proxy's image alone", built)
+	}
+	if !strings.Contains(out.Unavailable["broken"], hint) || !strings.Contains(log.String(), "broken: "+hint) ||
+		!strings.Contains(log.String(), "1 image(s) to build before any stack starts, about 20s here in all: proxy (about 20s)") {
+		t.Errorf("unavailable %q; progress:\n%s", out.Unavailable["broken"], log.String())
+	}
+	recs, err := results.Read(filepath.Join(p.Dir, "results", "overhead.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if gw := r.Str(results.ColGateway); gw == "broken" && (r.Status() != vocab.StatusUnavailable || !strings.Contains(r.Str(results.ColReason), hint)) ||
+			gw == "proxy" && r.Status() != vocab.StatusOK {
+			t.Errorf("%s: %s (%s)", gw, r.Status(), r.Str(results.ColReason))
+		}
+	}
+}

@@ -46,24 +46,58 @@ func (r *execution) image(ctx context.Context, key, engine string, svc *stack.Se
 // buildImages obtains every gateway image the plan's scenarios run before
 // any stack starts, so no started stack idles through a build and no cold
 // start is measured while one holds the cores (litellm-rs's cargo build
-// takes some 20 minutes here). It says what each image is.
+// takes some 20 minutes here). It says first what it will build and about
+// how long that takes here, then what each image is. A quick look builds
+// none that takes longer than QuickBuildMax: those arms are not measured,
+// each said on one line with the command that builds its image.
 func (r *execution) buildImages(ctx context.Context) {
 	engine := r.o.Plan.Layout.Gateway.Engine
 	began, built := time.Now(), 0
-	obtain := func(key string, c *stack.Service) {
-		if _, done := r.images[key]; done || c == nil {
-			return
+	todo := r.imagesToObtain()
+	r.sayBuilds(ctx, engine, todo)
+	for _, t := range todo {
+		if _, done := r.images[t.key]; done {
+			continue
 		}
-		svc := *c
-		img := r.image(ctx, key, engine, &svc)
+		svc := *t.svc
+		img := r.image(ctx, t.key, engine, &svc)
 		switch {
 		case img.Unavailable != "":
 			why, _, _ := strings.Cut(img.Unavailable, "\n")
-			r.o.Progress.Logf("%s: image %s unavailable: %s", key, img.Ref, why)
+			r.o.Progress.Logf("%s: image %s unavailable: %s", t.key, img.Ref, why)
 		case img.Source == stack.SourceBuilt:
 			built++
 		default:
-			r.o.Progress.Logf("%s: image %s (%s, %.1f MiB)", key, img.Ref, img.Source, measure.MiB(uint64(img.Size)))
+			r.o.Progress.Logf("%s: image %s (%s, %.1f MiB)", t.key, img.Ref, img.Source, measure.MiB(uint64(img.Size)))
+		}
+	}
+	if built > 0 {
+		r.o.Progress.Logf("%d gateway image(s) built in %s, before any stack started", built, time.Since(began).Round(time.Second))
+	}
+}
+
+// QuickBuildMax is the longest image build a quick look waits for: the
+// last build of that image on this machine, or else the time its HCL block
+// declares (build_time).
+const QuickBuildMax = time.Minute
+
+// toObtain is a gateway image a run needs: the arm (or balancer) it is
+// for, its service and the build time its HCL block declares.
+type toObtain struct {
+	key      string
+	svc      *stack.Service
+	declared time.Duration
+}
+
+// imagesToObtain lists the images of the arms the plan's scenarios run,
+// once each, in plan order.
+func (r *execution) imagesToObtain() []toObtain {
+	var out []toObtain
+	seen := map[string]bool{}
+	add := func(key string, c *stack.Service, declared time.Duration) {
+		if c != nil && !seen[key] {
+			seen[key] = true
+			out = append(out, toObtain{key, c, declared})
 		}
 	}
 	for i := range r.o.Plan.Scenarios {
@@ -76,14 +110,50 @@ func (r *execution) buildImages(ctx context.Context) {
 			if pa.Hosted || len(pa.Replicas) == 0 {
 				continue
 			}
-			obtain(pa.Name, pa.Replicas[0].Container)
+			add(pa.Name, pa.Replicas[0].Container, pa.BuildTime.D())
 			if b := pa.Balancer; b != nil {
-				obtain(b.Project, b.Container)
+				add(b.Project, b.Container, 0)
 			}
 		}
 	}
-	if built > 0 {
-		r.o.Progress.Logf("%d gateway image(s) built in %s, before any stack started", built, time.Since(began).Round(time.Second))
+	return out
+}
+
+// sayBuilds says which images are to be built and about how long that
+// takes here; in a quick look it sets aside those that take longer than
+// QuickBuildMax, as unavailable with the command that builds them.
+func (r *execution) sayBuilds(ctx context.Context, engine string, todo []toObtain) {
+	e := r.mgr(engine).Engine
+	times := readBuildTimes()
+	var names []string
+	var total time.Duration
+	refs := map[string]bool{}
+	for _, t := range todo {
+		info, err := e.Image(ctx, t.svc.Image)
+		if err != nil || info.Found || t.svc.Build == nil || refs[t.svc.Image] {
+			continue
+		}
+		est, known := times[t.svc.Image]
+		if !known && t.declared > 0 {
+			est, known = t.declared, true
+		}
+		about := "time not known"
+		if known {
+			about = "about " + est.Round(time.Second).String()
+		}
+		if r.o.Plan.QuickLook && known && est > QuickBuildMax {
+			why := fmt.Sprintf("image not built (%s here): `runner build --gateway %s %s`", about, t.key, r.o.Plan.Source)
+			r.images[t.key] = stack.Image{Ref: t.svc.Image, Unavailable: why}
+			r.o.Progress.Logf("%s: %s", t.key, why)
+			continue
+		}
+		refs[t.svc.Image] = true
+		names = append(names, fmt.Sprintf("%s (%s)", t.key, about))
+		total += est
+	}
+	if len(names) > 0 {
+		r.o.Progress.Logf("%d image(s) to build before any stack starts, about %s here in all: %s",
+			len(names), total.Round(time.Second), strings.Join(names, ", "))
 	}
 }
 

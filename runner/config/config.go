@@ -189,10 +189,13 @@ type Gateway struct {
 	// control arm), or "": the report sets their figures side by side.
 	ReleaseOf      string
 	ReleaseOfRange hcl.Range
-	Model          string
-	APIModels      map[script.API]string // API -> model name sent over Model for that API
-	APIKey         string
-	Prepare        []string // host-side command that assembles the image's build context
+	// BuildTime is how long its image took to build on a fresh machine, or
+	// 0 when not declared.
+	BuildTime time.Duration
+	Model     string
+	APIModels map[script.API]string // API -> model name sent over Model for that API
+	APIKey    string
+	Prepare   []string // host-side command that assembles the image's build context
 	// Steady is what its runtime needs before it is measured warm (the
 	// larger of it and a scenario's own applies).
 	Steady Steady

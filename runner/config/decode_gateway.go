@@ -45,6 +45,10 @@ type rawGateway struct {
 	OverheadHeader *string `hcl:"overhead_header,optional"`
 	// ReleaseOf names the gateway this one is an earlier release of.
 	ReleaseOf *string `hcl:"release_of,optional"`
+	// BuildTime is how long its image took to build on a fresh machine
+	// (its README says which), for a quick look to skip a slow build and
+	// say so before the cache holds this machine's own figure.
+	BuildTime *string `hcl:"build_time,optional"`
 	Model     *string `hcl:"model,optional"`
 	// APIModels are per-API model names set over Model (a gateway whose
 	// configuration names one model per upstream provider).
@@ -138,6 +142,7 @@ func (c *checker) gateway(r *rawGateway, cfg *Config) Gateway {
 	c.intIn(b, "warmup_requests", r.WarmupRequests, &g.Steady.Requests)
 	g.Scenarios, g.ScenariosRange = r.Scenarios, attrRange(b, "scenarios")
 	c.duration(b, "warmup_max", r.WarmupMax, &g.Steady.Max)
+	c.duration(b, "build_time", r.BuildTime, &g.BuildTime)
 	c.logPatterns(b, r.LogPatterns, &g)
 	setIf(&g.Model, r.Model)
 	setIf(&g.APIKey, r.APIKey)

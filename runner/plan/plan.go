@@ -94,7 +94,10 @@ type Arm struct {
 	Port     int    `json:"port"`
 	Version  string `json:"version,omitempty"`
 	// ReleaseOf: the arm this one is an earlier release of (a control).
-	ReleaseOf string   `json:"release_of,omitempty"`
+	ReleaseOf string `json:"release_of,omitempty"`
+	// BuildTime: how long its image took to build on a fresh machine, as
+	// its HCL block declares (0: not declared).
+	BuildTime Duration `json:"build_time,omitempty"`
 	Compose   string   `json:"compose,omitempty"` // compose file as written in HCL
 	Service   string   `json:"service,omitempty"`
 	Image     string   `json:"image,omitempty"`
@@ -358,7 +361,7 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 	for i := range cfg.Gateways {
 		g := &cfg.Gateways[i]
 		a := Arm{Name: g.Name, Label: g.Arm, Class: g.Class, Fallback: g.Fallback, Port: g.Port, Version: g.Version, Floor: g.Name == cfg.Defaults.Floor,
-			ReleaseOf: g.ReleaseOf}
+			ReleaseOf: g.ReleaseOf, BuildTime: Duration(g.BuildTime)}
 		if g.Hosted {
 			a.Hosted, a.URL = true, g.URL
 		} else {
