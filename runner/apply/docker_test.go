@@ -300,14 +300,25 @@ func TestApplyDocker(t *testing.T) {
 	}
 }
 
-// runnerBinary builds the CLI once for the signal tests.
+// built is the CLI, built once for the tests that run it as a process.
+var built struct {
+	once sync.Once
+	bin  string
+	out  []byte
+	err  error
+}
+
+// runnerBinary returns the CLI built into the test process's directory.
 func runnerBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "runner")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../runner").CombinedOutput(); err != nil {
-		t.Fatalf("build runner: %v\n%s", err, out)
+	built.once.Do(func() {
+		built.bin = filepath.Join(testDir, "runner")
+		built.out, built.err = exec.Command("go", "build", "-o", built.bin, "../../runner").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("build runner: %v\n%s", built.err, built.out)
 	}
-	return bin
+	return built.bin
 }
 
 // startApply runs `runner apply` and returns it with a channel of its output lines.

@@ -175,8 +175,9 @@ func Build(ctx context.Context, o Options) map[string]stack.Image {
 }
 
 // buildTimesPath is the small cache of how long each image's last build
-// took on this machine, beside Go's and cargo's caches.
-func buildTimesPath() string {
+// took on this machine, beside Go's and cargo's caches. A variable so the
+// tests keep theirs apart without moving those caches.
+var buildTimesPath = func() string {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return ""

@@ -1,9 +1,11 @@
-# A long run to interrupt: mock, direct and nginx.
+# A run to interrupt (8 s windows: a signal sent on the "under way" line
+# lands inside one on a busy machine), or to try a second apply beside:
+# mock, direct and nginx.
 defaults {
   allow_host_paths = ["../../.."]
   trials   = 1
   warmup   = "200ms"
-  duration = "30s"
+  duration = "8s"
   settle   = "200ms"
 }
 
