@@ -182,6 +182,9 @@ func TestDriveAgainstHostileServers(t *testing.T) {
 		{"interim answers for ever", func(c net.Conn) { hostile.Endless(c, "", "HTTP/1.1 103 Early Hints\r\n\r\n", 20*time.Second) }, false, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			// Side by side: most of them wait on a socket, and each has its
+			// server, its process and a generous bound.
+			t.Parallel()
 			limit := timeout
 			if c.says == "oversize" {
 				limit = oversizeTimeout
