@@ -1,23 +1,22 @@
 #!/usr/bin/env bash
 # Make sure a Docker engine answers: install Debian's docker.io when dockerd is
 # missing, start dockerd in the background when nothing answers, and wait for
-# it. Sourced by scripts/test.sh and scripts/run.sh; when this script started
+# it. Sourced by scripts/test.sh and scripts/bench.sh; when this script started
 # dockerd it stops it again on exit, so nothing is left running.
 set -euo pipefail
 
 engine_answers() { docker version >/dev/null 2>&1; }
+# docker_down stops the engine this script started (none: nothing to do); a
+# script that sets its own EXIT trap after sourcing this one calls it.
+docker_down() { :; }
 
 if ! engine_answers; then
-  if ! command -v dockerd >/dev/null 2>&1; then
-    echo "docker-up: installing Debian's docker.io" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq docker.io >/dev/null
-  fi
+  "$(dirname "${BASH_SOURCE[0]}")/docker-install.sh"
   echo "docker-up: starting dockerd" >&2
   dockerd >"${TMPDIR:-/tmp}/gatewaybench-dockerd.log" 2>&1 &
   GATEWAYBENCH_DOCKERD_PID=$!
-  trap 'kill "$GATEWAYBENCH_DOCKERD_PID" 2>/dev/null; wait "$GATEWAYBENCH_DOCKERD_PID" 2>/dev/null || true' EXIT
+  docker_down() { kill "$GATEWAYBENCH_DOCKERD_PID" 2>/dev/null || true; wait "$GATEWAYBENCH_DOCKERD_PID" 2>/dev/null || true; }
+  trap docker_down EXIT
   for _ in $(seq 1 120); do
     engine_answers && break
     if ! kill -0 "$GATEWAYBENCH_DOCKERD_PID" 2>/dev/null; then

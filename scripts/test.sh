@@ -2,11 +2,49 @@
 # The test command: vet and the linters, then every test, the Docker
 # integration tests included (GATEWAYBENCH_DOCKER=1 makes them fail, not
 # skip, when no engine answers).
+#
+# On a fresh machine most of the time is installs and builds, so what does
+# not wait on the other runs side by side: Docker is installed while the Go
+# code compiles, and the images the Docker tests use are built (runner
+# build, the code apply runs first) while go vet and the linters run. A
+# broken build recipe fails here. The tests start when both are done, so
+# nothing they measure shares the cores with a build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+t0=$SECONDS
+say() { echo "test.sh: $* ($((SECONDS - t0))s)" >&2; }
+
+scripts/docker-install.sh &
+install=$!
+go build ./...
+wait "$install"
 source scripts/docker-up.sh
+say "Go code compiled, Docker engine up"
+
+# The images of the Docker tests' files; the others use these too.
+log=$(mktemp)
+(for f in docker ai litellm; do go run ./runner build "runner/apply/testdata/$f.hcl" || exit 1; done) >"$log" 2>&1 &
+builds=$!
+cleanup() {
+  kill "$builds" 2>/dev/null || true
+  wait "$builds" 2>/dev/null || true
+  rm -f "$log"
+  docker_down
+}
+trap cleanup EXIT
+
 go vet ./...
 scripts/lint.sh
+say "vet and linters passed"
+if ! wait "$builds"; then
+  cat "$log" >&2
+  say "an image the tests use did not build (above)"
+  exit 1
+fi
+grep -E "built image|image\(s\) (ready|built)" "$log" | sed 's/^/test.sh: /' >&2 || true
+say "the tests' images ready"
+
 # -p 1: packages run one at a time, so the timing tests (stream gaps, the
 # coordinated-omission stall) never share the 2 cores with a Docker run.
 GATEWAYBENCH_DOCKER=1 go test -p 1 -count=1 -timeout 25m ./...
+say "all tests passed"
