@@ -2,7 +2,7 @@
 # core (TestIsolationDocker): frozen while nginx is measured, or not.
 defaults {
   allow_host_paths = ["../../.."]
-  trials   = 2
+  trials   = 1
   warmup   = "250ms"
   duration = "1500ms"
   settle   = "200ms"

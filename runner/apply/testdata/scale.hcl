@@ -5,9 +5,9 @@
 defaults {
   allow_host_paths = ["../../.."]
   trials   = 1
-  warmup   = "300ms"
-  duration = "1s"
-  settle   = "200ms"
+  warmup   = "200ms"
+  duration = "600ms"
+  settle   = "100ms"
 }
 
 engine "second" {
