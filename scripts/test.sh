@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The test command: vet and the linters, then every test, the Docker
+# The test command: the linters (golangci-lint's govet runs go vet's
+# analyzers, so go vet is not run twice), then every test, the Docker
 # integration tests included (GATEWAYBENCH_DOCKER=1 makes them fail, not
 # skip, when no engine answers).
 #
 # On a fresh machine most of the time is installs and builds, so what does
 # not wait on the other runs side by side: Docker is installed while the Go
 # code compiles, and the images the Docker tests use are built (runner
-# build, the code apply runs first) while go vet and the linters run. A
+# build, the code apply runs first) while the linters run. A
 # broken build recipe fails here. The tests start when both are done, so
 # nothing they measure shares the cores with a build.
 set -euo pipefail
@@ -21,21 +22,21 @@ wait "$install"
 source scripts/docker-up.sh
 say "Go code compiled, Docker engine up"
 
-# The images of the Docker tests' files; the others use these too.
+# The images of the Docker tests' files; the others use these too. In a
+# session of its own, so a failure here stops the whole build.
 log=$(mktemp)
-(for f in docker ai litellm; do go run ./runner build "runner/apply/testdata/$f.hcl" || exit 1; done) >"$log" 2>&1 &
+setsid bash -c 'for f in docker ai litellm; do go run ./runner build "runner/apply/testdata/$f.hcl" || exit 1; done' >"$log" 2>&1 &
 builds=$!
 cleanup() {
-  kill "$builds" 2>/dev/null || true
+  kill -- -"$builds" 2>/dev/null || true
   wait "$builds" 2>/dev/null || true
   rm -f "$log"
   docker_down
 }
 trap cleanup EXIT
 
-go vet ./...
 scripts/lint.sh
-say "vet and linters passed"
+say "linters passed"
 if ! wait "$builds"; then
   cat "$log" >&2
   say "an image the tests use did not build (above)"
