@@ -528,6 +528,8 @@ func (r *execution) startArms(hardCtx context.Context, s *scenarioRun, start int
 			r.manifest.SetArm(pa.Name, prov)
 			if prev, said := r.out.Unavailable[pa.Name]; said && prev == err.Error() {
 				p.Logf("%s %s, as above", pa.Name, row.Status) // said in full once per run
+			} else if img := r.images[pa.Name]; img.Unavailable != "" {
+				p.Logf("%s %s: no image %s, as said above", pa.Name, row.Status, img.Ref) // said by buildImages
 			} else {
 				p.Logf("%s %s: %s", pa.Name, row.Status, err)
 			}

@@ -1358,6 +1358,10 @@ func TestQuickLookSkipsSlowBuilds(t *testing.T) {
 	if built["example/broken:1"] || !built["example/proxy:1"] {
 		t.Errorf("built %v: want the proxy's image alone", built)
 	}
+	// Said once, before the builds; the arm's start says "as said above".
+	if n := strings.Count(log.String(), hint); n != 1 || !strings.Contains(log.String(), "broken unavailable: no image example/broken:1, as said above") {
+		t.Errorf("the hint said %d times; progress:\n%s", n, log.String())
+	}
 	if !strings.Contains(out.Unavailable["broken"], hint) || !strings.Contains(log.String(), "broken: "+hint) ||
 		!strings.Contains(log.String(), "1 image(s) to build before any stack starts, about 20s here in all: proxy (about 20s)") {
 		t.Errorf("unavailable %q; progress:\n%s", out.Unavailable["broken"], log.String())
