@@ -48,7 +48,7 @@ var registry = []struct {
 	{vocab.KindLargeContext, steady{}, "prompt sizes up to 100k tokens"},
 	{vocab.KindConcurrentAgents, steady{}, "many streams at once, the controlled-baseline rule dropping points"},
 	{vocab.KindThroughput, steady{}, "closed-loop ceiling and open-loop rates"},
-	{vocab.KindMemory, steady{}, "a long window for peak, growth and recovered memory"},
+	{vocab.KindMemory, memory{}, "a long window for peak, growth and recovered memory"},
 	{vocab.KindColdStart, steady{}, "container start to first good answer"},
 	{vocab.KindKeyFlood, keyFlood{}, "rotating invalid keys: refusal latency and rate; none may reach the upstream"},
 	{vocab.KindFailover, failover{}, "a primary upstream that fails, a fallback that does not: errors hidden, passed on or recovered"},

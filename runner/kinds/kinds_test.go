@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 func loadConfig(t *testing.T, path string) *config.Config {
@@ -31,6 +32,23 @@ func TestEveryKindRuns(t *testing.T) {
 		if s.NotRun != "" || len(s.Runs) == 0 {
 			t.Errorf("%s (%s): NotRun %q, %d runs", s.Name, s.Kind, s.NotRun, len(s.Runs))
 		}
+	}
+}
+
+// TestTrendOnlyForMemory: the memory kind's scenarios, and no other's,
+// are planned with the resident set's trend (a short window's fit would
+// be noise).
+func TestTrendOnlyForMemory(t *testing.T) {
+	p := plan.Build(loadConfig(t, "../../benchmarks.hcl"), nil, Planner)
+	seen := false
+	for _, s := range p.Scenarios {
+		seen = seen || s.Kind == vocab.KindMemory
+		if s.Trend != (s.Kind == vocab.KindMemory) {
+			t.Errorf("%s (%s): trend %v", s.Name, s.Kind, s.Trend)
+		}
+	}
+	if !seen {
+		t.Error("benchmarks.hcl has no memory scenario: the test proves nothing")
 	}
 }
 

@@ -16,6 +16,12 @@ type steady struct{}
 
 func (steady) Plan(*plan.Plan, *plan.Scenario) {}
 
+// memory is steady load whose long window also gives the resident set's
+// trend (growth per minute).
+type memory struct{ steady }
+
+func (memory) Plan(_ *plan.Plan, sc *plan.Scenario) { sc.Trend = true }
+
 func (steady) Finish(p *plan.Plan, _ *plan.Scenario, rows []results.Row) {
 	markUncontrolled(rows, p.BaselineK)
 }

@@ -107,8 +107,7 @@ func Drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 			verdict.Add(vocab.Reason{Finding: vocab.VNoUsage, Detail: u.gwErr.Error()})
 		} else if u.gwS != nil {
 			fillGateway(&row, u.gwW, res, m.Plan.Cost)
-			if m.Scenario.Kind == vocab.KindMemory {
-				// The memory kind's long window is what a trend needs.
+			if m.Scenario.Trend {
 				fillTrend(&row, u.gwW.Times, u.gwW.RSSSeries)
 			}
 			n := len(m.Replicas)

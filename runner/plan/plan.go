@@ -186,7 +186,10 @@ type Scenario struct {
 	MaxTrials int            `json:"max_trials,omitempty"`
 	CIWidth   config.CIWidth `json:"ci_width,omitempty"`
 	Settle    Duration       `json:"settle"` // before idle memory and after load, for recovered memory
-	MockCmd   []string       `json:"mock_cmd"`
+	// Trend: fit the gateway's resident-set growth per minute over each
+	// window; set by the kinds whose windows are long enough for one.
+	Trend   bool     `json:"trend,omitempty"`
+	MockCmd []string `json:"mock_cmd"`
 	// FallbackCmd, when set, starts the fallback mock beside the mock
 	// (failover scenarios).
 	FallbackCmd []string `json:"fallback_cmd,omitempty"`
