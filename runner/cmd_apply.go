@@ -232,7 +232,22 @@ func applyOnce(loadCtx, hardCtx context.Context, p *plan.Plan, engine stack.Engi
 		reason, _, _ := strings.Cut(out.Unavailable[g], "\n")
 		fmt.Printf("  %s not measured: %s\n", g, reason)
 	}
-	if out.Partial {
+	// A start whose every row failed for one reason is the rig's failure,
+	// not a finding: the table above is drawn from the starts that survived.
+	// One line per reason, however many starts it took.
+	var reasons []string
+	where, rows := map[string][]string{}, map[string]int{}
+	for _, l := range out.LostStarts {
+		if where[l.Reason] == nil {
+			reasons = append(reasons, l.Reason)
+		}
+		where[l.Reason] = append(where[l.Reason], fmt.Sprintf("%s start %d", l.Scenario, l.Start))
+		rows[l.Reason] += l.Rows
+	}
+	for _, why := range reasons {
+		fmt.Fprintf(os.Stderr, "apply: every row failed, for one reason, in %s (%d rows): the rig, not a gateway: %s\n", strings.Join(where[why], ", "), rows[why], why)
+	}
+	if out.Partial || len(out.LostStarts) > 0 {
 		return exitFailure
 	}
 	return 0

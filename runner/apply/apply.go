@@ -74,6 +74,52 @@ type Outcome struct {
 	Partial     bool
 	// Dirs are the results directories a scenario completed in.
 	Dirs []string
+	// LostStarts are the starts in which every row failed for one reason:
+	// a broken rig, not a gateway's finding. The CLI says so and fails.
+	LostStarts []LostStart
+}
+
+// LostStart is one start of a scenario whose every measured row failed
+// with the same reason.
+type LostStart struct {
+	Scenario string
+	Start    int
+	Rows     int
+	Reason   string
+}
+
+// lostStarts are the starts of a scenario's rows in which every row (the
+// direct arm's included) failed for one reason. Rows of arms that never
+// came up (start 0) are not a start's.
+func lostStarts(scenario string, rows []results.Row) []LostStart {
+	type tally struct {
+		rows   int
+		reason string
+		mixed  bool
+	}
+	byStart := map[int]*tally{}
+	for i := range rows {
+		r := &rows[i]
+		if r.Start == 0 {
+			continue
+		}
+		t := byStart[r.Start]
+		if t == nil {
+			t = &tally{reason: r.Reason}
+			byStart[r.Start] = t
+		}
+		t.rows++
+		if r.Status != vocab.StatusFailed || r.Reason != t.reason {
+			t.mixed = true
+		}
+	}
+	var out []LostStart
+	for _, start := range slices.Sorted(maps.Keys(byStart)) {
+		if t := byStart[start]; !t.mixed {
+			out = append(out, LostStart{Scenario: scenario, Start: start, Rows: t.rows, Reason: t.reason})
+		}
+	}
+	return out
 }
 
 // liveArm is an arm that is up for a scenario: its containers and what
@@ -257,15 +303,13 @@ func (r *execution) csvPath(sc *plan.Scenario) string {
 // scenarioRun is one scenario under way: where its rows go, the rows so
 // far, the arms that came up and what tears them down.
 type scenarioRun struct {
-	sc       *plan.Scenario
-	kind     kinds.Procedure
-	path     string // the scenario's CSV in the results directory
-	runPath  string // its copy in this run's own directory, written after every run
-	rows     []results.Row
-	arms     map[string]*liveArm // up, by name (direct included)
-	mock     usage.Source
-	mocks    []*stack.Container // the scenario's mock (and fallback), checked after every run
-	teardown []func()           // the mocks of the current start
+	sc      *plan.Scenario
+	kind    kinds.Procedure
+	path    string // the scenario's CSV in the results directory
+	runPath string // its copy in this run's own directory, written after every run
+	rows    []results.Row
+	arms    map[string]*liveArm // up, by name (direct included)
+	mocks   mockSet             // the current start's
 	// down are the arms that could not come up in an earlier start (their
 	// row is written).
 	down map[string]bool
@@ -365,12 +409,10 @@ func (r *execution) newScenario(sc *plan.Scenario) (*scenarioRun, error) {
 // start the scenario is judged and its CSV completed.
 func (r *execution) scenarioStart(loadCtx, hardCtx context.Context, s *scenarioRun, start int) error {
 	sc := s.sc
-	s.teardown = nil
+	s.mocks = mockSet{}
 	defer func() {
 		r.leaveArms(hardCtx, s)
-		for i := len(s.teardown) - 1; i >= 0; i-- {
-			s.teardown[i]()
-		}
+		s.mocks.down()
 	}()
 	if start == 1 {
 		left := "nothing"
@@ -402,6 +444,7 @@ func (r *execution) scenarioStart(loadCtx, hardCtx context.Context, s *scenarioR
 func (r *execution) finishScenario(loadCtx context.Context, s *scenarioRun) error {
 	s.finished = true
 	s.kind.Finish(r.o.Plan, s.sc, s.rows)
+	r.out.LostStarts = append(r.out.LostStarts, lostStarts(s.sc.Name, s.rows)...)
 	kinds.JudgeBuffering(s.rows)
 	r.capacity[s.sc.Name] = capacities(s.rows)
 	if err := r.save(s); err != nil {
@@ -471,8 +514,25 @@ func (r *execution) save(s *scenarioRun) error {
 	return r.writeManifest(path)
 }
 
-// startMocks starts the scenario's mocks: its mock, and its fallback mock
-// if it has one.
+// mockSet is one start's mocks. Every start creates its own (new
+// container ids under the same names), so a start's windows must check and
+// read only these: the earlier start's are removed.
+type mockSet struct {
+	source     usage.Source       // the first mock's cgroup
+	containers []*stack.Container // the mock (and fallback), checked after every run
+	teardown   []func()
+}
+
+// down removes the start's mocks, last started first.
+func (m *mockSet) down() {
+	for i := len(m.teardown) - 1; i >= 0; i-- {
+		m.teardown[i]()
+	}
+	*m = mockSet{}
+}
+
+// startMocks starts the scenario's mocks for this start: its mock, and its
+// fallback mock if it has one.
 func (r *execution) startMocks(hardCtx context.Context, s *scenarioRun) error {
 	for i := range s.sc.Mocks {
 		m := &s.sc.Mocks[i]
@@ -481,11 +541,11 @@ func (r *execution) startMocks(hardCtx context.Context, s *scenarioRun) error {
 			return err
 		}
 		mgr := r.mgr(m.Engine)
-		s.teardown = append(s.teardown, func() { mgr.Discard(c) })
+		s.mocks.teardown = append(s.mocks.teardown, func() { mgr.Discard(c) })
 		if i == 0 {
-			s.mock = r.source(m.Engine, c.ID)
+			s.mocks.source = r.source(m.Engine, c.ID)
 		}
-		s.mocks = append(s.mocks, c)
+		s.mocks.containers = append(s.mocks.containers, c)
 	}
 	return nil
 }
@@ -614,7 +674,7 @@ func (r *execution) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, run
 		}
 		p.Start(fmt.Sprintf("[%d/%d] %s %s%s trial %d %s (about %s of load left in the plan)", n, total, sc.Name, run.Point, variant(run), run.Trial, run.Arm,
 			r.loadLeft().Round(time.Second)), run.Warmup.D()+run.Duration.D())
-		m := r.meter(sc, run, a, s.mock)
+		m := r.meter(sc, run, a, s.mocks.source)
 		m.Abort = hardCtx
 		row := m.Base
 		if noCapacity != "" {
@@ -682,7 +742,7 @@ func (r *execution) unchanged(ctx context.Context, s *scenarioRun, a *liveArm) e
 		}
 		return nil
 	}
-	if err := check(r.o.Plan.Layout.Mock.Engine, s.mocks); err != nil {
+	if err := check(r.o.Plan.Layout.Mock.Engine, s.mocks.containers); err != nil {
 		return err
 	}
 	return check(r.o.Plan.Layout.Gateway.Engine, a.containers)

@@ -1070,11 +1070,24 @@ func TestStarts(t *testing.T) {
 	}
 	starts := map[string][]string{}
 	for _, r := range readCSV(t, out.Files[0]) {
-		starts[r.Str(results.ColGateway)] = append(starts[r.Str(results.ColGateway)], r.Str(results.ColStart))
+		gw := r.Str(results.ColGateway)
+		starts[gw] = append(starts[gw], r.Str(results.ColStart)+" "+r.Str(results.ColStatus))
+		if gw != "broken" && r.Str(results.ColStatus) != string(vocab.StatusOK) {
+			t.Errorf("%s start %s: %s (%s), want ok", gw, r.Str(results.ColStart), r.Str(results.ColStatus), r.Str(results.ColReason))
+		}
 	}
-	want := map[string][]string{"direct": {"1", "2"}, "proxy": {"1", "2"}, "broken": {"0"}}
+	// The second start's rows are ok too: its windows check the mock that
+	// start created, not the first start's, which the fake forgot on its
+	// removal as Docker does.
+	want := map[string][]string{"direct": {"1 ok", "2 ok"}, "proxy": {"1 ok", "2 ok"}, "broken": {"0 failed"}}
 	if !maps.EqualFunc(starts, want, slices.Equal) {
 		t.Errorf("rows by start %v, want %v", starts, want)
+	}
+	if live := e.Live(); len(live) != 0 {
+		t.Errorf("%d container(s) left after the run", len(live))
+	}
+	if len(out.LostStarts) != 0 {
+		t.Errorf("starts lost: %v", out.LostStarts)
 	}
 }
 
@@ -1375,5 +1388,37 @@ func TestQuickLookSkipsSlowBuilds(t *testing.T) {
 			gw == "proxy" && r.Status() != vocab.StatusOK {
 			t.Errorf("%s: %s (%s)", gw, r.Status(), r.Str(results.ColReason))
 		}
+	}
+}
+
+// TestLostStarts: a start whose every row failed for one reason is
+// reported; a start with an ok row, or failures for different reasons, or
+// an arm that never came up (start 0), is not.
+func TestLostStarts(t *testing.T) {
+	row := func(gw string, start int, st vocab.Status, why string) results.Row {
+		return results.Row{Gateway: gw, Start: start, Status: st, Reason: why}
+	}
+	gone := "container x-mock went away during the run"
+	for _, c := range []struct {
+		name string
+		rows []results.Row
+		want []LostStart
+	}{
+		{"all ok", []results.Row{row("direct", 1, vocab.StatusOK, ""), row("nginx", 1, vocab.StatusOK, "")}, nil},
+		{"second start lost", []results.Row{
+			row("direct", 1, vocab.StatusOK, ""), row("nginx", 1, vocab.StatusOK, ""),
+			row("direct", 2, vocab.StatusFailed, gone), row("nginx", 2, vocab.StatusFailed, gone), row("nginx", 2, vocab.StatusFailed, gone),
+			row("broken", 0, vocab.StatusUnavailable, "no image"),
+		}, []LostStart{{Scenario: "s", Start: 2, Rows: 3, Reason: gone}}},
+		{"one arm failed", []results.Row{row("direct", 1, vocab.StatusOK, ""), row("nginx", 1, vocab.StatusFailed, gone)}, nil},
+		{"different reasons", []results.Row{row("direct", 1, vocab.StatusFailed, "a"), row("nginx", 1, vocab.StatusFailed, "b")}, nil},
+		{"partial is not failed", []results.Row{row("direct", 1, vocab.StatusPartial, "")}, nil},
+		{"only unavailable arms", []results.Row{row("broken", 0, vocab.StatusUnavailable, "no image")}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := lostStarts("s", c.rows); !slices.Equal(got, c.want) {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+		})
 	}
 }

@@ -606,3 +606,44 @@ func TestIsolationDocker(t *testing.T) {
 		})
 	}
 }
+
+// TestTwoStartsDocker: every level a real run has, through the CLI as a
+// user runs it: two scenarios on one kept nginx stack, two starts each,
+// --repeat 2. Every row of both starts is ok, in both repeats: the second
+// start once checked the first start's mock, removed by then, and every
+// row of it failed with "went away during the run".
+func TestTwoStartsDocker(t *testing.T) {
+	e := dockertest.Engine(t)
+	bin := runnerBinary(t)
+	base := t.TempDir()
+	cmd := exec.Command(bin, "apply", "--repeat", "2", "--results", base, "testdata/starts.hcl")
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Errorf("runner apply: %v", err)
+	}
+	if !strings.Contains(string(out), "nginx kept from earlier scenarios") {
+		t.Error("no scenario took the kept nginx stack: the test misses a level of a real run")
+	}
+	for _, run := range []string{"run-1", "run-2"} {
+		for _, sc := range []string{"overhead", "streaming_turn"} {
+			starts := map[string]int{}
+			for _, r := range readCSV(t, filepath.Join(base, run, sc+".csv")) {
+				key := r.Str(results.ColGateway) + " start " + r.Str(results.ColStart)
+				starts[key]++
+				if r.Str(results.ColStatus) != string(vocab.StatusOK) {
+					t.Errorf("%s %s %s trial %s: %s (%s)", run, sc, key, r.Str(results.ColTrial), r.Str(results.ColStatus), r.Str(results.ColReason))
+				}
+			}
+			for _, key := range []string{"direct start 1", "direct start 2", "nginx start 1", "nginx start 2"} {
+				if starts[key] != 2 {
+					t.Errorf("%s %s: %d rows of %s, want 2: %v", run, sc, starts[key], key, starts)
+				}
+			}
+		}
+	}
+	if left, _ := e.Containers(context.Background(), stack.LabelRun, ""); len(left) != 0 {
+		t.Errorf("%d containers left", len(left))
+	}
+}
