@@ -25,14 +25,15 @@ func optionalShare(s float64) vocab.Optional {
 func (r *execution) baseRow(sc *plan.Scenario, a *plan.Arm, run *plan.Run) results.Row {
 	l := r.o.Plan.Layout
 	var pt plan.LoadPoint
-	var trial int
+	var trial, position int
+	var seed uint64
 	var key vocab.PointKey
 	if run != nil {
-		pt, trial, key = run.Point, run.Trial, run.Key
+		pt, trial, key, seed, position = run.Point, run.Trial, run.Key, run.RoundSeed, run.Position
 	}
 	row := results.Row{
 		RunID: r.runID, Scenario: sc.Name, Kind: sc.Kind, Gateway: a.Name, ArmLabel: a.Label, GatewayClass: a.Class, ReleaseOf: a.ReleaseOf,
-		Trial: trial, Mode: pt.Mode, Point: key, Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
+		Trial: trial, RoundSeed: seed, Position: position, Mode: pt.Mode, Point: key, Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
 		Status: vocab.StatusOK, Floor: r.o.Plan.Floor,
 		CPUsDriver: l.Driver.CPUs.Text, CPUsMock: l.Mock.CPUs.Text, CPUsGateway: []string{l.Gateway.CPUs.Text},
 		RigRTTSameUs: usOf(r.topo.Same, r.topo.Err == nil), RigRTTCrossUs: usOf(r.topo.Cross, r.topo.HasCross),

@@ -336,6 +336,10 @@ type Run struct {
 	MaxErrorRate float64 `json:"max_error_rate"`
 	// SLO bounds a request for goodput (zero: no bound, no goodput).
 	SLO SLO `json:"slo,omitzero"`
+	// RoundSeed drew its round's arm order (RoundOrder); Position is the
+	// run's place in that order, from 1. Both reach its row.
+	RoundSeed uint64 `json:"round_seed,omitempty"`
+	Position  int    `json:"position,omitempty"`
 }
 
 // SLO bounds one request: latency, time to first token, longest gap.
@@ -597,14 +601,16 @@ func minSamples(sc *config.Scenario, pt LoadPoint) int {
 	return max(sc.MinSamples, InFlightRounds*pt.Concurrency)
 }
 
-// addRound adds one round of the point: every arm once. Arms are
-// interleaved and their order rotates each trial, so slow drift on a noisy
-// host does not always favour the same arm.
+// addRound adds one round of the point: every arm once, in a fresh random
+// order (RoundOrder), so no arm keeps its neighbours or its place in the
+// round while the host drifts (RMIT: Abedi and Brecht, ICPE 2017).
 func (s *Scenario) addRound(cfg *config.Config, sc *config.Scenario, pt LoadPoint, start, trial int) {
-	for k := range s.Arms {
-		a := s.Arms[(k+trial-1)%len(s.Arms)]
+	seed := RoundSeed(s.Name, pt.Key(), trial)
+	for k, i := range RoundOrder(len(s.Arms), seed) {
+		a := s.Arms[i]
 		s.Runs = append(s.Runs, Run{
 			Arm: a.Name, Trial: trial, Start: start, Point: pt, Request: request(cfg, sc, cfg.Gateway(a.Name), pt),
+			RoundSeed: seed, Position: k + 1,
 			Warmup: Duration(sc.Warmup), Duration: Duration(sc.Duration), Settle: Duration(sc.Settle),
 			MinSamples: minSamples(sc, pt), MaxDuration: Duration(sc.MaxDuration),
 			Timeout: Duration(sc.RequestTimeout), MaxErrorRate: sc.MaxErrorRate,

@@ -264,3 +264,60 @@ func TestWindowHoldsItsClients(t *testing.T) {
 		t.Error("no concurrent_agents run at 64 streams waits for 128 answers")
 	}
 }
+
+// TestRoundsRandomized: each round runs every arm once in an order of its
+// own, drawn from a seed the run records: over the overhead scenario of
+// benchmarks.hcl's rounds every arm takes the first and the last place,
+// no two neighbouring rounds keep one order, and a plan made again draws
+// the same orders (the rotation it replaces kept most arms' neighbours).
+func TestRoundsRandomized(t *testing.T) {
+	p, again := build(t, "../../benchmarks.hcl"), build(t, "../../benchmarks.hcl")
+	var sc *Scenario
+	for i := range p.Scenarios {
+		if p.Scenarios[i].Kind == vocab.KindOverhead && len(p.Scenarios[i].Arms) > 5 {
+			sc = &p.Scenarios[i]
+			break
+		}
+	}
+	if sc == nil {
+		t.Fatal("no overhead scenario with more than 5 arms")
+	}
+	type round struct {
+		key   vocab.PointKey
+		trial int
+	}
+	orders := map[round][]string{}
+	var rounds []round
+	first, last := map[string]bool{}, map[string]bool{}
+	for i, r := range sc.Runs {
+		k := round{r.Key, r.Trial}
+		if _, seen := orders[k]; !seen {
+			rounds = append(rounds, k)
+		}
+		orders[k] = append(orders[k], r.Arm)
+		if r.Position != len(orders[k]) || r.RoundSeed != RoundSeed(sc.Name, r.Key, r.Trial) {
+			t.Fatalf("run %d: position %d seed %d, want %d and the round's seed", r.Index, r.Position, r.RoundSeed, len(orders[k]))
+		}
+		if o := again.Scenarios[slices.IndexFunc(again.Scenarios, func(s Scenario) bool { return s.Name == sc.Name })].Runs[i]; o.Arm != r.Arm || o.RoundSeed != r.RoundSeed {
+			t.Fatalf("run %d differs in a plan made again", r.Index)
+		}
+	}
+	pairs := map[[2]string]bool{} // an arm and the one run right after it
+	for i, k := range rounds {
+		o := orders[k]
+		first[o[0]], last[o[len(o)-1]] = true, true
+		for j := 1; j < len(o); j++ {
+			pairs[[2]string{o[j-1], o[j]}] = true
+		}
+		if i > 0 && rounds[i-1].key == k.key && slices.Equal(orders[rounds[i-1]], o) {
+			t.Errorf("trials %d and %d ran in one order %v", rounds[i-1].trial, k.trial, o)
+		}
+	}
+	// Rotation gives each arm one successor: n pairs in all.
+	if len(pairs) <= 2*len(sc.Arms) {
+		t.Errorf("%d distinct neighbour pairs over %d rounds of %d arms: arms keep their neighbours", len(pairs), len(rounds), len(sc.Arms))
+	}
+	if len(rounds) >= 12 && (len(first) < len(sc.Arms)/2 || len(last) < len(sc.Arms)/2) {
+		t.Errorf("over %d rounds of %d arms, %d arms ran first and %d last", len(rounds), len(sc.Arms), len(first), len(last))
+	}
+}

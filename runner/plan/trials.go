@@ -2,7 +2,9 @@ package plan
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
@@ -23,7 +25,7 @@ func (s *Scenario) NextTrials(runs []Run, i int, rows []results.Row) ([]Run, str
 	if !more {
 		return nil, ""
 	}
-	return nextTrial(runs, &runs[i]), why
+	return nextTrial(s.Name, runs, &runs[i]), why
 }
 
 // endOfTrial reports whether runs[i] is the last run of its point's trial.
@@ -90,24 +92,42 @@ func moreTrial(sc *Scenario, rows []results.Row, last *Run) (string, bool) {
 }
 
 // nextTrial is one more trial of last's point: the runs of last's trial,
-// their arms rotated one place on, as the plan rotates them trial by trial.
-func nextTrial(runs []Run, last *Run) []Run {
-	var tmpl []Run
+// each arm's runs (its variants) kept together, the arms in a fresh random
+// order drawn as the plan draws every round's (RoundOrder).
+func nextTrial(scenario string, runs []Run, last *Run) []Run {
 	var arms []string
+	byArm := map[string][]Run{}
 	for _, r := range runs {
 		if r.Key == last.Key && r.Trial == last.Trial {
-			tmpl = append(tmpl, r)
 			if !slices.Contains(arms, r.Arm) {
 				arms = append(arms, r.Arm)
 			}
+			byArm[r.Arm] = append(byArm[r.Arm], r)
 		}
 	}
-	step := len(tmpl) / max(len(arms), 1) // the runs one arm has (its variants)
-	out := make([]Run, len(tmpl))
-	for k := range tmpl {
-		r := tmpl[(k+step)%len(tmpl)]
-		r.Trial = last.Trial + 1
-		out[k] = r
+	trial := last.Trial + 1
+	seed := RoundSeed(scenario, last.Key, trial)
+	var out []Run
+	for _, i := range RoundOrder(len(arms), seed) {
+		for _, r := range byArm[arms[i]] {
+			r.Trial, r.RoundSeed, r.Position = trial, seed, len(out)+1
+			out = append(out, r)
+		}
 	}
 	return out
+}
+
+// RoundSeed is the seed of one round's arm order: a hash of the scenario,
+// the point and the trial, so a plan made again draws the same orders and
+// every round a different one.
+func RoundSeed(scenario string, key vocab.PointKey, trial int) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%s\x00%d", scenario, key, trial)
+	return h.Sum64()
+}
+
+// RoundOrder is a random permutation of n arms' indexes drawn from seed
+// (Fisher-Yates, math/rand/v2's PCG).
+func RoundOrder(n int, seed uint64) []int {
+	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)).Perm(n)
 }

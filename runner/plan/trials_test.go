@@ -13,7 +13,7 @@ import (
 // TestNextTrials: a pure function of the scenario and the rows so far;
 // nothing after a run that does not end its trial, nor without ci_width;
 // with it, one more trial while an arm's added p50 has no 95% interval,
-// its arms rotated one place on.
+// its arms in the order drawn from the round's seed.
 func TestNextTrials(t *testing.T) {
 	s := &Scenario{Trials: 2, MaxTrials: 9, CIWidth: config.CIWidth{Abs: time.Hour}}
 	pt := LoadPoint{Mode: vocab.Closed, Concurrency: 1, PromptTokens: 100}
@@ -29,7 +29,9 @@ func TestNextTrials(t *testing.T) {
 		t.Errorf("mid-trial: %+v", extra)
 	}
 	extra, why := s.NextTrials(runs, 1, rows)
-	if len(extra) != 2 || extra[0].Arm != "proxy" || extra[1].Arm != "direct" || extra[0].Trial != 3 || !strings.Contains(why, "no 95% interval") {
+	seed := RoundSeed("", runs[1].Key, 3)
+	if len(extra) != 2 || extra[0].Arm == extra[1].Arm || extra[0].Trial != 3 || extra[0].RoundSeed != seed || extra[1].Position != 2 ||
+		extra[0].Arm != []string{"direct", "proxy"}[RoundOrder(2, seed)[0]] || !strings.Contains(why, "no 95% interval") {
 		t.Errorf("next trial %+v (%s)", extra, why)
 	}
 	s.CIWidth = config.CIWidth{}

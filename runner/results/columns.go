@@ -161,6 +161,8 @@ var (
 	ColGatewayClass = col("gateway_class", "", Common, "direct, proxy, ai or hosted", func(r *Row) string { return string(r.GatewayClass) })
 	ColTrial        = col("trial", "", Common, "the trial (round) the run belongs to; 0 for an arm that never came up", func(r *Row) string { return itoa(int64(r.Trial)) })
 	ColStart        = col("start", "", Common, "the fresh start of the gateway stacks the run was measured in (trials are numbered across starts); 0 for an arm that never came up", func(r *Row) string { return itoa(int64(r.Start)) })
+	ColRoundSeed    = col("round_seed", "", Common, "the seed the run's round drew its arm order from (a fresh random order every round; plan.RoundOrder); 0 for an arm that never came up", func(r *Row) string { return utoa(r.RoundSeed) })
+	ColPosition     = col("round_position", "", Common, "the run's place in its round's arm order, from 1; 0 for an arm that never came up", func(r *Row) string { return itoa(int64(r.Position)) })
 	ColMode         = col("mode", "", Common, "closed or open loop", func(r *Row) string { return string(r.Mode) })
 	ColConcurrency  = col("concurrency", "clients", Common, "closed loop: clients; open loop: the cap on requests in flight", func(r *Row) string { return itoa(int64(r.Concurrency)) })
 	ColRateRPS      = col("rate_rps", "req/s", Common, "open loop: the offered rate", func(r *Row) string { return ftoa(r.RateRPS) })

@@ -44,6 +44,9 @@ func fill(v reflect.Value, path string, leaves *[]string) {
 	case reflect.Int, reflect.Int64:
 		v.SetInt(7)
 		*leaves = append(*leaves, path)
+	case reflect.Uint64:
+		v.SetUint(9)
+		*leaves = append(*leaves, path)
 	case reflect.Float64:
 		v.SetFloat(1.5)
 		*leaves = append(*leaves, path)

@@ -31,7 +31,9 @@ type Row struct {
 	GatewayClass             vocab.Class
 	ReleaseOf                string // the arm this one is an earlier release of (a control), or ""
 	Trial                    int
-	Start                    int // the fresh start of the stacks it ran in (from 1; 0: never came up)
+	Start                    int    // the fresh start of the stacks it ran in (from 1; 0: never came up)
+	RoundSeed                uint64 // the seed its round's arm order was drawn from
+	Position                 int    // its place in that order, from 1 (0: never came up)
 	Mode                     vocab.Mode
 	Point                    vocab.PointKey // the load point's key, as the plan stamped it
 	Concurrency              int
@@ -231,6 +233,7 @@ type Percentiles struct {
 }
 
 func itoa(n int64) string   { return strconv.FormatInt(n, 10) }
+func utoa(n uint64) string  { return strconv.FormatUint(n, 10) }
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 func round(f float64) float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'f', 4, 64), 64)
