@@ -255,7 +255,11 @@ func col(column results.Col) func(summary.Figures) value {
 	return func(a summary.Figures) value { return some(a.Median(column)) }
 }
 
-const methodAdded = "Added = median over trials of (arm - direct) measured in the same trial; whiskers: distribution-free interval of that median (95% where the trials allow, else their range)."
+// addedRule is how every added figure is drawn from its rounds (summary's
+// centre and stats.StartsDelta), said once for every chart that shows one.
+const addedRule = "(arm - direct) in the same round: with two starts or more the mean of the starts' medians, its interval Student's t over the starts (95%); from one start the median of its rounds"
+
+const methodAdded = "Added = " + addedRule + ", its interval distribution-free over those rounds (95% where they allow, else their range). Whiskers: that interval."
 
 func overheadFigure(d *data) (*figure, string) {
 	t, ok := summary.Lowest(d.of(vocab.KindOverhead, ""))
@@ -298,7 +302,7 @@ func ttftFigure(d *data) (*figure, string) {
 		panelSpec{"Inter-token latency (p50)", "ms; the p99 is in the ITL figure", []seriesSpec{{"ITL p50", col(results.ColITL.P50)}}})
 	f.Note = fmt.Sprintf("Scenario %s, %s. Every arm's TTFT holds the mock's own (its ttft knob); the added TTFT is what remains over direct. "+
 		"An arm whose TTFB is as long as its TTFT sent nothing, not even its headers, before the first token. Arms whose streaming route did not work are listed with the reason.", t.Point.Scenario, t.Point)
-	f.Foot = footnote("TTFT added = median over trials of (arm - direct) in the same trial; TTFB and ITL p50 (ITL pooled over the run's gaps) median over trials.", t.Arms)
+	f.Foot = footnote("TTFT added = "+addedRule+"; TTFB and ITL p50 (ITL pooled over the run's gaps) median over trials.", t.Arms)
 	return f, ""
 }
 
@@ -433,7 +437,7 @@ func promptFigure(d *data) (*figure, string) {
 	})
 	f.XAxis, f.YAxis = "prompt tokens (one client)", "added p50, ms"
 	f.Note = "Each prompt size is its own load point; the direct arm is the reference (0)."
-	f.Foot = footnote("Added = median over trials of (arm - direct) measured in the same trial.", armsOf(ts))
+	f.Foot = footnote("Added = "+addedRule+".", armsOf(ts))
 	return f, ""
 }
 
@@ -750,7 +754,7 @@ func sessionFigure(d *data) (*figure, string) {
 	}
 	f := barsOf(all, true, panels...)
 	f.Note = "Each client runs a profile's session over and over; every turn carries the whole history (system prompt, tools, the model's tool calls and the tools' outputs), so the context grows to the profile's size. The mock answers at once: the time is the path's."
-	f.Foot = append(footnote("Added = median over trials of (arm - direct) session duration, measured in the same trial.", arms), bimodal(drawn...)...)
+	f.Foot = append(footnote("Added = session duration "+addedRule+".", arms), bimodal(drawn...)...)
 	return f, ""
 }
 

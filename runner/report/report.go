@@ -58,11 +58,12 @@ func Block(recs []results.Record, chartsDir string) string {
 		case a.Trials == 0:
 			absent = append(absent, a.Name)
 		case a.AddedP50.Set:
-			byClass[a.Class] = append(byClass[a.Class], fmt.Sprintf("%s %+.3f", a.Name, a.AddedP50.V))
+			byClass[a.Class] = append(byClass[a.Class], fmt.Sprintf("%s %s %s", a.Name, summary.Added(a.AddedP50, a.AddedP50CI, a.HasCI), summary.CI(a)))
 		}
 	}
 	fmt.Fprintf(&b, "Added p50 latency per request over the client talking to the mock directly, at one client, in ms "+
-		"(run `%s`, code %s, %s, median over trials):", t.Point.RunID, t.Code(), host(t))
+		"(run `%s`, code %s, %s), each to the precision of its interval, whose level and span follow it "+
+		"(\"95%%, 2 starts\": Student's t over the starts' figures, the figure their mean; docs/method.md, \"Statistics\"):", t.Point.RunID, t.Code(), host(t))
 	for _, c := range []struct {
 		key  vocab.Class
 		name string
@@ -152,7 +153,7 @@ func writeReproduction(w io.Writer, rep Repeats) {
 	}
 	for i := 1; i < len(rep.Dirs); i++ {
 		rs := summary.Reproduce(rep.Tables[0], rep.Tables[i])
-		fmt.Fprintf(w, "\n%s against %s (the repeat's added p50 inside the first run's interval): %s.\n\n", filepath.Base(rep.Dirs[i]), filepath.Base(rep.Dirs[0]), summary.Tally(rs))
+		fmt.Fprintf(w, "\n%s against %s (the difference between the runs with its own interval over both runs' starts: \"moved\" when it leaves 0 out): %s.\n\n", filepath.Base(rep.Dirs[i]), filepath.Base(rep.Dirs[0]), summary.Tally(rs))
 		summary.WriteReproduction(w, rs, true)
 	}
 	fmt.Fprintln(w)
@@ -214,8 +215,8 @@ func writeReleases(w io.Writer, tables []summary.Table) {
 	}
 	fmt.Fprintln(w, "## Release against release")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "An earlier release measured beside the current one, in the same run, trials and rotation: added p50")
-	fmt.Fprintln(w, "(median over trials of arm - direct, with its interval), the gateway's CPU per request, and the")
+	fmt.Fprintln(w, "An earlier release measured beside the current one, in the same run, rounds and starts: added p50")
+	fmt.Fprintln(w, "(arm - direct per round, with its interval and its level), the gateway's CPU per request, and the")
 	fmt.Fprintln(w, "overhead the gateway states itself on each answer (p50, median over trials). The ratios are the")
 	fmt.Fprintln(w, "current release over the earlier one.")
 	fmt.Fprintln(w)
@@ -299,9 +300,11 @@ func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, char
 	writeRuns(w, recs)
 	if t, ok := hero(tables); ok {
 		fmt.Fprintf(w, "## Headline: %s, %s\n\n", t.Point.Scenario, t.Point)
-		fmt.Fprintln(w, "Added latency is the median over trials of (arm - direct) in the same trial, in ms, with its")
-		fmt.Fprintln(w, "distribution-free interval; CPU per request and peak memory are the gateway container's in the same")
-		fmt.Fprintln(w, "window; cost prices them (docs/method.md, \"Cost\").")
+		fmt.Fprintln(w, "Added latency is (arm - direct) in the same round, in ms: with two starts or more, the mean of the")
+		fmt.Fprintln(w, "starts' medians with Student's t interval over those starts (its level holds for a new start of the")
+		fmt.Fprintln(w, "stacks); with one, the median over its rounds with their distribution-free interval (that start only).")
+		fmt.Fprintln(w, "Each interval states its level and span. CPU per request and peak memory are the gateway container's")
+		fmt.Fprintln(w, "in the same window; cost prices them (docs/method.md, \"Statistics\", \"Cost\").")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "| arm | class | trials | p50 ms | +p50 ms | interval | +p99 ms | CPU µs/req | RSS peak MiB | USD per 1M |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")

@@ -113,16 +113,17 @@ func TestSplice(t *testing.T) {
 
 // TestLastReproduction: with two repeats kept beside the results, RESULTS.md
 // names both runs and says, arm by arm, whether the repeat's added p50
-// lies inside the first run's interval.
+// moved: the difference with its own interval over both runs' starts.
 func TestLastReproduction(t *testing.T) {
 	base := t.TempDir()
 	for i, lat := range []float64{2.0, 2.01} {
 		var b strings.Builder
-		b.WriteString("run_id,scenario,gateway,trial,mode,concurrency,rate_rps,prompt_tokens,status,latency_p50_ms,verdict\n")
+		b.WriteString("run_id,scenario,gateway,trial,start,mode,concurrency,rate_rps,prompt_tokens,status,latency_p50_ms,verdict\n")
 		for trial := 1; trial <= 6; trial++ {
 			d := 1 + float64(trial)/1000
-			fmt.Fprintf(&b, "r%d,overhead,direct,%d,closed,1,0,100,ok,%g,ok\n", i+1, trial, d)
-			fmt.Fprintf(&b, "r%d,overhead,portkey,%d,closed,1,0,100,ok,%g,ok\n", i+1, trial, d+lat+float64(trial)/100)
+			start := (trial + 1) / 2 // three starts of two rounds
+			fmt.Fprintf(&b, "r%d,overhead,direct,%d,%d,closed,1,0,100,ok,%g,ok\n", i+1, trial, start, d)
+			fmt.Fprintf(&b, "r%d,overhead,portkey,%d,%d,closed,1,0,100,ok,%g,ok\n", i+1, trial, start, d+lat+float64(trial)/100)
 		}
 		dir := filepath.Join(base, fmt.Sprintf("run-%d", i+1))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -139,7 +140,7 @@ func TestLastReproduction(t *testing.T) {
 	var buf bytes.Buffer
 	writeReproduction(&buf, rep)
 	out := buf.String()
-	for _, want := range []string{"## Last reproduction", "- run-1: ", "- run-2: ", "run-2 against run-1 (the repeat's added p50 inside the first run's interval): 1 reproduced.", "| overhead | c=1 prompt=100 | portkey |"} {
+	for _, want := range []string{"## Last reproduction", "- run-1: ", "- run-2: ", "run-2 against run-1 (the difference between the runs with its own interval over both runs' starts: \"moved\" when it leaves 0 out): 1 same, with nothing changed, about 0.1 of the 1 tested would be called moved by chance (5% each).", "| overhead | c=1 prompt=100 | portkey |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}

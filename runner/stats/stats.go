@@ -72,6 +72,10 @@ type Delta struct {
 	Estimate
 	P    float64
 	HasP bool
+	// Over says what the interval's level holds for; Starts is how many
+	// starts it was drawn from (OverStarts).
+	Over   Over
+	Starts int
 }
 
 // PairedDelta is d's median, interval and paired p; ok is false for no

@@ -13,7 +13,9 @@ import (
 )
 
 // TestArmNotes: an arm measured over two starts shows each start's added
-// p50; one whose gateway states its own overhead shows it (median of the
+// p50, the spread between starts and between rounds, and its figure is the
+// mean of the starts' (+5 and +7.5: +6.25, not the +7 median of the three
+// rounds, which weighs the start with more rounds more); one whose gateway states its own overhead shows it (median of the
 // rows' p50s) beside the added p50 measured.
 func TestArmNotes(t *testing.T) {
 	csv := `run_id,scenario,gateway,trial,start,mode,concurrency,rate_rps,prompt_tokens,status,latency_p50_ms,latency_p99_ms,gateway_reported_p50_ms,verdict
@@ -32,7 +34,8 @@ r1,overhead,litellm,3,2,closed,1,0,100,ok,9.000,9.500,4.200,ok
 	got := tables[0].Arms[1].Notes()
 	want := []string{
 		"added p50 by start: +5.000 / +7.500",
-		"states its own overhead as 4.2 ms (p50 of its overhead header, median of 3 rows) against an added p50 of +7.000 measured",
+		"sd between starts 1.671 ms, between rounds of a start 0.707 ms (3 rounds in 2 starts)",
+		"states its own overhead as 4.2 ms (p50 of its overhead header, median of 3 rows) against an added p50 of +6.250 measured",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("notes\n got: %q\nwant: %q", got, want)

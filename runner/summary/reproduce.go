@@ -10,32 +10,43 @@ import (
 	"text/tabwriter"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/stats"
 )
 
 // Reproduction is one gateway arm's added p50 at one load point in a run
-// and in its repeat (the same plan, every stack started afresh): whether
-// each lies inside the other's interval, and how far it moved.
+// and in its repeat (the same plan, every stack started afresh): how far it
+// moved, with the move's own interval, and the verdict.
 type Reproduction struct {
 	Scenario, Point, Arm string
 	First, Second        Figure
 	Verdict              ReproVerdict
-	Moved                float64 // ms, second less first
+	Moved                float64     // ms, second less first
+	Diff                 stats.Delta // the move's interval (Verdict Same or Moved)
 }
 
 // ReproVerdict is how a repeat compares with its run.
 type ReproVerdict string
 
 const (
-	Reproduced    ReproVerdict = "reproduced"     // each median inside the other's interval
-	OneWay        ReproVerdict = "one way"        // the second inside the first's interval, not the reverse
-	NotReproduced ReproVerdict = "not reproduced" // the second outside the first's interval
-	NoInterval    ReproVerdict = "no interval"    // either side lacks a 95% interval
-	NotMeasured   ReproVerdict = "not measured"   // no added p50 on either side (unavailable, failed)
+	// Same: the move's interval at stats.Level holds 0. Its false-alarm
+	// rate is known: unchanged code is called Moved at 1 - Level.
+	Same ReproVerdict = "same"
+	// Moved: the move's interval leaves 0 out.
+	Moved       ReproVerdict = "moved"
+	NoInterval  ReproVerdict = "no interval over starts" // a side measured in one start: no start-level spread to test against
+	NotMeasured ReproVerdict = "not measured"            // no added p50 on either side (unavailable, failed)
 )
 
+// FalseAlarmRate is the share of figures of unchanged code that Reproduce
+// calls Moved (stats.DiffDelta; TestDiffDeltaFalseAlarms checks it).
+const FalseAlarmRate = 1 - stats.Level
+
 // Reproduce matches two runs of one plan arm by arm and point and judges
-// each added p50: the repeat's median inside the first run's interval is
-// the test (docs/method.md, "Reproduction"), the reverse is reported too.
+// each added p50 by the difference between the runs with its own interval
+// over both runs' starts (Welch's, stats.DiffDelta): the test whose
+// false-alarm rate is FalseAlarmRate (docs/method.md, "Reproduction").
+// "The repeat inside the first run's interval" was not such a test: it
+// held about 90% of the time with nothing changed.
 func Reproduce(first, second []Table) []Reproduction {
 	fm, order := gatewayArms(first)
 	sm, _ := gatewayArms(second)
@@ -43,17 +54,16 @@ func Reproduce(first, second []Table) []Reproduction {
 	for _, k := range order {
 		f, s := fm[k].added(), sm[k].added()
 		r := Reproduction{Scenario: k.scenario, Point: k.point, Arm: k.arm, First: f, Second: s}
+		d, ok := stats.DiffDelta(f.CI, s.CI)
 		switch {
 		case !f.V.Set && !s.V.Set:
 			r.Verdict = NotMeasured
-		case !f.V.Set || !s.V.Set || !f.Has || !s.Has || !f.CI.Enough || !s.CI.Enough:
+		case !f.V.Set || !s.V.Set || !f.Has || !s.Has || !ok:
 			r.Verdict = NoInterval
-		case !inside(s.V.V, f):
-			r.Verdict = NotReproduced
-		case !inside(f.V.V, s):
-			r.Verdict = OneWay
+		case d.Lo > 0 || d.Hi < 0:
+			r.Verdict, r.Diff = Moved, d
 		default:
-			r.Verdict = Reproduced
+			r.Verdict, r.Diff = Same, d
 		}
 		if f.V.Set && s.V.Set {
 			r.Moved = s.V.V - f.V.V
@@ -62,8 +72,6 @@ func Reproduce(first, second []Table) []Reproduction {
 	}
 	return out
 }
-
-func inside(v float64, f Figure) bool { return f.CI.Lo <= v && v <= f.CI.Hi }
 
 // share is a move as a share of the first figure, when that figure is one
 // to take a share of: printed above 0 at its 3 decimals and, with an
@@ -98,17 +106,21 @@ func WriteReproduction(w io.Writer, rs []Reproduction, markdown bool) {
 	if markdown {
 		out = w
 	}
-	fmt.Fprint(out, row("scenario", "point", "arm", "first +p50 ms", "interval", "repeat +p50 ms", "interval", "moved", "verdict"))
+	fmt.Fprint(out, row("scenario", "point", "arm", "first +p50 ms", "interval", "repeat +p50 ms", "interval", "moved", "its interval", "verdict"))
 	if markdown {
-		fmt.Fprint(out, "|---|---|---|---|---|---|---|---|---|\n")
+		fmt.Fprint(out, "|---|---|---|---|---|---|---|---|---|---|\n")
 	}
 	for _, r := range rs {
 		moved := "-"
 		if r.First.V.Set && r.Second.V.Set {
-			moved = fmt.Sprintf("%+.3f ms", r.Moved) + share(r.Moved, r.First)
+			dec := 3
+			if r.Verdict == Same || r.Verdict == Moved {
+				dec = decimals(r.Diff.Estimate) // to the precision of the move's own interval
+			}
+			moved = fmt.Sprintf("%+.*f ms", dec, r.Moved) + share(r.Moved, r.First)
 		}
 		fmt.Fprint(out, row(r.Scenario, r.Point, r.Arm, Signed(r.First.V), Interval(r.First.CI, r.First.Has),
-			Signed(r.Second.V), Interval(r.Second.CI, r.Second.Has), moved, string(r.Verdict)))
+			Signed(r.Second.V), Interval(r.Second.CI, r.Second.Has), moved, Interval(r.Diff, r.Verdict == Same || r.Verdict == Moved), string(r.Verdict)))
 	}
 	tw.Flush()
 }
@@ -155,10 +167,17 @@ func WriteRepeats(w io.Writer, dirs []string, tables [][]Table) {
 	}
 }
 
-// Tally counts the verdicts of rs, in the order they are declared.
+// Tally counts the verdicts of rs, in the order they are declared, and
+// how many Moved verdicts chance alone would give if nothing had changed.
 func Tally(rs []Reproduction) string {
 	var parts []string
-	for _, v := range []ReproVerdict{Reproduced, OneWay, NotReproduced, NoInterval, NotMeasured} {
+	tested := 0
+	for _, r := range rs {
+		if r.Verdict == Same || r.Verdict == Moved {
+			tested++
+		}
+	}
+	for _, v := range []ReproVerdict{Same, Moved, NoInterval, NotMeasured} {
 		n := 0
 		for _, r := range rs {
 			if r.Verdict == v {
@@ -168,6 +187,9 @@ func Tally(rs []Reproduction) string {
 		if n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, v))
 		}
+	}
+	if tested > 0 {
+		parts = append(parts, fmt.Sprintf("with nothing changed, about %.1f of the %d tested would be called moved by chance (%.0f%% each)", FalseAlarmRate*float64(tested), tested, FalseAlarmRate*100))
 	}
 	return strings.Join(parts, ", ")
 }

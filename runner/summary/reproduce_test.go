@@ -9,42 +9,51 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
-// TestReproduce: a repeat whose added p50 lies inside the first run's
-// interval reproduces it (each way, or one way); one outside does not and
-// says how far it moved; an arm without a 95% interval on either side is
-// not judged.
+// TestReproduce: each added p50 is judged by the difference between the
+// runs with its own interval over both runs' starts: holding 0 is "same",
+// leaving it out "moved", with how far; a side measured in one start has no
+// start-level interval and is not judged; the tally states how many moved
+// verdicts chance alone gives.
 func TestReproduce(t *testing.T) {
-	arm := func(name string, v, lo, hi float64, enough bool) Figures {
-		d := stats.Delta{Estimate: stats.Estimate{Median: v, Lo: lo, Hi: hi, Enough: enough, N: 6}}
-		return Figures{Name: name, AddedP50: vocab.Some(v), AddedP50CI: d, HasCI: true}
+	arm := func(name string, starts ...[]float64) Figures {
+		d, _ := stats.StartsDelta(starts)
+		return Figures{Name: name, AddedP50: vocab.Some(d.Median), AddedP50CI: d, HasCI: true}
 	}
 	table := func(arms ...Figures) []Table {
 		return []Table{{Point: Point{Scenario: "overhead", Mode: vocab.Closed, Concurrency: 1, Prompt: 100},
 			Arms: append([]Figures{{Name: "direct"}}, arms...)}}
 	}
-	first := table(arm("nginx", 0.022, 0.016, 0.030, true), arm("portkey", 2.37, 1.98, 2.63, true),
-		arm("litellm", 25.5, 16.5, 26.5, true), arm("one-api", 4.68, 3.48, 4.87, true), arm("caddy", 0.11, 0.1, 0.2, false))
-	second := table(arm("nginx", 0.025, 0.018, 0.031, true), arm("portkey", 1.42, 1.2, 1.6, true),
-		arm("litellm", 17.0, 16.6, 17.4, true), arm("one-api", 4.7, 4.69, 4.8, true), arm("caddy", 0.12, 0.1, 0.2, true))
+	first := table(arm("nginx", []float64{0.02, 0.03}, []float64{0.025, 0.02}, []float64{0.03, 0.02}),
+		arm("portkey", []float64{2.3, 2.4}, []float64{2.35, 2.4}, []float64{2.4, 2.3}),
+		arm("litellm", []float64{18.4, 18}, []float64{14.0, 14.5}), // the start effect the audit measured
+		arm("caddy", []float64{0.1, 0.2, 0.15}))
+	second := table(arm("nginx", []float64{0.022, 0.03}, []float64{0.02, 0.025}, []float64{0.03, 0.028}),
+		arm("portkey", []float64{1.4, 1.45}, []float64{1.42, 1.38}, []float64{1.44, 1.4}),
+		arm("litellm", []float64{12.0, 12.5}, []float64{11.5, 11.9}),
+		arm("caddy", []float64{0.1, 0.2}, []float64{0.15, 0.12}))
 	first[0].Arms = append(first[0].Arms, Figures{Name: "bifrost"})
 	second[0].Arms = append(second[0].Arms, Figures{Name: "bifrost"})
-	want := map[string]ReproVerdict{"nginx": Reproduced, "portkey": NotReproduced, "litellm": OneWay, "one-api": OneWay, "caddy": NoInterval, "bifrost": NotMeasured}
+	want := map[string]ReproVerdict{"nginx": Same, "portkey": Moved, "litellm": Same, "caddy": NoInterval, "bifrost": NotMeasured}
 	rs := Reproduce(first, second)
 	if len(rs) != len(want) {
 		t.Fatalf("%d reproductions, want %d", len(rs), len(want))
 	}
 	for _, r := range rs {
 		if r.Verdict != want[r.Arm] {
-			t.Errorf("%s: %s, want %s", r.Arm, r.Verdict, want[r.Arm])
+			t.Errorf("%s: %s (%+v), want %s", r.Arm, r.Verdict, r.Diff, want[r.Arm])
 		}
-		if r.Arm == "portkey" && (r.Moved > -0.949 || r.Moved < -0.951) {
-			t.Errorf("portkey moved %v, want -0.95", r.Moved)
+		if r.Arm == "portkey" && (r.Moved > -0.942 || r.Moved < -0.944) {
+			t.Errorf("portkey moved %v, want -0.943", r.Moved)
 		}
 	}
 	var b bytes.Buffer
 	WriteReproduction(&b, rs, true)
-	if !strings.Contains(b.String(), "| overhead | c=1 prompt=100 | portkey | +2.370 |") || !strings.Contains(b.String(), "-0.950 ms (-40%) | not reproduced |") {
+	if !strings.Contains(b.String(), "| overhead | c=1 prompt=100 | portkey | +2.358 |") || !strings.Contains(b.String(), "-0.943 ms (-40%) | [") ||
+		!strings.Contains(b.String(), "95%, 3 starts | moved |") {
 		t.Errorf("markdown:\n%s", b.String())
+	}
+	if got, want := Tally(rs), "2 same, 1 moved, 1 no interval over starts, 1 not measured, with nothing changed, about 0.2 of the 3 tested would be called moved by chance (5% each)"; got != want {
+		t.Errorf("tally %q, want %q", got, want)
 	}
 }
 

@@ -74,9 +74,11 @@ type Figures struct {
 	// reference in the same trial.
 	AddedP50, AddedP99 vocab.Optional // over direct
 	// AddedP50CI is the paired difference over rounds (each trial is a
-	// round in which every arm ran once, side by side): the interval of
-	// the per-round differences' median and the sign-flip test's p
-	// (docs/method.md, "Statistics"); likewise for TTFT and p99.
+	// round in which every arm ran once, side by side), its interval drawn
+	// over the starts when there are two or more (stats.StartsDelta: the
+	// level then holds for a new start), else over the one start's rounds
+	// with the sign-flip test's p (docs/method.md, "Statistics"); likewise
+	// for TTFT and p99. AddedP50 is its centre.
 	AddedP50CI, AddedTTFTCI, AddedP99CI stats.Delta
 	HasCI, HasTTFTCI, HasP99CI          bool
 	FloorP50, FloorP99                  vocab.Optional // over the floor arm
@@ -94,6 +96,10 @@ type Figures struct {
 	// Coverage: the cells drawn from fewer trials than the arm's ok ones
 	// ("p99 from 2 of 3 trials"), or withheld for it (Arm.majority).
 	Coverage []string
+	// Spread is the added p50's variance between starts and between the
+	// rounds of a start (stats.ComponentsOf), with two starts or more.
+	Spread    stats.Components
+	HasSpread bool
 	// ByStart is the added p50 of each fresh start of the stacks (the
 	// median of its rounds' differences), when the rows hold more than one
 	// start: the spread between starts, beside the interval over all.
@@ -188,15 +194,19 @@ func (a *Figures) against(rows, direct []results.Record) {
 	d := diffs(rows, direct, results.ColLatency.P50)
 	d99 := diffs(rows, direct, results.ColLatency.P99)
 	a.AddedP50, a.AddedP99 = med(d), a.cover(d99, okRows(rows), "+p99")
-	a.AddedP50CI, a.HasCI = stats.PairedDelta(d)
+	gs := diffsByStart(rows, direct, results.ColLatency.P50)
+	a.AddedP50CI, a.HasCI = stats.StartsDelta(gs)
+	a.AddedP50 = centre(a.AddedP50, a.AddedP50CI, a.HasCI)
+	a.Spread, a.HasSpread = stats.ComponentsOf(gs)
 	a.Bimodal, a.IsBimodal = stats.TwoClusters(d)
 	a.ByStart = byStart(rows, direct)
 	if a.AddedP99.Set {
-		a.AddedP99CI, a.HasP99CI = stats.PairedDelta(d99)
+		a.AddedP99CI, a.HasP99CI = stats.StartsDelta(diffsByStart(rows, direct, results.ColLatency.P99))
+		a.AddedP99 = centre(a.AddedP99, a.AddedP99CI, a.HasP99CI)
 	}
 	dt := diffs(rows, direct, results.ColTTFT.P50)
-	a.AddedTTFT = med(dt)
-	a.AddedTTFTCI, a.HasTTFTCI = stats.PairedDelta(dt)
+	a.AddedTTFTCI, a.HasTTFTCI = stats.StartsDelta(diffsByStart(rows, direct, results.ColTTFT.P50))
+	a.AddedTTFT = centre(med(dt), a.AddedTTFTCI, a.HasTTFTCI)
 	a.TopologyMS = median(rows, func(r results.Record) vocab.Optional {
 		if v := r.Num(results.ColTopologyUs); v.Set {
 			return vocab.Some(v.V / 1000)
@@ -404,6 +414,31 @@ func diffs(rows, ref []results.Record, column results.Col) []float64 {
 	return d
 }
 
+// diffsByStart are diffs grouped by the start the rows were measured in,
+// in start order: the levels an interval over starts needs.
+func diffsByStart(rows, ref []results.Record, column results.Col) [][]float64 {
+	starts := map[int][]results.Record{}
+	for _, r := range rows {
+		n := int(r.Num(results.ColStart).V)
+		starts[n] = append(starts[n], r)
+	}
+	var out [][]float64
+	for _, n := range slices.Sorted(maps.Keys(starts)) {
+		out = append(out, diffs(starts[n], ref, column))
+	}
+	return out
+}
+
+// centre is the figure an interval is drawn around: over starts, the mean
+// of the starts' figures (the interval's centre); over one start's rounds,
+// their median, v.
+func centre(v vocab.Optional, d stats.Delta, has bool) vocab.Optional {
+	if has && d.Over == stats.OverStarts {
+		return vocab.Some(d.Median)
+	}
+	return v
+}
+
 // byStart is the added p50 of each start the rows were measured in, in
 // start order; nil when they hold one start (or predate the column).
 func byStart(rows, ref []results.Record) []vocab.Optional {
@@ -433,6 +468,10 @@ func (a Figures) Notes() []string {
 			s = append(s, Signed(v))
 		}
 		out = append(out, "added p50 by start: "+strings.Join(s, " / "))
+	}
+	if a.HasSpread {
+		out = append(out, fmt.Sprintf("sd between starts %.3f ms, between rounds of a start %.3f ms (%d rounds in %d starts)",
+			a.Spread.BetweenStarts, a.Spread.WithinStarts, a.Spread.Rounds, a.Spread.Starts))
 	}
 	if a.IsBimodal {
 		c := a.Bimodal
@@ -588,7 +627,7 @@ func writeTable(w io.Writer, t Table) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	// 120 columns on a terminal: what SUMMARY.md adds (over the floor,
 	// topology, TTFT, events per read, working set, cost) stays there.
-	head := "arm\trounds\tp50 ms\tp99 ms\t+p50\t95% CI\tp\t+p99\t"
+	head := "arm\trounds\tp50 ms\tp99 ms\t+p50\tinterval\tp\t+p99\t"
 	if streams {
 		head += "+ttft\titl p99\t"
 	}
@@ -631,22 +670,28 @@ func writeTable(w io.Writer, t Table) {
 	}
 }
 
-// CI prints an arm's interval for its added p50: "[lo, hi]" at 95% or
-// more, or, from too few rounds for that, their range with the confidence
-// it has ("[lo, hi] 75%"), so no cell reads as more exact than it is.
+// CI prints an arm's interval for its added p50 with its level and what
+// the level holds for: "[lo, hi] 95%, 4 starts" (a new start's figure),
+// "[lo, hi] 95%, 1 start" (that start's stacks only), or, from too few
+// rounds for 95%, their range with the confidence it has ("[lo, hi] 75%, 1
+// start"), so no cell reads as more exact than it is.
 func CI(a Figures) string { return Interval(a.AddedP50CI, a.HasCI) }
 
-// Interval prints d's interval to the precision it allows.
+// Interval prints d's interval to the precision it allows, with Level.
 func Interval(d stats.Delta, has bool) string {
 	if !has {
 		return "-"
 	}
 	dec := decimals(d.Estimate)
-	s := fmt.Sprintf("[%+.*f, %+.*f]", dec, d.Lo, dec, d.Hi)
-	if !d.Enough {
-		s += fmt.Sprintf(" %.0f%%", d.Confidence*100)
+	return fmt.Sprintf("[%+.*f, %+.*f] %s", dec, d.Lo, dec, d.Hi, Level(d))
+}
+
+// Level is what an interval's level is and what it holds for.
+func Level(d stats.Delta) string {
+	if d.Over == stats.OverStarts {
+		return fmt.Sprintf("%.0f%%, %d starts", d.Confidence*100, d.Starts)
 	}
-	return s
+	return fmt.Sprintf("%.0f%%, 1 start", d.Confidence*100)
 }
 
 // shortND is "not distinguishable" in a terminal's table, which must fit
@@ -663,7 +708,7 @@ func short(cell string) string {
 const notDistinguishable = "not distinguishable"
 
 // NotDistinguishableNote explains the cells that say so.
-const NotDistinguishableNote = "not distinguishable: the 95% interval of the per-round differences from direct holds 0; no signed figure is claimed"
+const NotDistinguishableNote = "not distinguishable: the 95% interval (over the starts where there are two or more, else over the rounds of the one start) holds 0; no signed figure is claimed"
 
 // Added prints an added figure: "not distinguishable" when its interval
 // reaches 95% and holds 0, else the median to the precision its interval

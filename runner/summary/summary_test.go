@@ -169,7 +169,7 @@ func TestNotDistinguishable(t *testing.T) {
 		t.Errorf("same: %q", s)
 	}
 	sl := got["slower"]
-	if s, ci, p := Added(sl.AddedP50, sl.AddedP50CI, sl.HasCI), CI(sl), P(sl.AddedP50CI, sl.HasCI); s != "+0.505" || ci != "[+0.480, +0.530]" || p != "0.031" {
+	if s, ci, p := Added(sl.AddedP50, sl.AddedP50CI, sl.HasCI), CI(sl), P(sl.AddedP50CI, sl.HasCI); s != "+0.505" || ci != "[+0.480, +0.530] 97%, 1 start" || p != "0.031" {
 		t.Errorf("slower: %q %q p %q", s, ci, p)
 	}
 	var buf bytes.Buffer

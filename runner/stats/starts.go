@@ -1,0 +1,162 @@
+package stats
+
+import (
+	"math"
+
+	"github.com/aclements/go-moremath/stats"
+)
+
+// Over is what an interval's draws are, and so what its level holds for.
+type Over int
+
+const (
+	// OverRounds: the rounds of one start. The level holds for that
+	// start's stacks; another start of them may lie outside (rounds inside
+	// a start are not independent draws of the figure).
+	OverRounds Over = iota
+	// OverStarts: the start-level figures (each start's median round). The
+	// level holds for the figure a new start would give, start and round
+	// effects both covered (Kalibera and Jones, "Rigorous benchmarking in
+	// reasonable time", ISMM 2013: the interval over the highest level
+	// repeated).
+	OverStarts
+)
+
+func (o Over) String() string {
+	if o == OverStarts {
+		return "starts"
+	}
+	return "rounds of one start"
+}
+
+// StartsDelta is the added figure of an arm from its per-round
+// differences, grouped by start. With two starts or more: the mean of the
+// starts' medians, with Student's t interval at Level over those S start
+// figures (S - 1 degrees of freedom) and the one-sample t test's p for "no
+// difference". Under start and round effects of any size this interval
+// holds its level (the start figures are independent and, as medians of
+// rounds, near normal; TestStartsCoverage checks it by simulation); the
+// price is width: two starts leave one degree of freedom (t = 12.7). With
+// one start it is PairedDelta over that start's rounds, Over = OverRounds.
+// ok is false for no differences.
+func StartsDelta(groups [][]float64) (Delta, bool) {
+	var figs, all []float64
+	for _, g := range groups {
+		if len(g) > 0 {
+			figs = append(figs, Median(g))
+			all = append(all, g...)
+		}
+	}
+	if len(figs) < 2 {
+		return PairedDelta(all)
+	}
+	s := len(figs)
+	mean, sd := meanSD(figs)
+	se := sd / math.Sqrt(float64(s))
+	q := tQuantile(float64(s-1), 1-(1-Level)/2)
+	d := Delta{Estimate: Estimate{Median: mean, Lo: mean - q*se, Hi: mean + q*se, N: len(all),
+		Confidence: Level, Enough: true}, Over: OverStarts, Starts: s}
+	switch {
+	case se > 0:
+		t := math.Abs(mean) / se
+		d.P, d.HasP = 2*(1-(stats.TDist{V: float64(s - 1)}).CDF(t)), true
+	case mean != 0:
+		d.P, d.HasP = 0, true // every start gave the same figure, not 0
+	}
+	return d, true
+}
+
+// Components are the variance of a figure between starts and between the
+// rounds inside a start, as standard deviations (one-way random-effects
+// ANOVA, method of moments: the between part floored at 0). Where the
+// between part dominates, more starts narrow the interval and more rounds
+// do not.
+type Components struct {
+	BetweenStarts, WithinStarts float64
+	Starts, Rounds              int
+}
+
+// ComponentsOf estimates the components from per-round values grouped by
+// start; ok is false with fewer than two starts or no start of two rounds.
+func ComponentsOf(groups [][]float64) (Components, bool) {
+	var means []float64
+	ssw, dfw, n := 0.0, 0, 0
+	for _, g := range groups {
+		if len(g) == 0 {
+			continue
+		}
+		m, _ := meanSD(g)
+		means = append(means, m)
+		for _, x := range g {
+			ssw += (x - m) * (x - m)
+		}
+		dfw += len(g) - 1
+		n += len(g)
+	}
+	if len(means) < 2 || dfw == 0 {
+		return Components{}, false
+	}
+	within := ssw / float64(dfw)
+	_, sdm := meanSD(means)
+	perStart := float64(n) / float64(len(means))
+	between := max(0, sdm*sdm-within/perStart)
+	return Components{BetweenStarts: math.Sqrt(between), WithinStarts: math.Sqrt(within), Starts: len(means), Rounds: n}, true
+}
+
+// DiffDelta is the difference b - a of two figures measured apart (two
+// runs), with Welch's interval at Level from their start figures' spreads:
+// when nothing changed between the runs it leaves out 0 at the rate 1 -
+// Level, which is the false-alarm rate a reproduction test states. Both
+// must be over starts; ok is false otherwise.
+func DiffDelta(a, b Delta) (Delta, bool) {
+	if a.Over != OverStarts || b.Over != OverStarts {
+		return Delta{}, false
+	}
+	q := func(d Delta) float64 { return tQuantile(float64(d.Starts-1), 1-(1-Level)/2) }
+	// Each side's standard error, back from its interval's half-width.
+	sa, sb := (a.Hi-a.Lo)/2/q(a), (b.Hi-b.Lo)/2/q(b)
+	va, vb := sa*sa, sb*sb
+	diff := b.Median - a.Median
+	if va+vb == 0 {
+		return Delta{Estimate: Estimate{Median: diff, Lo: diff, Hi: diff, Confidence: Level, Enough: true}, Over: OverStarts}, true
+	}
+	df := (va + vb) * (va + vb) / (va*va/float64(a.Starts-1) + vb*vb/float64(b.Starts-1))
+	h := tQuantile(df, 1-(1-Level)/2) * math.Sqrt(va+vb)
+	p := 2 * (1 - (stats.TDist{V: df}).CDF(math.Abs(diff)/math.Sqrt(va+vb)))
+	return Delta{Estimate: Estimate{Median: diff, Lo: diff - h, Hi: diff + h, N: a.N + b.N, Confidence: Level, Enough: true},
+		P: p, HasP: true, Over: OverStarts, Starts: min(a.Starts, b.Starts)}, true
+}
+
+func meanSD(xs []float64) (mean, sd float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	ss := 0.0
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(xs)-1))
+}
+
+// tQuantile is Student's t quantile for df degrees of freedom, by
+// bisection on moremath's CDF (it has no inverse).
+func tQuantile(df, p float64) float64 {
+	t := stats.TDist{V: df}
+	lo, hi := 0.0, 1.0
+	for t.CDF(hi) < p {
+		hi *= 2
+	}
+	for range 100 {
+		mid := (lo + hi) / 2
+		if t.CDF(mid) < p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
