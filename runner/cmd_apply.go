@@ -194,6 +194,7 @@ func applyOnce(loadCtx, hardCtx context.Context, p *plan.Plan, engine stack.Engi
 	st, _ := os.Stdout.Stat()
 	out, err := apply.Run(loadCtx, hardCtx, apply.Options{
 		Plan: p, Engine: engine, Engines: others, ModuleDir: moduleDir(p.Dir), Source: p.SourceFile(), Calibrate: rig.Calibrate, Code: code,
+		Probe:    hostProbe(p),
 		Progress: &apply.Progress{W: os.Stdout, TTY: st != nil && st.Mode()&os.ModeCharDevice != 0},
 		// What each scenario's file says, read back from it: the summary
 		// sees exactly what a reader of the CSV will.
@@ -251,6 +252,17 @@ func applyOnce(loadCtx, hardCtx context.Context, p *plan.Plan, engine stack.Engi
 		return exitFailure
 	}
 	return 0
+}
+
+// hostProbe probes the gateway's first CPU before every round, where the
+// gateways run on this machine; nil elsewhere (this machine's CPU would say
+// nothing of theirs).
+func hostProbe(p *plan.Plan) func(context.Context) results.HostProbe {
+	cpus := p.Layout.Gateway.CPUs.CPUs
+	if len(cpus) == 0 || p.Layout.Gateway.Engine != config.LocalEngine {
+		return nil
+	}
+	return (&rig.Prober{CPU: cpus[0]}).Probe
 }
 
 // reproduction compares every repeat with the first, both ways, and

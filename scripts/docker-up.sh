@@ -6,6 +6,15 @@
 set -euo pipefail
 
 engine_answers() { docker version >/dev/null 2>&1; }
+
+# The gateways' system calls are counted on the tracepoint
+# raw_syscalls:sys_enter (runner/usage/work.go), which needs tracefs; a
+# fresh machine may not have it mounted. Left mounted: a mount is no
+# process, and a later run needs it again.
+if ! mountpoint -q /sys/kernel/tracing 2>/dev/null && [ -d /sys/kernel/tracing ]; then
+  mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
+    echo "docker-up: tracefs could not be mounted: the gateways' system calls will not be counted" >&2
+fi
 # docker_down stops the engine this script started (none: nothing to do); a
 # script that sets its own EXIT trap after sourcing this one calls it.
 docker_down() { :; }

@@ -60,6 +60,9 @@ type Options struct {
 	// Calibrate runs the reference workload on a CPU for the manifest
 	// (rig.Calibrate); nil runs none (tests).
 	Calibrate func(ctx context.Context, cpu int) (results.Calibration, error)
+	// Probe reads the host's state before each round (rig.Prober on the
+	// gateway's CPU), every gateway arm frozen; nil probes nothing (tests).
+	Probe func(ctx context.Context) results.HostProbe
 	// Finished, when set, is called with each scenario's CSV once it is
 	// complete (the CLI prints what it says).
 	Finished func(csv string)
@@ -310,6 +313,7 @@ type scenarioRun struct {
 	rows    []results.Row
 	arms    map[string]*liveArm // up, by name (direct included)
 	mocks   mockSet             // the current start's
+	probe   results.HostProbe   // the host before the current round
 	// down are the arms that could not come up in an earlier start (their
 	// row is written).
 	down map[string]bool
@@ -667,6 +671,9 @@ func (r *execution) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, run
 		}
 		resolved, noCapacity := r.atCapacity(sc, queue[i])
 		run := &resolved
+		if err := r.probe(hardCtx, s, run); err != nil {
+			return err
+		}
 		s.measured++
 		n, total := s.measured, s.total
 		if err := r.isolate(hardCtx, s, run.Arm); err != nil {
@@ -676,6 +683,10 @@ func (r *execution) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, run
 			r.loadLeft().Round(time.Second)), run.Warmup.D()+run.Duration.D())
 		m := r.meter(sc, run, a, s.mocks.source)
 		m.Abort = hardCtx
+		m.Base.ProbeGoNs, m.Base.ProbePyNs, m.Base.ProbeNodeNs = positive(s.probe.GoNs), positive(s.probe.PyNs), positive(s.probe.NodeNs)
+		if s.probe.HasSteal {
+			m.Base.HostStealShare = vocab.Some(results.Round6(s.probe.Steal))
+		}
 		row := m.Base
 		if noCapacity != "" {
 			row.Status, row.Reason = vocab.StatusFailed, noCapacity
@@ -704,6 +715,26 @@ func (r *execution) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, run
 		}
 	}
 	return nil
+}
+
+// probe reads the host before the first run of each round, with every
+// gateway arm frozen, into s.probe for the round's rows.
+func (r *execution) probe(ctx context.Context, s *scenarioRun, run *plan.Run) error {
+	if r.o.Probe == nil || run.Position > 1 {
+		return nil
+	}
+	if err := r.isolate(ctx, s, vocab.Direct); err != nil {
+		return err
+	}
+	s.probe = r.o.Probe(ctx)
+	return nil
+}
+
+func positive(v float64) vocab.Optional {
+	if v > 0 {
+		return vocab.Some(results.Round3(v))
+	}
+	return vocab.Optional{}
 }
 
 // countLogs counts the arm's log patterns over the run's measured window,

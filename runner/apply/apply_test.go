@@ -189,8 +189,8 @@ func testPlan(t *testing.T, ps *ports, window time.Duration) (*plan.Plan, Option
 		sc.Arms = append(sc.Arms, a)
 	}
 	for trial := 1; trial <= 2; trial++ {
-		for _, a := range sc.Arms {
-			sc.Runs = append(sc.Runs, plan.Run{Index: len(sc.Runs) + 1, Arm: a.Name, Trial: trial, Point: sc.Points[0],
+		for k, a := range sc.Arms {
+			sc.Runs = append(sc.Runs, plan.Run{Index: len(sc.Runs) + 1, Arm: a.Name, Trial: trial, Position: k + 1, Point: sc.Points[0],
 				Request: request(a), Warmup: plan.Duration(100 * time.Millisecond), Duration: plan.Duration(window),
 				Timeout: plan.Duration(30 * time.Second),
 				// These tests check the pipeline, not the in-process stand-ins:
@@ -1055,9 +1055,25 @@ func TestStarts(t *testing.T) {
 	}
 	e := inProcess(t, ps, p)
 	o.Engine = e
+	// The host is probed once per round, before its first run, with every
+	// gateway arm frozen; its figures reach each row of the round.
+	p.Isolation = config.Freeze
+	probes := 0
+	o.Probe = func(context.Context) results.HostProbe {
+		probes++
+		for _, c := range e.Live() {
+			if strings.Contains(c.Name, "proxy") && !e.Paused(c.Name) {
+				t.Errorf("probe %d: %s runs beside it", probes, c.Name)
+			}
+		}
+		return results.HostProbe{GoNs: 1.5, PyNs: 150, Steal: 0.25, HasSteal: true}
+	}
 	out, err := Run(context.Background(), context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if probes != 2 {
+		t.Errorf("%d probes, want one per round (2)", probes)
 	}
 	var proxyCalls []string
 	for _, c := range e.Calls {
@@ -1074,6 +1090,9 @@ func TestStarts(t *testing.T) {
 		starts[gw] = append(starts[gw], r.Str(results.ColStart)+" "+r.Str(results.ColStatus))
 		if gw != "broken" && r.Str(results.ColStatus) != string(vocab.StatusOK) {
 			t.Errorf("%s start %s: %s (%s), want ok", gw, r.Str(results.ColStart), r.Str(results.ColStatus), r.Str(results.ColReason))
+		}
+		if gw != "broken" && (r.Str(results.ColProbeGoNs) != "1.5" || r.Str(results.ColHostStealShare) != "0.25" || r.Str(results.ColProbeNodeNs) != "") {
+			t.Errorf("%s start %s: probe %q %q %q", gw, r.Str(results.ColStart), r.Str(results.ColProbeGoNs), r.Str(results.ColHostStealShare), r.Str(results.ColProbeNodeNs))
 		}
 	}
 	// The second start's rows are ok too: its windows check the mock that

@@ -204,6 +204,10 @@ func fillGateway(row *results.Row, w usage.Window, res *load.Result, c config.Co
 	row.GatewayCPUCores = vocab.Some(results.Round3(cores))
 	if n := res.RequestsOK + res.Errored(); n > 0 {
 		row.GatewayCPUUsPerReq = vocab.Some(results.Round3(float64(w.CPU.Microseconds()) / float64(n)))
+		if w.HasWork {
+			per := func(c uint64) vocab.Optional { return vocab.Some(results.Round3(float64(c) / float64(n))) }
+			row.GatewaySyscallsPerReq, row.GatewayCtxSwitchesPerReq, row.GatewayPageFaultsPerReq = per(w.Syscalls), per(w.CtxSwitches), per(w.PageFaults)
+		}
 	}
 	row.GatewayThrottledPeriods = vocab.Some(float64(w.ThrottledPeriods))
 	row.GatewayThrottledMS = vocab.Some(results.Round3(float64(w.Throttled.Microseconds()) / 1000))

@@ -170,14 +170,14 @@ func TestQuick(t *testing.T) {
 }
 
 // TestStartsAndSteady: benchmarks.hcl's overhead scenario runs every arm in
-// two fresh starts of three trials each, the starts one after the other,
+// three fresh starts of two trials each, the starts one after the other,
 // trials numbered across them; each arm's warm-up is the larger of the
 // scenario's and its gateway's.
 func TestStartsAndSteady(t *testing.T) {
 	p := build(t, "../../benchmarks.hcl")
 	s := p.Scenarios[slices.IndexFunc(p.Scenarios, func(s Scenario) bool { return s.Name == "overhead" })]
-	if s.Starts != 2 || s.Trials != 3 {
-		t.Fatalf("overhead: %d starts x %d trials, want 2 x 3", s.Starts, s.Trials)
+	if s.Starts != 3 || s.Trials != 2 {
+		t.Fatalf("overhead: %d starts x %d trials, want 3 x 2", s.Starts, s.Trials)
 	}
 	last := 0
 	trials := map[int][]int{}
@@ -190,8 +190,8 @@ func TestStartsAndSteady(t *testing.T) {
 			trials[r.Start] = append(trials[r.Start], r.Trial)
 		}
 	}
-	if !slices.Equal(trials[1], []int{1, 2, 3}) || !slices.Equal(trials[2], []int{4, 5, 6}) {
-		t.Errorf("nginx's trials at c=1 by start: %v, want 1-3 and 4-6", trials)
+	if !slices.Equal(trials[1], []int{1, 2}) || !slices.Equal(trials[2], []int{3, 4}) || !slices.Equal(trials[3], []int{5, 6}) {
+		t.Errorf("nginx's trials at c=1 by start: %v, want 1-2, 3-4 and 5-6", trials)
 	}
 	for arm, want := range map[string]Steady{
 		"direct": {500, Duration(time.Minute)}, "nginx": {500, Duration(time.Minute)},

@@ -303,18 +303,19 @@ func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, char
 		fmt.Fprintln(w, "Added latency is (arm - direct) in the same round, in ms: with two starts or more, the mean of the")
 		fmt.Fprintln(w, "starts' medians with Student's t interval over those starts (its level holds for a new start of the")
 		fmt.Fprintln(w, "stacks); with one, the median over its rounds with their distribution-free interval (that start only).")
-		fmt.Fprintln(w, "Each interval states its level and span. CPU per request and peak memory are the gateway container's")
-		fmt.Fprintln(w, "in the same window; cost prices them (docs/method.md, \"Statistics\", \"Cost\").")
+		fmt.Fprintln(w, "Each interval states its level and span. CPU and system calls per request and peak memory are the")
+		fmt.Fprintln(w, "gateway container's in the same window (system calls: perf_event on its cgroup; \"-\" in runs before")
+		fmt.Fprintln(w, "they were counted); cost prices them (docs/method.md, \"Statistics\", \"Work counts\", \"Cost\").")
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "| arm | class | trials | p50 ms | +p50 ms | interval | +p99 ms | CPU µs/req | RSS peak MiB | USD per 1M |")
-		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Fprintln(w, "| arm | class | trials | p50 ms | +p50 ms | interval | +p99 ms | CPU µs/req | syscalls/req | RSS peak MiB | USD per 1M |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, a := range t.Arms {
 			if a.Trials == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", a.Name, orDash(string(a.Class)), a.Trials,
+			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", a.Name, orDash(string(a.Class)), a.Trials,
 				summary.Fixed(a.P50, 3), summary.Added(a.AddedP50, a.AddedP50CI, a.HasCI), summary.CI(a), summary.Added(a.AddedP99, a.AddedP99CI, a.HasP99CI),
-				summary.Fixed(a.CPUUsPerReq, 1), summary.Fixed(a.RSSPeakMiB, 1), summary.Fixed(a.CostPer1M, 6))
+				summary.Fixed(a.CPUUsPerReq, 1), summary.Fixed(a.SyscallsPerReq, 1), summary.Fixed(a.RSSPeakMiB, 1), summary.Fixed(a.CostPer1M, 6))
 		}
 		fmt.Fprintln(w)
 	}

@@ -79,6 +79,17 @@ type Calibration struct {
 	PythonMissing string    `json:"python_missing,omitempty"` // why there is no CPython figure
 }
 
+// HostProbe is the host's state just before a round, on the gateway's
+// CPU with every gateway arm frozen (rig.Prober): ns per iteration of the
+// same loop in Go, CPython and Node (0: that runtime is not installed),
+// and the share of the CPU's time the hypervisor took since the previous
+// probe.
+type HostProbe struct {
+	GoNs, PyNs, NodeNs float64
+	Steal              float64
+	HasSteal           bool
+}
+
 // Instance is a provisioned machine held for a gateway, and its list price.
 type Instance struct {
 	VCPUs      float64 `json:"vcpus"`

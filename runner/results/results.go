@@ -61,6 +61,11 @@ type Row struct {
 	Latency, Service, TTFB              Percentiles
 	GatewayReportedP50                  vocab.Optional // ms: the gateway's own overhead header
 	GatewayCPUCores, GatewayCPUUsPerReq vocab.Optional
+	// the kernel's work for the gateway per request (perf_event on its
+	// cgroup): does not scale with the host's speed as CPU time does
+	GatewaySyscallsPerReq, GatewayCtxSwitchesPerReq, GatewayPageFaultsPerReq vocab.Optional
+	// the host before the run's round (HostProbe)
+	ProbeGoNs, ProbePyNs, ProbeNodeNs, HostStealShare vocab.Optional
 	// resources (gateway container; empty for the direct arm)
 	GatewayThrottledPeriods, GatewayThrottledMS             vocab.Optional
 	GatewayMemIdleMiB, GatewayMemPeakMiB, GatewayMemAnonMiB vocab.Optional

@@ -44,7 +44,7 @@ func Calibrate(ctx context.Context, cpu int) (results.Calibration, error) {
 	if !online(cpu) {
 		return c, fmt.Errorf("rig: cpu %d is not online here", cpu)
 	}
-	runs, err := goLoop(cpu)
+	runs, err := goLoopN(cpu, goIters, calibrationSamples)
 	if err != nil {
 		return c, err
 	}
@@ -58,7 +58,9 @@ func Calibrate(ctx context.Context, cpu int) (results.Calibration, error) {
 	return c, nil
 }
 
-func goLoop(cpu int) ([]float64, error) {
+// goLoopN times samples runs of n iterations of lcg on a thread pinned
+// to cpu: ns per iteration each.
+func goLoopN(cpu, n, samples int) ([]float64, error) {
 	type result struct {
 		runs []float64
 		err  error
@@ -70,10 +72,10 @@ func goLoop(cpu int) ([]float64, error) {
 			return
 		}
 		var runs []float64
-		for range calibrationSamples {
+		for range samples {
 			t := time.Now()
-			runtime.KeepAlive(lcg(goIters)) // the loop's result kept, so it is not dropped
-			runs = append(runs, float64(time.Since(t).Nanoseconds())/goIters)
+			runtime.KeepAlive(lcg(n)) // the loop's result kept, so it is not dropped
+			runs = append(runs, float64(time.Since(t).Nanoseconds())/float64(n))
 		}
 		done <- result{runs: runs}
 	}()

@@ -59,8 +59,8 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 			fmt.Fprintf(w, "Not tabulated: %s.\n", t.DroppedText())
 			continue
 		}
-		fmt.Fprintln(w, "| arm | trials | behaviour | p50 ms | p99 ms | +p50 | interval | p | +p99 | +p50 vs floor | +TTFT | ITL p99 | goodput | CPU µs/req | RSS peak MiB | working set peak MiB | USD per 1M | cold start ms | notes |")
-		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Fprintln(w, "| arm | trials | behaviour | p50 ms | p99 ms | +p50 | interval | p | +p99 | +p50 vs floor | +TTFT | ITL p99 | goodput | CPU µs/req | syscalls/req | ctx switches/req | RSS peak MiB | working set peak MiB | USD per 1M | cold start ms | notes |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, a := range t.Arms {
 			if a.Status == vocab.StatusUnavailable {
 				continue
@@ -79,9 +79,9 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 			for _, g := range groupVerdicts(a.Verdicts) {
 				notes = append(notes, g.String())
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				a.Name, trials, cell(a.behaviourCell()), num(a.P50), num(a.P99), Added(a.AddedP50, a.AddedP50CI, a.HasCI), CI(a), P(a.AddedP50CI, a.HasCI), Added(a.AddedP99, a.AddedP99CI, a.HasP99CI),
-				Signed(a.FloorP50), Added(a.AddedTTFT, a.AddedTTFTCI, a.HasTTFTCI), num(a.ITLP99), num(a.Goodput), num1(a.CPUUsPerReq), num1(a.RSSPeakMiB), num1(a.MemPeakMiB),
+				Signed(a.FloorP50), Added(a.AddedTTFT, a.AddedTTFTCI, a.HasTTFTCI), num(a.ITLP99), num(a.Goodput), num1(a.CPUUsPerReq), num1(a.SyscallsPerReq), num1(a.CtxSwitchesPerReq), num1(a.RSSPeakMiB), num1(a.MemPeakMiB),
 				Fixed(a.CostPer1M, 6), num1(a.ColdStartMS), cell(strings.Join(notes, "; ")))
 		}
 		if fo := Failovers(t); len(fo) > 0 {

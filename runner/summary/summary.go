@@ -85,9 +85,14 @@ type Figures struct {
 	TopologyMS                          vocab.Optional // what the layout charges this arm (median)
 	NetP50                              vocab.Optional // AddedP50 less TopologyMS
 	CPUUsPerReq, MemPeakMiB             vocab.Optional // median; MemPeakMiB is the cgroup working set
-	RSSPeakMiB                          vocab.Optional // median peak resident set (the processes' VmRSS)
-	CostPer1M, ColdStartMS              vocab.Optional // median
-	Goodput                             vocab.Optional // median share of requests within the SLO
+	// The kernel's work per request (median over trials): system calls,
+	// context switches, page faults; SyscallSpread is the syscalls' range
+	// over the trials as a share of that median (a runtime's timers make
+	// some arms' counts move with the window).
+	SyscallsPerReq, CtxSwitchesPerReq, PageFaultsPerReq, SyscallSpread vocab.Optional
+	RSSPeakMiB                                                         vocab.Optional // median peak resident set (the processes' VmRSS)
+	CostPer1M, ColdStartMS                                             vocab.Optional // median
+	Goodput                                                            vocab.Optional // median share of requests within the SLO
 	// Streams (median over trials, ms): TTFT p50 and what it adds over
 	// direct; ITL p99 (pooled gaps, so supported sooner than latency p99);
 	// content events per socket read.
@@ -287,6 +292,10 @@ func arm(name string, rows []results.Record) Figures {
 	a.P50 = median(rows, col(results.ColLatency.P50))
 	a.P99 = a.majority(rows, col(results.ColLatency.P99), "p99")
 	a.CPUUsPerReq = median(rows, col(results.ColGatewayCPUUsPerReq))
+	a.SyscallsPerReq = median(rows, col(results.ColGatewaySyscallsPerReq))
+	a.CtxSwitchesPerReq = median(rows, col(results.ColGatewayCtxSwitchesPerReq))
+	a.PageFaultsPerReq = median(rows, col(results.ColGatewayPageFaultsPerReq))
+	a.SyscallSpread = spread(rows, results.ColGatewaySyscallsPerReq)
 	a.TTFTP50 = a.majority(rows, col(results.ColTTFT.P50), "TTFT p50")
 	a.ITLP99 = a.majority(rows, col(results.ColITL.P99), "ITL p99")
 	a.EventsPerRead = median(rows, col(results.ColEventsPerRead))
@@ -439,6 +448,25 @@ func centre(v vocab.Optional, d stats.Delta, has bool) vocab.Optional {
 	return v
 }
 
+// spread is the range of a column over the ok rows as a share of its
+// median, with two rows or more.
+func spread(rows []results.Record, c results.Col) vocab.Optional {
+	var xs []float64
+	for _, r := range rows {
+		if v := r.Num(c); ok(r) && v.Set {
+			xs = append(xs, v.V)
+		}
+	}
+	if m := stats.Median(xs); len(xs) >= 2 && m > 0 {
+		return vocab.Some((slices.Max(xs) - slices.Min(xs)) / m)
+	}
+	return vocab.Optional{}
+}
+
+// unstableWork is the share of its median past which an arm's syscalls
+// per request are said not to be stable over its trials.
+const unstableWork = 0.05
+
 // byStart is the added p50 of each start the rows were measured in, in
 // start order; nil when they hold one start (or predate the column).
 func byStart(rows, ref []results.Record) []vocab.Optional {
@@ -468,6 +496,9 @@ func (a Figures) Notes() []string {
 			s = append(s, Signed(v))
 		}
 		out = append(out, "added p50 by start: "+strings.Join(s, " / "))
+	}
+	if a.SyscallSpread.Set && a.SyscallSpread.V > unstableWork {
+		out = append(out, fmt.Sprintf("syscalls per request not stable: they span %.0f%% of their median over the trials", 100*a.SyscallSpread.V))
 	}
 	if a.HasSpread {
 		out = append(out, fmt.Sprintf("sd between starts %.3f ms, between rounds of a start %.3f ms (%d rounds in %d starts)",

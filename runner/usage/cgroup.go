@@ -31,6 +31,11 @@ type Counters struct {
 	// false where the processes cannot be read (an engine elsewhere).
 	ProcRSS    uint64
 	HasProcRSS bool
+	// The kernel's work for the cgroup's tasks since its counters opened
+	// (work.go): system calls, context switches, page faults. HasWork is
+	// false where they could not be opened.
+	Syscalls, CtxSwitches, PageFaults uint64
+	HasWork                           bool
 }
 
 // WorkingSet is the memory the container holds that the kernel cannot
@@ -53,6 +58,9 @@ type Cgroup struct {
 	v2                bool
 	cpuacct, cpu, mem string // v1 controller directories; v2 uses mem for all
 	proc              string // the proc filesystem the cgroup's pids are in
+	work              *work
+	// WorkMissing says why the cgroup's work is not counted, or "".
+	WorkMissing string
 }
 
 // Find locates the cgroup of a Docker container under root (/sys/fs/cgroup),
@@ -60,10 +68,25 @@ type Cgroup struct {
 func Find(root, id string) (*Cgroup, error) {
 	for _, parent := range []string{"docker/" + id, "system.slice/docker-" + id + ".scope"} {
 		if dir := filepath.Join(root, "cpuacct", parent); exists(filepath.Join(dir, "cpuacct.usage")) {
-			return &Cgroup{cpuacct: dir, cpu: filepath.Join(root, "cpu", parent), mem: filepath.Join(root, "memory", parent), proc: "/proc"}, nil
+			c := &Cgroup{cpuacct: dir, cpu: filepath.Join(root, "cpu", parent), mem: filepath.Join(root, "memory", parent), proc: "/proc"}
+			// perf_event follows the v1 hierarchy when one is mounted, else
+			// the unified (v2) one beside it, where the engine puts the
+			// container too.
+			pe := filepath.Join(root, "perf_event", parent)
+			if !exists(pe) {
+				pe = filepath.Join(root, "unified", parent)
+			}
+			if exists(pe) {
+				c.withWork(pe, filepath.Join(root, "cpuset", parent, "cpuset.cpus"))
+			} else {
+				c.WorkMissing = "no perf_event cgroup of the container under " + root + " (neither perf_event/ nor unified/)"
+			}
+			return c, nil
 		}
 		if dir := filepath.Join(root, parent); exists(filepath.Join(dir, "cpu.stat")) && exists(filepath.Join(dir, "memory.current")) {
-			return &Cgroup{v2: true, cpu: dir, mem: dir, proc: "/proc"}, nil
+			c := &Cgroup{v2: true, cpu: dir, mem: dir, proc: "/proc"}
+			c.withWork(dir, filepath.Join(dir, "cpuset.cpus.effective"))
+			return c, nil
 		}
 	}
 	return nil, fmt.Errorf("no cgroup for container %.12s under %s", id, root)
@@ -87,7 +110,7 @@ func (c *Cgroup) Read() (Counters, error) {
 		ms, _ := readKV(filepath.Join(c.mem, "memory.stat"))
 		k.RSS, k.InactiveFile = ms["anon"], ms["inactive_file"]
 		k.ProcRSS, k.HasProcRSS = c.procRSS()
-		return k, nil
+		return k, c.readWork(&k)
 	}
 	ns, err := readUint(filepath.Join(c.cpuacct, "cpuacct.usage"))
 	if err != nil {
@@ -104,7 +127,20 @@ func (c *Cgroup) Read() (Counters, error) {
 	ms, _ := readKV(filepath.Join(c.mem, "memory.stat"))
 	k.RSS, k.InactiveFile = ms["total_rss"], ms["total_inactive_file"]
 	k.ProcRSS, k.HasProcRSS = c.procRSS()
-	return k, nil
+	return k, c.readWork(&k)
+}
+
+// readWork adds the work counters to k, where they are open.
+func (c *Cgroup) readWork(k *Counters) error {
+	if c.work == nil {
+		return nil
+	}
+	var err error
+	if k.Syscalls, k.CtxSwitches, k.PageFaults, err = c.work.read(); err != nil {
+		return fmt.Errorf("read the work counters: %w", err)
+	}
+	k.HasWork = true
+	return nil
 }
 
 // procRSS sums VmRSS over the pids in the cgroup's cgroup.procs; a process
@@ -169,7 +205,7 @@ type Sum []Source
 
 func (s Sum) Read() (Counters, error) {
 	var k Counters
-	all := true
+	all, work := true, true
 	for _, src := range s {
 		c, err := src.Read()
 		if err != nil {
@@ -183,7 +219,12 @@ func (s Sum) Read() (Counters, error) {
 		k.RSS += c.RSS
 		k.ProcRSS += c.ProcRSS
 		all = all && c.HasProcRSS
+		k.Syscalls += c.Syscalls
+		k.CtxSwitches += c.CtxSwitches
+		k.PageFaults += c.PageFaults
+		work = work && c.HasWork
 	}
 	k.HasProcRSS = all && len(s) > 0
+	k.HasWork = work && len(s) > 0
 	return k, nil
 }

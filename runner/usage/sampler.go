@@ -16,7 +16,10 @@ type Window struct {
 	PeakProcRSS      uint64 // bytes: the largest sum of the processes' VmRSS sampled (when HasProcRSS)
 	HasProcRSS       bool
 	GrowthPerSec     float64 // working set, bytes per second (least squares over the samples)
-	Samples          int     // memory readings in the window (the start, every interval, the end)
+	// The kernel's work in the window (Counters.HasWork at both ends).
+	Syscalls, CtxSwitches, PageFaults uint64
+	HasWork                           bool
+	Samples                           int // memory readings in the window (the start, every interval, the end)
 	// The readings as a series: seconds from the window's start, and the
 	// processes' resident set at each (bytes; nil unless HasProcRSS).
 	Times, RSSSeries []float64
@@ -106,12 +109,16 @@ func (s *Sampler) End() (Window, error) {
 	if s.procOK {
 		rss = s.proc
 	}
-	return Window{
+	w := Window{
 		Wall: wall, CPU: c1.CPU - s.c0.CPU,
 		ThrottledPeriods: c1.ThrottledPeriods - s.c0.ThrottledPeriods, Throttled: c1.Throttled - s.c0.Throttled,
 		Peak: s.max, PeakRSS: s.maxRSS, PeakProcRSS: s.maxProc, HasProcRSS: s.procOK, GrowthPerSec: slope(s.ts, s.mem), Samples: len(s.mem),
 		Times: s.ts, RSSSeries: rss,
-	}, nil
+	}
+	if s.c0.HasWork && c1.HasWork {
+		w.Syscalls, w.CtxSwitches, w.PageFaults, w.HasWork = c1.Syscalls-s.c0.Syscalls, c1.CtxSwitches-s.c0.CtxSwitches, c1.PageFaults-s.c0.PageFaults, true
+	}
+	return w, nil
 }
 
 // slope is the least-squares slope of y over x.
