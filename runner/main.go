@@ -34,6 +34,9 @@ usage (flags go before or after FILE; runner CMD --help prints one command's fla
   runner compare [--max-regression 10%] OLD_DIR NEW_DIR
                           exit 1 when a gateway's overhead regressed beyond the threshold; exit 2 when
                           either side has no interval (a quick look, one trial)
+  runner stability DIR    what holds across the runs kept under DIR (scripts/stability.sh adds one a day):
+                          each run's figures, their spread, and how often one lies inside another's
+                          interval against chance; writes DIR/STABILITY.md
   runner down [FILE]      remove every container carrying the project's labels (with FILE, on its engines too)
   runner drive [-c N] [-d DUR] [-n N] [--rate R] [--poisson] [--api openai|anthropic|responses]
         [--stream] [--tools] [--prompt-tokens N] [--model M] [-H 'Name: value'] [--key K]
@@ -88,6 +91,8 @@ func dispatch(args []string) int {
 		return cmdCharts(args[1:])
 	case "compare":
 		return cmdCompare(args[1:])
+	case "stability":
+		return cmdStability(args[1:])
 	case "drive":
 		return cmdDrive(args[1:])
 	case "selfbench":
@@ -106,7 +111,7 @@ func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
 // command itself) and exits 0: asking for help is not a usage error.
 func help(cmd string, rest []string) int {
 	switch cmd {
-	case "validate", "plan", "build", "apply", "down", "summary", "charts", "compare", "drive":
+	case "validate", "plan", "build", "apply", "down", "summary", "charts", "compare", "stability", "drive":
 		dispatch([]string{cmd, "-h"})
 	case "selfbench":
 		sub := "mock"

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"math/rand/v2"
 
 	"github.com/aclements/go-moremath/stats"
 )
@@ -159,4 +160,34 @@ func tQuantile(df, p float64) float64 {
 		}
 	}
 	return (lo + hi) / 2
+}
+
+// InsideRate is how often, with nothing changed between two runs, the
+// second run's figure over s2 starts lies inside the first run's interval
+// over s1 starts (StartsDelta's): below Level, since the second figure
+// varies too (about 83% for many starts). Scale-free under the
+// start-level model, so drawn once by seeded simulation.
+func InsideRate(s1, s2 int) float64 {
+	if s1 < 2 || s2 < 1 {
+		return 0
+	}
+	const draws = 20000
+	rng := rand.New(rand.NewPCG(uint64(s1), uint64(s2)))
+	q := tQuantile(float64(s1-1), 1-(1-Level)/2)
+	a, b := make([]float64, s1), make([]float64, s2)
+	hits := 0
+	for range draws {
+		for i := range a {
+			a[i] = rng.NormFloat64()
+		}
+		for i := range b {
+			b[i] = rng.NormFloat64()
+		}
+		ma, sd := meanSD(a)
+		mb, _ := meanSD(b)
+		if math.Abs(mb-ma) <= q*sd/math.Sqrt(float64(s1)) {
+			hits++
+		}
+	}
+	return float64(hits) / draws
 }

@@ -143,3 +143,18 @@ func TestStartsDeltaCases(t *testing.T) {
 		}
 	}
 }
+
+// TestInsideRate: with many starts a repeat's figure lies inside the
+// first run's 95% interval about 83% of the time (|Z| < 1.96 / sqrt 2);
+// with few the t quantile widens the interval and the rate rises.
+func TestInsideRate(t *testing.T) {
+	if r := InsideRate(60, 60); math.Abs(r-0.83) > 0.02 {
+		t.Errorf("60 x 60 starts: %.3f, want about 0.83", r)
+	}
+	if r2, r3 := InsideRate(2, 2), InsideRate(3, 3); r2 <= r3 || r3 <= 0.83 {
+		t.Errorf("2 starts %.3f, 3 starts %.3f: want above 0.83 and falling with starts", r2, r3)
+	}
+	if InsideRate(1, 3) != 0 {
+		t.Error("one start has no interval over starts")
+	}
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gatewaybench/gatewaybench/runner/summary"
+)
+
+// cmdStability reads every run kept under a directory (scripts/stability.sh
+// adds one a day) and writes what holds across them: DIR/STABILITY.md.
+func cmdStability(args []string) int {
+	fs := flag.NewFlagSet("stability", flag.ContinueOnError)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil || len(pos) != 1 {
+		fmt.Fprintln(os.Stderr, "usage: runner stability DIR (its subdirectories are runs: results/stability/<date>)")
+		return exitUsage
+	}
+	base := pos[0]
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "stability: %v\n", err)
+		return exitFailure
+	}
+	var dirs []string
+	for _, e := range entries {
+		if csvs, _ := filepath.Glob(filepath.Join(base, e.Name(), "*.csv")); e.IsDir() && len(csvs) > 0 {
+			dirs = append(dirs, filepath.Join(base, e.Name()))
+		}
+	}
+	slices.Sort(dirs) // dated names: oldest first
+	if len(dirs) < 2 {
+		fmt.Fprintf(os.Stderr, "stability: %d run(s) under %s: two are needed to say what holds across runs (scripts/stability.sh adds one)\n", len(dirs), base)
+		return exitFailure
+	}
+	tables, err := summary.ReadRepeats(dirs)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "stability: %v\n", err)
+		return exitFailure
+	}
+	var md strings.Builder
+	md.WriteString("# Stability across runs\n\n")
+	summary.WriteStability(&md, dirs, tables, summary.Stabilities(tables))
+	path := filepath.Join(base, "STABILITY.md")
+	if err := os.WriteFile(path, []byte(md.String()), 0o644); err != nil {
+		fmt.Fprintf(os.Stderr, "stability: %v\n", err)
+		return exitFailure
+	}
+	fmt.Printf("%d runs: %s\n", len(dirs), path)
+	return 0
+}

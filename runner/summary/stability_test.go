@@ -1,0 +1,43 @@
+package summary
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/gatewaybench/gatewaybench/runner/stats"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
+)
+
+// TestStabilities: over three runs an arm's figures spread max/min, each
+// run's figure is set against the two other runs' intervals (6 ordered
+// pairs) beside the rate chance predicts, and an arm measured in no run is
+// left out.
+func TestStabilities(t *testing.T) {
+	arm := func(name string, sys float64, starts ...[]float64) Figures {
+		d, _ := stats.StartsDelta(starts)
+		return Figures{Name: name, AddedP50: vocab.Some(d.Median), AddedP50CI: d, HasCI: true, SyscallsPerReq: vocab.Some(sys)}
+	}
+	run := func(arms ...Figures) []Table {
+		return []Table{{Point: Point{Scenario: "overhead", Mode: vocab.Closed, Concurrency: 1, Prompt: 100},
+			Arms: append([]Figures{{Name: "direct"}, {Name: "bifrost"}}, arms...)}}
+	}
+	runs := [][]Table{
+		run(arm("litellm", 100, []float64{10, 10.2}, []float64{10.4, 10.1}, []float64{9.9, 10})),
+		run(arm("litellm", 102, []float64{10.1, 10.3}, []float64{10.2, 10.0}, []float64{10.1, 10.2})),
+		run(arm("litellm", 104, []float64{15, 15.2}, []float64{15.1, 14.9}, []float64{15.3, 15})), // the host moved
+	}
+	ss := Stabilities(runs)
+	if len(ss) != 1 || ss[0].Arm != "litellm" {
+		t.Fatalf("%+v: want litellm alone (bifrost never measured)", ss)
+	}
+	s := ss[0]
+	if s.Pairs != 6 || s.Inside != 2 || s.Predicted < 0.83 || s.Predicted > 0.95 || !s.Spread.Set || s.Spread.V < 1.4 || s.SyscallSpread.V != 1.04 {
+		t.Errorf("%+v", s)
+	}
+	var b bytes.Buffer
+	WriteStability(&b, []string{"a/d1", "a/d2", "a/d3"}, runs, ss)
+	if !strings.Contains(b.String(), "| overhead | c=1 prompt=100 | litellm | 1.49x | 1.04x | 2 of 6 | 91% |") {
+		t.Errorf("markdown:\n%s", b.String())
+	}
+}
