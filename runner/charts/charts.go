@@ -217,7 +217,11 @@ func addedValue(v vocab.Optional, d stats.Delta, has bool, unset string) value {
 	case !v.Set:
 		return value{Label: unset}
 	}
-	return some(v)
+	out := some(v)
+	if has {
+		out.Label = summary.Added(v, d, has) // to the precision its interval allows, as the tables print it
+	}
+	return out
 }
 
 // addedP50 is an arm's added p50 with its interval as a whisker; an arm
@@ -230,7 +234,7 @@ func addedP50(a summary.Figures, unset string) value {
 		v.Lo, v.Hi, v.CI = a.AddedP50CI.Lo, a.AddedP50CI.Hi, true
 	}
 	if a.IsBimodal && v.Set {
-		v.Label = fmtValue(v.V) + " bimodal"
+		v.Label = summary.Added(a.AddedP50, a.AddedP50CI, a.HasCI) + " bimodal"
 	}
 	return v
 }
@@ -270,11 +274,13 @@ func overheadFigure(d *data) (*figure, string) {
 		panelSpec{"Added latency", "ms over direct", []seriesSpec{
 			{"p50", func(a summary.Figures) value { return addedP50(a, "") }},
 			{"p99", func(a summary.Figures) value {
-				v := some(a.AddedP99)
-				if !v.Set && a.Trials > 0 {
-					v.Label = "no p99: under 500 requests a window"
+				unset := ""
+				if a.Trials > 0 {
+					unset = "no p99: under 500 requests a window"
 				}
-				return v
+				// As the tables say it: "not distinguishable" where its
+				// interval holds 0, else to its interval's precision.
+				return addedValue(a.AddedP99, a.AddedP99CI, a.HasP99CI, unset)
 			}},
 		}},
 		panelSpec{"Peak memory (RSS, working set)", "MiB", []seriesSpec{

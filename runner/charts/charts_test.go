@@ -537,7 +537,7 @@ func TestBimodalOnTheChart(t *testing.T) {
 			}
 		}
 	}
-	if foot := strings.Join(figFoot, "\n"); label != "2.55 bimodal" || !strings.Contains(foot, "portkey at c=1 prompt=100: bimodal, its rounds' added p50 in two clusters, at +1.050 ms (3 rounds) and +4.050 ms (3 rounds)") {
+	if foot := strings.Join(figFoot, "\n"); label != "+2.5 bimodal" || !strings.Contains(foot, "portkey at c=1 prompt=100: bimodal, its rounds' added p50 in two clusters, at +1.050 ms (3 rounds) and +4.050 ms (3 rounds)") {
 		t.Errorf("portkey's added p50 on overhead.png is labelled %q, its foot %q: want it flagged, both clusters named", label, foot)
 	}
 }
