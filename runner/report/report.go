@@ -63,7 +63,7 @@ func Block(recs []results.Record, chartsDir string) string {
 	}
 	fmt.Fprintf(&b, "Added p50 latency per request over the client talking to the mock directly, at one client, in ms "+
 		"(run `%s`, code %s, %s), each to the precision of its interval, whose level and span follow it "+
-		"(\"95%%, 2 starts\": Student's t over the starts' figures, the figure their mean; docs/method.md, \"Statistics\"):", t.Point.RunID, t.Code(), host(t))
+		"(\"95%%, N starts\": Student's t over the N starts' figures, the figure their mean; docs/method.md, \"Statistics\"):", t.Point.RunID, t.Code(), host(t))
 	for _, c := range []struct {
 		key  vocab.Class
 		name string
