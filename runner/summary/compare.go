@@ -175,5 +175,5 @@ func WriteChanges(w io.Writer, changes []Change) {
 			Signed(c.Old.V), Interval(c.Old.CI, c.Old.Has), Signed(c.New.V), Interval(c.New.CI, c.New.Has), c.Verdict)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "\nold and new ms: what each arm adds to the direct arm's p50 (median over rounds), or, for cold start, the median start")
+	fmt.Fprintln(w, "\nold and new ms: what each arm adds to the direct arm's p50 (the mean of its starts' medians; one start: its median round), or, for cold start, the median start")
 }

@@ -70,8 +70,9 @@ type Figures struct {
 	Status   vocab.Status // ok, or the status of the rows that were not (failed, unavailable, ...)
 	Reason   string
 	P50, P99 vocab.Optional // ms, median over trials
-	// Added latency (ms), median over trials of this arm minus the
-	// reference in the same trial.
+	// Added latency (ms): this arm minus the reference in the same
+	// trial, the mean of the starts' medians (one start: its median; see
+	// centre).
 	AddedP50, AddedP99 vocab.Optional // over direct
 	// AddedP50CI is the paired difference over rounds (each trial is a
 	// round in which every arm ran once, side by side), its interval drawn
