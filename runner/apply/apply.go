@@ -683,6 +683,7 @@ func (r *execution) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, run
 			r.loadLeft().Round(time.Second)), run.Warmup.D()+run.Duration.D())
 		m := r.meter(sc, run, a, s.mocks.source)
 		m.Abort = hardCtx
+		m.Base.Began = time.Now()
 		m.Base.ProbeGoNs, m.Base.ProbePyNs, m.Base.ProbeNodeNs = positive(s.probe.GoNs), positive(s.probe.PyNs), positive(s.probe.NodeNs)
 		if s.probe.HasSteal {
 			m.Base.HostStealShare = vocab.Some(results.Round6(s.probe.Steal))

@@ -1094,6 +1094,9 @@ func TestStarts(t *testing.T) {
 		if gw != "broken" && (r.Str(results.ColProbeGoNs) != "1.5" || r.Str(results.ColHostStealShare) != "0.25" || r.Str(results.ColProbeNodeNs) != "") {
 			t.Errorf("%s start %s: probe %q %q %q", gw, r.Str(results.ColStart), r.Str(results.ColProbeGoNs), r.Str(results.ColHostStealShare), r.Str(results.ColProbeNodeNs))
 		}
+		if began, err := time.Parse(time.RFC3339, r.Str(results.ColBegan)); gw != "broken" && (err != nil || time.Since(began) > time.Hour) {
+			t.Errorf("%s start %s: began %q (%v), want this run's time", gw, r.Str(results.ColStart), r.Str(results.ColBegan), err)
+		}
 	}
 	// The second start's rows are ok too: its windows check the mock that
 	// start created, not the first start's, which the fake forgot on its

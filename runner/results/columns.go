@@ -163,6 +163,7 @@ var (
 	ColStart        = col("start", "", Common, "the fresh start of the gateway stacks the run was measured in (trials are numbered across starts); 0 for an arm that never came up", func(r *Row) string { return itoa(int64(r.Start)) })
 	ColRoundSeed    = col("round_seed", "", Common, "the seed the run's round drew its arm order from (a fresh random order every round; plan.RoundOrder); 0 for an arm that never came up", func(r *Row) string { return utoa(r.RoundSeed) })
 	ColPosition     = col("round_position", "", Common, "the run's place in its round's arm order, from 1; 0 for an arm that never came up", func(r *Row) string { return itoa(int64(r.Position)) })
+	ColBegan        = col("began", "UTC", Common, "when the run began (its warm-up first), to the second: what places a row, its probes and its figure on the run's clock; empty for an arm that never came up", func(r *Row) string { return stamp(r.Began) })
 	ColMode         = col("mode", "", Common, "closed or open loop", func(r *Row) string { return string(r.Mode) })
 	ColConcurrency  = col("concurrency", "clients", Common, "closed loop: clients; open loop: the cap on requests in flight", func(r *Row) string { return itoa(int64(r.Concurrency)) })
 	ColRateRPS      = col("rate_rps", "req/s", Common, "open loop: the offered rate", func(r *Row) string { return ftoa(r.RateRPS) })

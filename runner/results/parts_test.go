@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
@@ -20,6 +21,11 @@ func fill(v reflect.Value, path string, leaves *[]string) {
 	case reflect.Struct:
 		if v.Type() == reflect.TypeFor[vocab.Optional]() {
 			v.Set(reflect.ValueOf(vocab.Some(2.5)))
+			*leaves = append(*leaves, path)
+			return
+		}
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			v.Set(reflect.ValueOf(time.Date(2026, 12, 4, 17, 30, 5, 0, time.UTC)))
 			*leaves = append(*leaves, path)
 			return
 		}

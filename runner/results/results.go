@@ -13,6 +13,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
@@ -31,9 +32,10 @@ type Row struct {
 	GatewayClass             vocab.Class
 	ReleaseOf                string // the arm this one is an earlier release of (a control), or ""
 	Trial                    int
-	Start                    int    // the fresh start of the stacks it ran in (from 1; 0: never came up)
-	RoundSeed                uint64 // the seed its round's arm order was drawn from
-	Position                 int    // its place in that order, from 1 (0: never came up)
+	Start                    int       // the fresh start of the stacks it ran in (from 1; 0: never came up)
+	RoundSeed                uint64    // the seed its round's arm order was drawn from
+	Position                 int       // its place in that order, from 1 (0: never came up)
+	Began                    time.Time // when the run began (its warm-up), UTC to the second; zero: never came up
 	Mode                     vocab.Mode
 	Point                    vocab.PointKey // the load point's key, as the plan stamped it
 	Concurrency              int
@@ -237,8 +239,17 @@ type Percentiles struct {
 	N                        int64
 }
 
-func itoa(n int64) string   { return strconv.FormatInt(n, 10) }
-func utoa(n uint64) string  { return strconv.FormatUint(n, 10) }
+func itoa(n int64) string  { return strconv.FormatInt(n, 10) }
+func utoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// stamp writes a time as the CSVs hold it: RFC 3339 in UTC, to the second;
+// empty for the zero time.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Truncate(time.Second).Format(time.RFC3339)
+}
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 func round(f float64) float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'f', 4, 64), 64)
