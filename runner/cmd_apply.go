@@ -19,7 +19,6 @@ import (
 	"github.com/gatewaybench/gatewaybench/internal/runlock"
 	"github.com/gatewaybench/gatewaybench/runner/apply"
 	"github.com/gatewaybench/gatewaybench/runner/config"
-	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/rig"
@@ -84,30 +83,47 @@ func applyPlans(path string, f applyFlags) (*planned, int) {
 			fmt.Fprintln(os.Stderr, "apply: a saved plan was narrowed, shortened and given its results directory when it was made; pass --gateway, --scenario, --quick and --results to runner plan --out, or apply the HCL file with them")
 			return nil, exitUsage
 		}
-		p, err := plan.Open(path)
+		p, from, err := plan.Open(path)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 			return nil, exitUsage
 		}
+		// The saved plan runs only if its file and flags give it again,
+		// through every check `runner apply FILE` makes: an edited plan
+		// is refused before any engine request or host command.
+		derived, ok := makePlan("apply", from.File, flagsOf(from))
+		if !ok {
+			return nil, exitUsage
+		}
+		if where, err := p.Differs(derived); err != nil || where != "" {
+			fmt.Fprintf(os.Stderr, "apply: %s is not the plan %s gives with its flags (first difference at %s%v): it was edited, or made by another runner; plan again (runner plan --out)\n",
+				path, from.File, where, orNil(err))
+			return nil, exitUsage
+		}
 		return &planned{first: p, repeats: 1}, 0
 	}
-	cfg, projects, ok := shapedConfig("apply", path, planFlags{gateways: f.gateways, scenarios: f.scenarios, quick: f.quick, results: f.results})
+	pf := planFlags{gateways: f.gateways, scenarios: f.scenarios, quick: f.quick, results: f.results}
+	cfg, projects, ok := shapedConfig("apply", path, pf)
 	if !ok {
 		return nil, exitUsage
 	}
 	build := func(dir string) *plan.Plan {
 		cfg.Defaults.ResultsDir = dir
-		p := plan.Build(cfg, projects, kinds.Planner)
-		if f.quick {
-			p.Quick(f.scenarios != "")
-		}
-		return p
+		return buildPlan(cfg, projects, pf)
 	}
 	base := cfg.Defaults.ResultsDir
 	if f.repeat == 1 {
 		return &planned{first: build(base), repeats: 1}, 0
 	}
 	return &planned{first: build(filepath.Join(base, "run-1")), next: build, repeats: f.repeat, base: base}, 0
+}
+
+// orNil prints an error after a colon, or nothing.
+func orNil(err error) string {
+	if err == nil {
+		return ""
+	}
+	return ": " + err.Error()
 }
 
 // lockHost takes this host's run lock: one run at a time owns its

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gatewaybench/gatewaybench/runner/charts"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
 )
 
@@ -42,14 +43,20 @@ func cmdStability(args []string) int {
 		fmt.Fprintf(os.Stderr, "stability: %v\n", err)
 		return exitFailure
 	}
+	ss := summary.Stabilities(tables)
 	var md strings.Builder
-	md.WriteString("# Stability across runs\n\n")
-	summary.WriteStability(&md, dirs, tables, summary.Stabilities(tables))
+	md.WriteString("# Stability across runs\n\n![the AI gateways' added p50 at one client over the runs, and the host's probes](stability.png)\n\n")
+	summary.WriteStability(&md, dirs, tables, ss)
 	path := filepath.Join(base, "STABILITY.md")
 	if err := os.WriteFile(path, []byte(md.String()), 0o644); err != nil {
 		fmt.Fprintf(os.Stderr, "stability: %v\n", err)
 		return exitFailure
 	}
-	fmt.Printf("%d runs: %s\n", len(dirs), path)
+	chart := filepath.Join(base, "stability.png")
+	if err := charts.RenderStability(chart, dirs, tables, ss); err != nil {
+		fmt.Fprintf(os.Stderr, "stability: %v (STABILITY.md written)\n", err)
+		return exitFailure
+	}
+	fmt.Printf("%d runs: %s, %s\n", len(dirs), path, chart)
 	return 0
 }

@@ -75,6 +75,12 @@ func shapedConfig(cmd, path string, f planFlags) (*config.Config, map[string]*ty
 		quickResults(cfg)
 		fmt.Fprintf(os.Stderr, "quick look: one trial, short windows, not for comparison; its results go to %s, never over the full run's\n", cfg.Defaults.ResultsDir)
 	}
+	if f.results == "" {
+		if err := cfg.ResultsOutside(); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", cmd, err)
+			return nil, nil, false
+		}
+	}
 	if f.results != "" {
 		abs, err := filepath.Abs(f.results)
 		if err != nil {
@@ -84,6 +90,40 @@ func shapedConfig(cmd, path string, f planFlags) (*config.Config, map[string]*ty
 		cfg.Defaults.ResultsDir = abs
 	}
 	return cfg, projects, true
+}
+
+// makePlan is the one way a plan is made from a benchmark file and the
+// flags that shape it: plan, apply and a saved plan's check all take it.
+func makePlan(cmd, path string, f planFlags) (*plan.Plan, bool) {
+	cfg, projects, ok := shapedConfig(cmd, path, f)
+	if !ok {
+		return nil, false
+	}
+	return buildPlan(cfg, projects, f), true
+}
+
+// buildPlan is the plan of a shaped config.
+func buildPlan(cfg *config.Config, projects map[string]*types.Project, f planFlags) *plan.Plan {
+	p := plan.Build(cfg, projects, kinds.Planner)
+	if f.quick {
+		p.Quick(f.scenarios != "")
+	}
+	return p
+}
+
+// derivation is what a saved plan records of how it was made (the results
+// directory made absolute, as shapedConfig makes it).
+func (f planFlags) derivation(path string) plan.Derivation {
+	d := plan.Derivation{File: path, Gateways: f.gateways, Scenarios: f.scenarios, Quick: f.quick}
+	if f.results != "" {
+		d.Results, _ = filepath.Abs(f.results)
+	}
+	return d
+}
+
+// flagsOf are the flags a saved plan was made with.
+func flagsOf(d plan.Derivation) planFlags {
+	return planFlags{gateways: d.Gateways, scenarios: d.Scenarios, results: d.Results, quick: d.Quick}
 }
 
 func cmdPlan(args []string) int {
@@ -100,13 +140,16 @@ func cmdPlan(args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: runner plan [--json] [--out PLAN.json] [--quick] [--gateway a,b] [--scenario x,y] [--results DIR] FILE (flags before or after FILE)")
 		return exitUsage
 	}
-	cfg, projects, ok := shapedConfig("plan", pos[0], f)
+	path := pos[0]
+	if *out != "" { // a saved plan names its file absolutely: apply derives it again from anywhere
+		if path, err = filepath.Abs(path); err != nil {
+			fmt.Fprintf(os.Stderr, "plan: %v\n", err)
+			return exitUsage
+		}
+	}
+	p, ok := makePlan("plan", path, f)
 	if !ok {
 		return exitUsage
-	}
-	p := plan.Build(cfg, projects, kinds.Planner)
-	if f.quick {
-		p.Quick(f.scenarios != "")
 	}
 	if *asJSON {
 		err = p.WriteJSON(os.Stdout)
@@ -114,7 +157,7 @@ func cmdPlan(args []string) int {
 		p.WriteText(os.Stdout)
 	}
 	if err == nil && *out != "" {
-		if err = p.Save(*out); err == nil {
+		if err = p.Save(*out, f.derivation(path)); err == nil {
 			fmt.Fprintf(os.Stderr, "plan saved to %s: runner apply %s runs it, and refuses if any of its %d input files changed since\n", *out, *out, len(p.Inputs))
 		}
 	}

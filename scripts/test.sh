@@ -48,4 +48,10 @@ say "the tests' images ready"
 # -p 1: packages run one at a time, so the timing tests (stream gaps, the
 # coordinated-omission stall) never share the 2 cores with a Docker run.
 GATEWAYBENCH_DOCKER=1 go test -p 1 -count=1 -timeout 25m ./...
-say "all tests passed"
+# Every parser fuzzed briefly on every run, from the committed corpora
+# (testdata/fuzz) plus what the fuzzer finds in 5 s; a longer hunt is
+# `go test -run '^$' -fuzz '^FuzzOpen$' -fuzztime 10m ./runner/plan` (README, "Tests").
+for target in ./mock/script:FuzzParse ./runner/config:FuzzParse ./runner/load/httpc:FuzzSSE ./runner/usage:FuzzParseCPUs ./runner/plan:FuzzOpen; do
+  go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime 5s "${target%%:*}" > /dev/null
+done
+say "all tests passed, every parser fuzzed"

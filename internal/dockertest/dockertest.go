@@ -4,6 +4,7 @@
 package dockertest
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/stack/docker"
 )
 
@@ -48,6 +50,32 @@ func BuildStatic(t *testing.T, pkg string) string {
 		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
 	}
 	return out
+}
+
+// HelloImage builds the hello server (./hello: it answers "ok" on the
+// address it is given, port 0 choosing a free one) as a FROM scratch image
+// tagged tag, with the image labels given.
+func HelloImage(ctx context.Context, t *testing.T, e stack.Engine, tag string, labels map[string]string) stack.ImageInfo {
+	t.Helper()
+	bin, err := os.ReadFile(BuildStatic(t, "github.com/gatewaybench/gatewaybench/internal/dockertest/hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tarball, err := stack.TarContext(map[string]stack.File{
+		"Dockerfile": {Data: []byte("FROM scratch\nCOPY hello /hello\nENTRYPOINT [\"/hello\"]\n")},
+		"hello":      {Mode: 0o755, Data: bin},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.BuildImage(ctx, tag, bytes.NewReader(tarball), labels); err != nil {
+		t.Fatal(err)
+	}
+	img, err := e.Image(ctx, tag)
+	if err != nil || !img.Found || img.Size == 0 {
+		t.Fatalf("built image not found: %+v %v", img, err)
+	}
+	return img
 }
 
 // SecondEngine starts a second Docker engine on this machine to stand in

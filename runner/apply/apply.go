@@ -10,12 +10,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/gatewaybench/gatewaybench/internal/recovered"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/hostinfo"
@@ -181,11 +183,30 @@ type execution struct {
 // Run executes the plan. loadCtx cancelled (first Ctrl-C) stops load: the
 // run in flight is written as partial and everything is torn down. hardCtx
 // cancelled (second Ctrl-C) abandons waits at once; teardown still runs.
-func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
+//
+// A panic in it or in its load's goroutines (a bug) comes back as an error
+// after the run has torn down what it created and written what it finished.
+func Run(loadCtx, hardCtx context.Context, o Options) (out Outcome, err error) {
+	var panicked atomic.Pointer[recovered.Panic]
+	var r *execution
+	defer func() {
+		if perr := recovered.Err(&panicked); perr != nil {
+			out, err = Outcome{}, perr
+			if r != nil {
+				out = r.out // the run id, and what it finished
+			}
+		}
+	}()
+	defer recovered.Catch(&panicked) // after every deferred teardown below
+	return run(loadCtx, hardCtx, o, &r)
+}
+
+func run(loadCtx, hardCtx context.Context, o Options, started **execution) (Outcome, error) {
 	o.defaults()
 	r := &execution{o: o, runID: newRunID(), images: map[string]stack.Image{}, drivers: map[string]stack.Image{}, dirs: map[string]bool{}, runManifests: map[string]bool{}, pool: map[string]*liveArm{}, ran: map[int]bool{}}
 	r.manifest = results.Manifest{RunID: r.runID, Started: time.Now().UTC().Truncate(time.Second), HCL: o.Source}
 	r.out = Outcome{RunID: r.runID, Unavailable: map[string]string{}}
+	*started = r
 	p := o.Progress
 	if err := r.checkOutputs(); err != nil {
 		return r.out, err
@@ -212,7 +233,7 @@ func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
 	if err != nil {
 		return r.out, err
 	}
-	if r.mock, err = o.MockImage(hardCtx, mockEngine, map[string]string{stack.LabelRun: r.runID}); err != nil {
+	if r.mock, err = o.MockImage(hardCtx, mockEngine, map[string]string{stack.LabelBuiltBy: r.runID}); err != nil {
 		return r.out, err
 	}
 	r.buildImages(hardCtx)
@@ -268,10 +289,16 @@ func (r *execution) checkOutputs() error {
 		if err := writable(filepath.Dir(r.csvPath(sc))); err != nil {
 			return fmt.Errorf("results for scenario %s cannot be written: %w", sc.Name, err)
 		}
-		if _, err := results.Read(r.csvPath(sc)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		recs, err := results.Read(r.csvPath(sc))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("results for scenario %s: %s cannot be read back, and this run would replace it: %w "+
 				"(nothing was changed; move the file, or the manifest named, out of the way, or write elsewhere with --results DIR)",
 				sc.Name, r.csvPath(sc), err)
+		}
+		if unknown := results.UnknownColumns(recs); len(unknown) > 0 {
+			return fmt.Errorf("results for scenario %s: %s has columns this runner does not know (%s), written by a newer one; rewriting it would drop their values "+
+				"(nothing was changed; run the newer runner, move the file out of the way, or write elsewhere with --results DIR)",
+				sc.Name, r.csvPath(sc), strings.Join(unknown, ", "))
 		}
 	}
 	return nil

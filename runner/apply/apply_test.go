@@ -1114,7 +1114,8 @@ func TestStarts(t *testing.T) {
 }
 
 // TestUnreadableResultsRefused: a results directory whose CSV cannot be
-// read back (corrupt, or naming a manifest newer than this code reads) is
+// read back (corrupt, or naming a manifest newer than this code reads) or
+// holds columns this code would drop on rewriting it is
 // refused before anything starts, with the reason, and no file in it is
 // replaced (apply once replaced such a CSV, losing every other arm's rows).
 func TestUnreadableResultsRefused(t *testing.T) {
@@ -1130,6 +1131,9 @@ func TestUnreadableResultsRefused(t *testing.T) {
 			writeFile(t, csv, "run_id,scenario,gateway,trial,status\nr1,overhead,portkey,1,ok\n")
 			writeFile(t, filepath.Join(dir, "manifests", "r1.json"), `{"schema_version": 999, "run_id": "r1"}`)
 		}, "newer than this code reads"},
+		{"columns of a newer runner", func(t *testing.T, dir, csv string) {
+			writeFile(t, csv, "run_id,scenario,gateway,trial,status,gateway_future_metric\nr1,overhead,portkey,1,ok,3.5\n")
+		}, "does not know (gateway_future_metric)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ps := newPorts(t)
@@ -1442,5 +1446,28 @@ func TestLostStarts(t *testing.T) {
 				t.Errorf("got %v, want %v", got, c.want)
 			}
 		})
+	}
+}
+
+// TestPanicTearsDown: a panic in the middle of a run (here in the host
+// probe, once the stacks are up) comes back as an error carrying its
+// stack, after every container the run created was removed.
+func TestPanicTearsDown(t *testing.T) {
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 100*time.Millisecond)
+	e := inProcess(t, ps, p)
+	o.Engine = e
+	o.Probe = func(context.Context) results.HostProbe {
+		if len(e.Live()) == 0 {
+			t.Error("the probe ran before any container was up: the test misses what it is for")
+		}
+		panic("a bug, injected")
+	}
+	_, err := Run(context.Background(), context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "internal error") || !strings.Contains(err.Error(), "apply_test.go") {
+		t.Fatalf("err = %v, want the panic with its stack", err)
+	}
+	if live := e.Live(); len(live) != 0 {
+		t.Errorf("%d containers left after the panic: %v", len(live), live)
 	}
 }

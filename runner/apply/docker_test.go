@@ -616,6 +616,20 @@ func TestTwoStartsDocker(t *testing.T) {
 	e := dockertest.Engine(t)
 	bin := runnerBinary(t)
 	base := t.TempDir()
+	// A container someone started by hand from a project image built before
+	// images lost the run label: it inherits that label, and no run made it,
+	// so no run's sweep may take it (issue 48).
+	ctx := context.Background()
+	dockertest.HelloImage(ctx, t, e, "gatewaybench/smoke:by-hand", map[string]string{stack.LabelRun: "an-older-run"})
+	byHand, err := e.Create(ctx, stack.ContainerSpec{Name: fmt.Sprintf("by-hand-%d", time.Now().UnixNano()), Image: "gatewaybench/smoke:by-hand",
+		Cmd: []string{"-addr", "127.0.0.1:0"}, NetworkMode: stack.HostNetwork})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Remove(context.Background(), byHand) })
+	if err := e.Start(ctx, byHand); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(bin, "apply", "--repeat", "2", "--results", base, "testdata/starts.hcl")
 	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	out, err := cmd.CombinedOutput()
@@ -649,7 +663,34 @@ func TestTwoStartsDocker(t *testing.T) {
 			}
 		}
 	}
-	if left, _ := e.Containers(context.Background(), stack.LabelRun, ""); len(left) != 0 {
+	if left, _ := e.Containers(ctx, stack.LabelRole, ""); len(left) != 0 {
 		t.Errorf("%d containers left", len(left))
 	}
+	if st, err := e.Inspect(ctx, byHand); err != nil || !st.Running {
+		t.Errorf("the container started by hand: %+v, %v; want it still running", st, err)
+	}
+}
+
+// TestPanicTearsDownDocker: a bug that panics once the stacks are up on
+// the real engine (here in the host probe) fails the run with its stack,
+// and no container of the run is left.
+func TestPanicTearsDownDocker(t *testing.T) {
+	real := dockertest.Engine(t)
+	holdHost(t)
+	_, o := loadPlan(t, "testdata/isolation.hcl", t.TempDir())
+	o.Engine, o.Progress = real, &Progress{W: &timedLog{t: t}}
+	o.Probe = func(ctx context.Context) results.HostProbe {
+		if ids, _ := real.Containers(ctx, stack.LabelStack, "nginx"); len(ids) == 0 {
+			t.Error("the probe ran before nginx was up: the test misses what it is for")
+		}
+		panic("a bug, injected")
+	}
+	out, err := Run(context.Background(), context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "internal error") {
+		t.Fatalf("err = %v, want the panic", err)
+	}
+	if out.RunID == "" {
+		t.Fatal("no run id after the panic")
+	}
+	leftNothing(t, o, out)
 }

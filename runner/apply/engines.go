@@ -152,7 +152,7 @@ func (r *execution) driverImage(ctx context.Context, name string) (stack.Image, 
 	if err != nil {
 		return stack.Image{}, err
 	}
-	img, err := r.o.DriverImage(ctx, e, map[string]string{stack.LabelRun: r.runID})
+	img, err := r.o.DriverImage(ctx, e, map[string]string{stack.LabelBuiltBy: r.runID})
 	if err != nil {
 		return stack.Image{}, fmt.Errorf("driver image on engine %s: %w", name, err)
 	}

@@ -32,7 +32,7 @@ func (r *execution) image(ctx context.Context, key, engine string, svc *stack.Se
 		}
 		r.o.Progress.Start(fmt.Sprintf("%s: building image %s (%s)", key, svc.Image, last), bound)
 	}
-	img := stack.EnsureImage(ctx, e, svc, map[string]string{stack.LabelRun: r.runID}, r.donor(engine))
+	img := stack.EnsureImage(ctx, e, svc, map[string]string{stack.LabelBuiltBy: r.runID}, r.donor(engine))
 	if img.Source == stack.SourceBuilt {
 		took := img.Prepare + img.Build
 		r.o.Progress.Logf("built image %s for %s in %s (prepare %s, image build %s)", img.Ref, key,

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stats"
@@ -35,6 +36,7 @@ type builder struct {
 // chart of the README.
 var builders = []builder{
 	{"overhead.png", "What a gateway adds to each request (one client)", overheadFigure},
+	{"drift.png", "The host's speed and the headline figures over the run", driftFigure},
 	{"ttft.png", "Added time to first token, streamed chat (one client)", ttftFigure},
 	{"itl_concurrency.png", "Inter-token latency p99 as concurrent streams grow", itlFigure},
 	{"latency_concurrency.png", "Latency p99 as clients grow", latencyFigure},
@@ -291,6 +293,102 @@ func overheadFigure(d *data) (*figure, string) {
 		"Memory: the resident set as ps counts it, then the cgroup working set (lighter). CPU per request is the capacity figure that carries over between machines (1e6 / µs = req/s per core).", t.Point.Scenario, t.Point)
 	f.Foot = append(footnote(methodAdded, t.Arms), bimodal(t)...)
 	return f, ""
+}
+
+// driftFigure follows the overhead scenario's lowest point round by round:
+// the host's probes (rig.Prober, before each round) and each AI gateway's
+// added p50 in that round, each over its own median across the run, so a
+// figure that moves with the host's speed for its runtime is seen moving
+// with that runtime's probe.
+func driftFigure(d *data) (*figure, string) {
+	t, ok := summary.Lowest(d.of(vocab.KindOverhead, ""))
+	if !ok {
+		return nil, "no overhead rows in the results"
+	}
+	rounds := summary.Rounds(t)
+	if len(rounds) < 2 {
+		return nil, "fewer than two rounds at the overhead scenario's lowest point"
+	}
+	f := &figure{XAxis: "round (s: start; the time it began, UTC)", YAxis: "over its own median across the run", Linear: true}
+	for _, rd := range rounds {
+		label := fmt.Sprintf("s%d", rd.Start)
+		if !rd.Began.IsZero() {
+			label += " " + rd.Began.Format("15:04")
+		}
+		f.X = append(f.X, label)
+	}
+	relative := func(name string, class vocab.Class, ys []vocab.Optional) {
+		var xs []float64
+		for _, y := range ys {
+			if y.Set {
+				xs = append(xs, y.V)
+			}
+		}
+		if len(xs) < 2 {
+			return
+		}
+		m := stats.Median(xs)
+		if m <= 0 {
+			return // an added figure centred on 0 has no ratio to follow
+		}
+		l := line{Name: name, Class: class}
+		for _, y := range ys {
+			if y.Set {
+				l.Y = append(l.Y, value{V: y.V / m, Set: true})
+			} else {
+				l.Y = append(l.Y, value{})
+			}
+		}
+		f.Lines = append(f.Lines, l)
+	}
+	for _, c := range summary.ProbeCols {
+		var ys []vocab.Optional
+		for _, rd := range rounds {
+			ys = append(ys, rd.Probes[c])
+		}
+		relative(probeName(c), classHost, ys)
+	}
+	var arms []summary.Figures
+	for _, a := range t.Arms {
+		if m := missing(a); m != "" {
+			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class, Missing: m})
+			continue
+		}
+		if a.Class != vocab.ClassAI {
+			continue
+		}
+		arms = append(arms, a)
+		var ys []vocab.Optional
+		for _, rd := range rounds {
+			if v, ok := rd.Added[a.Name]; ok {
+				ys = append(ys, vocab.Some(v))
+			} else {
+				ys = append(ys, vocab.Optional{})
+			}
+		}
+		relative(a.Name, a.Class, ys)
+	}
+	if len(f.Lines) == 0 {
+		return nil, "no probe and no AI gateway measured in the overhead rounds"
+	}
+	f.Note = fmt.Sprintf("Scenario %s, %s, round by round in the order measured. Probes (purples): ns per iteration of the same loop in CPython, Node and Go on the gateway's CPU, every gateway frozen, just before the round (docs/method.md, \"Host probes\"). "+
+		"AI gateways: the round's added p50 (arm - direct in that round). Each line is over its own median across the run, so 1.2 is 20%% slower than usual for that line: "+
+		"a gateway whose line follows its runtime's probe moves with the host's speed, not with its code.", t.Point.Scenario, t.Point)
+	f.Foot = footnote("One point per round; no interval: a round is one window.", arms)
+	return f, ""
+}
+
+// probeName is how a chart names a host probe's line.
+func probeName(c results.Col) string {
+	switch c {
+	case results.ColProbePyNs:
+		return "host: CPython loop"
+	case results.ColProbeNodeNs:
+		return "host: Node loop"
+	case results.ColProbeGoNs:
+		return "host: Go loop"
+	}
+	return c.Name()
 }
 
 func ttftFigure(d *data) (*figure, string) {
@@ -975,4 +1073,133 @@ func armsOf(ts []summary.Table) []summary.Figures {
 		out = append(out, t.Arms...)
 	}
 	return out
+}
+
+// RenderStability draws how the AI gateways' added p50 at the overhead
+// scenario's lowest point moved across the runs kept for it (runner
+// stability): one point per run with its interval, each line over its own
+// median across the runs, beside the host's CPython and Node probes.
+// runs are the runs' names (dated folders), tables their tables.
+func RenderStability(path string, runs []string, tables [][]summary.Table, ss []summary.Stability) error {
+	f, why := stabilityFigure(runs, tables, ss)
+	if f == nil {
+		return fmt.Errorf("no stability chart: %s", why)
+	}
+	f.File, f.Title = filepath.Base(path), "Across runs: the AI gateways' added p50 at one client, and the host"
+	var recs []results.Record
+	for _, ts := range tables {
+		for _, t := range ts {
+			for _, a := range t.Arms {
+				recs = append(recs, a.Rows...)
+			}
+		}
+	}
+	f.colours = newPalette(recs)
+	png, err := draw(f)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, png, 0o644)
+}
+
+// headline is the overhead scenario's lowest point in the first run that
+// has one.
+func headline(tables [][]summary.Table) (summary.Table, bool) {
+	for _, ts := range tables {
+		var over []summary.Table
+		for _, t := range ts {
+			if len(t.Arms) > 0 && len(t.Arms[0].Rows) > 0 && t.Arms[0].Rows[0].Kind() == vocab.KindOverhead {
+				over = append(over, t)
+			}
+		}
+		if head, found := summary.Lowest(over); found {
+			return head, true
+		}
+	}
+	return summary.Table{}, false
+}
+
+func stabilityFigure(runs []string, tables [][]summary.Table, ss []summary.Stability) (*figure, string) {
+	head, found := headline(tables)
+	if !found {
+		return nil, "no run has overhead rows"
+	}
+	f := &figure{XAxis: "run (UTC date and time it began)", YAxis: "over its own median across the runs", Linear: true}
+	for _, r := range runs {
+		f.X = append(f.X, runLabel(r))
+	}
+	var probes [2][]vocab.Optional // CPython, Node: each run's median probe at the point
+	var arms []summary.Figures
+	for _, s := range ss {
+		if s.Scenario != head.Point.Scenario || s.Point != head.Point.String() {
+			continue
+		}
+		var ys []value
+		var xs []float64
+		class := vocab.Class("")
+		for i, a := range s.Runs {
+			if a.Class != "" {
+				class = a.Class
+			}
+			if len(probes[0]) == i {
+				probes[0] = append(probes[0], a.Median(results.ColProbePyNs))
+				probes[1] = append(probes[1], a.Median(results.ColProbeNodeNs))
+			}
+			v := value{V: a.AddedP50.V, Set: a.AddedP50.Set}
+			if a.HasCI && v.Set {
+				v.Lo, v.Hi, v.CI = a.AddedP50CI.Lo, a.AddedP50CI.Hi, true
+			}
+			if v.Set {
+				xs = append(xs, v.V)
+				arms = append(arms, a)
+			}
+			ys = append(ys, v)
+		}
+		if class != vocab.ClassAI || len(xs) < 2 {
+			continue
+		}
+		m := stats.Median(xs)
+		if m <= 0 {
+			continue
+		}
+		for i := range ys {
+			ys[i].V, ys[i].Lo, ys[i].Hi = ys[i].V/m, ys[i].Lo/m, ys[i].Hi/m
+		}
+		f.Lines = append(f.Lines, line{Name: s.Arm, Class: class, Y: ys})
+	}
+	for i, c := range []results.Col{results.ColProbePyNs, results.ColProbeNodeNs} {
+		var xs []float64
+		for _, p := range probes[i] {
+			if p.Set {
+				xs = append(xs, p.V)
+			}
+		}
+		if len(xs) < 2 {
+			continue
+		}
+		l := line{Name: probeName(c), Class: classHost}
+		for _, p := range probes[i] {
+			l.Y = append(l.Y, value{V: p.V / stats.Median(xs), Set: p.Set})
+		}
+		f.Lines = append(f.Lines, l)
+	}
+	if len(f.Lines) == 0 {
+		return nil, "no AI gateway measured in two runs at " + head.Point.Scenario + " " + head.Point.String()
+	}
+	f.Note = fmt.Sprintf("Scenario %s, %s, one point per run: each AI gateway's added p50 with its interval (whisker; its level and span as each run states it, in STABILITY.md), "+
+		"and the median of the host's probes before that run's rounds, each line over its own median across the runs, so 1.2 is 20%% above its usual value. "+
+		"A figure that holds stays near 1 with whiskers that overlap.", head.Point.Scenario, head.Point)
+	f.Foot = slices.DeleteFunc(footnote("", arms), func(l string) bool { return strings.HasPrefix(l, "WARNING: drawn from") })
+	f.Foot = append(f.Foot, "Each point is a run of its own, made at the time it names, on the code it names: how far they stand apart is what the chart shows.")
+	return f, ""
+}
+
+// runLabel turns a stability run's folder (20261204t173131) into
+// "12-04 17:31"; other names stay as they are.
+func runLabel(name string) string {
+	base := filepath.Base(name)
+	if t, err := time.Parse("20060102t150405", base); err == nil {
+		return t.Format("01-02 15:04")
+	}
+	return base
 }

@@ -190,14 +190,19 @@ func TestFiguresHoldNoDataValue(t *testing.T) {
 	}
 	after, _ := Figures(recs)
 	a, b := drawn(before), drawn(after)
+	// Rates held come from the rate_rps column (TestFrontierFigure); the
+	// drift lines are each over its own median, unmoved by a scale
+	// (TestDriftFigure).
+	scaleFree := func(k string) bool {
+		return strings.HasPrefix(k, "frontier.png/") || strings.HasPrefix(k, "drift.png/")
+	}
 	for k := range a {
-		if strings.HasPrefix(k, "frontier.png/") { // rates held, from the rate_rps column: TestFrontierFigure
+		if scaleFree(k) {
 			delete(a, k)
-			delete(b, k)
 		}
 	}
 	for k := range b {
-		if strings.HasPrefix(k, "frontier.png/") {
+		if scaleFree(k) {
 			delete(b, k)
 		}
 	}
@@ -539,5 +544,86 @@ func TestBimodalOnTheChart(t *testing.T) {
 	}
 	if foot := strings.Join(figFoot, "\n"); label != "+2.5 bimodal" || !strings.Contains(foot, "portkey at c=1 prompt=100: bimodal, its rounds' added p50 in two clusters, at +1.050 ms (3 rounds) and +4.050 ms (3 rounds)") {
 		t.Errorf("portkey's added p50 on overhead.png is labelled %q, its foot %q: want it flagged, both clusters named", label, foot)
+	}
+}
+
+// TestStabilityFigure: across two runs an AI gateway's line holds each
+// run's added p50 over the runs' median, with its interval as a whisker;
+// plain proxies are left to the tables; runs are labelled by the time
+// their folder names.
+func TestStabilityFigure(t *testing.T) {
+	first, second := synthetic(), synthetic()
+	for _, r := range second {
+		if r.Str(results.ColGateway) == "portkey" && r.Str(results.ColScenario) == "overhead" {
+			r.Set(results.ColLatency.P50, strconv.FormatFloat(r.Num(results.ColLatency.P50).V+0.2, 'f', -1, 64))
+		}
+	}
+	tables := [][]summary.Table{summary.Build(first), summary.Build(second)}
+	f, why := stabilityFigure([]string{"s/20261204t151205", "s/20261204t173131"}, tables, summary.Stabilities(tables))
+	if f == nil {
+		t.Fatal(why)
+	}
+	if !slices.Equal(f.X, []string{"12-04 15:12", "12-04 17:31"}) {
+		t.Errorf("x: %q", f.X)
+	}
+	if len(f.Lines) != 1 || f.Lines[0].Name != "portkey" {
+		t.Fatalf("lines: %+v, want portkey alone (no probes in these rows, nginx a proxy)", f.Lines)
+	}
+	// added 0.3 then 0.5 ms: over their median 0.4, 0.75 and 1.25
+	for i, want := range []float64{0.75, 1.25} {
+		v := f.Lines[0].Y[i]
+		if !v.Set || math.Abs(v.V-want) > 0.02 || !v.CI || v.Lo > v.V || v.Hi < v.V {
+			t.Errorf("run %d: %+v, want %.2f with its interval", i, v, want)
+		}
+	}
+	if _, err := draw(f); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestDriftFigure: round by round, each probe and each AI gateway's added
+// p50 over its own median across the run, labelled by start and the time
+// the round began; a proxy is left to the other figures.
+func TestDriftFigure(t *testing.T) {
+	var recs []results.Record
+	for trial, r := range []struct {
+		began      string
+		py         string
+		direct, gw string
+		proxy      string
+	}{{"17:40:00", "100", "1", "2", "1.1"}, {"17:41:00", "200", "1", "3", "1.1"}, {"17:50:00", "100", "2", "5", "2.1"}} {
+		for _, arm := range []struct{ name, class, p50 string }{{"direct", "direct", r.direct}, {"portkey", "ai", r.gw}, {"nginx", "proxy", r.proxy}} {
+			recs = append(recs, results.NewRecord(map[results.Col]string{results.ColRunID: "20261204t173000-abcdef", results.ColScenario: "overhead", results.ColKind: "overhead",
+				results.ColGateway: arm.name, results.ColGatewayClass: arm.class, results.ColTrial: strconv.Itoa(trial + 1), results.ColStart: strconv.Itoa(1 + trial/2),
+				results.ColBegan: "2026-12-04T" + r.began + "Z", results.ColMode: "closed", results.ColConcurrency: "1", results.ColPromptTokens: "100",
+				results.ColStatus: "ok", results.ColRequestsOK: "100", results.ColLatency.P50: arm.p50, results.ColProbePyNs: r.py}))
+		}
+	}
+	figs, _ := Figures(recs)
+	var f *figure
+	for _, g := range figs {
+		if g.File == "drift.png" {
+			f = g
+		}
+	}
+	if f == nil {
+		t.Fatal("no drift figure")
+	}
+	if !slices.Equal(f.X, []string{"s1 17:40", "s1 17:41", "s2 17:50"}) {
+		t.Errorf("x: %q", f.X)
+	}
+	want := map[string][]float64{"host: CPython loop": {1, 2, 1}, "portkey": {0.5, 1, 1.5}} // added 1, 2, 3 ms
+	if len(f.Lines) != len(want) {
+		t.Fatalf("lines %+v, want %v", f.Lines, want)
+	}
+	for _, l := range f.Lines {
+		for i, v := range l.Y {
+			if !v.Set || math.Abs(v.V-want[l.Name][i]) > 1e-9 {
+				t.Errorf("%s round %d: %+v, want %g", l.Name, i+1, v, want[l.Name][i])
+			}
+		}
+	}
+	if _, err := draw(f); err != nil {
+		t.Error(err)
 	}
 }

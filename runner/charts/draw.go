@@ -567,6 +567,9 @@ func (p *pen) lineAxes(f *figure, x0, top, w, h int) (yOf func(v float64) int, y
 					minPos = math.Min(minPos, v.V)
 				}
 			}
+			if v.Set && v.CI { // the whisker stays on the plot
+				lo, hi = math.Min(lo, v.Lo), math.Max(hi, v.Hi)
+			}
 		}
 	}
 	yAxis = f.YAxis
@@ -608,6 +611,12 @@ func (p *pen) curve(l line, c drawing.Color, at func(i int) int, yOf func(v floa
 		}
 		if prev >= 0 {
 			p.line(at(prev), yOf(l.Y[prev].V), at(i), yOf(v.V), c, 2)
+		}
+		if v.CI {
+			lo, hi := yOf(v.Lo), yOf(v.Hi)
+			p.line(at(i), lo, at(i), hi, c, 1.2)
+			p.line(at(i)-4, lo, at(i)+4, lo, c, 1.2)
+			p.line(at(i)-4, hi, at(i)+4, hi, c, 1.2)
 		}
 		p.dot(at(i), yOf(v.V), c)
 		if v.Hollow {

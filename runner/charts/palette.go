@@ -4,6 +4,7 @@ import (
 	"github.com/wcharczuk/go-chart/v2/drawing"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/summary"
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
@@ -18,11 +19,16 @@ var classShades = map[vocab.Class][]drawing.Color{
 		{R: 230, G: 110, B: 130, A: 255}, {R: 170, G: 110, B: 0, A: 255}, {R: 120, G: 30, B: 60, A: 255}, {R: 250, G: 130, B: 80, A: 255}},
 	vocab.ClassHosted: {{R: 40, G: 140, B: 70, A: 255}, {R: 110, G: 180, B: 90, A: 255}},
 	"":                {{R: 130, G: 100, B: 160, A: 255}, {R: 170, G: 150, B: 190, A: 255}}, // CSVs without gateway_class
+	classHost:         {{R: 100, G: 40, B: 140, A: 255}, {R: 160, G: 110, B: 210, A: 255}, {R: 60, G: 20, B: 80, A: 255}},
 }
+
+// classHost is what a line of the host's probes is drawn as: not an arm,
+// a reading of the machine the arms ran on.
+const classHost vocab.Class = "host probe"
 
 // classNames say the scheme in the legend: a class's hue, each arm a shade of it.
 var classNames = map[vocab.Class]string{vocab.ClassDirect: "direct (no gateway)", vocab.ClassProxy: "plain proxies (blues)", vocab.ClassAI: "AI gateways (oranges, reds)",
-	vocab.ClassHosted: "hosted APIs (greens)", "": "class not recorded"}
+	vocab.ClassHosted: "hosted APIs (greens)", "": "class not recorded", classHost: "host probes (purples)"}
 
 var missingColour = drawing.Color{R: 150, G: 150, B: 150, A: 255}
 
@@ -59,6 +65,9 @@ func newPalette(recs []results.Record) palette {
 		}
 		p[name] = shades[used[class]%len(shades)]
 		used[class]++
+	}
+	for i, c := range summary.ProbeCols {
+		p[probeName(c)] = classShades[classHost][i%len(classShades[classHost])]
 	}
 	return p
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -168,7 +169,49 @@ func loadStack(ctx context.Context, cfg *Config, roots []string, c composeRef, e
 			Detail: fmt.Sprintf("service %q of %s sets %s; gatewaybench places every gateway on the HCL's cpus and memory blocks and does not apply these (remove them from the compose file; set cpus and memory in the HCL).",
 				c.service, c.compose, strings.Join(set, ", "))})
 	}
+	if keys := unapplied(out[0].Services[c.service]); len(keys) > 0 {
+		r := c.serviceRange
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Compose settings not applied", Subject: &r,
+			Detail: fmt.Sprintf("service %q of %s sets %s, which gatewaybench does not apply to the container (it applies image, build, entrypoint, command, environment, "+
+				"bind volumes, configs, user, read_only, ulimits, pids_limit, shm_size and oom_score_adj); remove them, or say in the gateway's README why they do not matter here.",
+				c.service, c.compose, strings.Join(keys, ", "))})
+	}
 	return out, diags
+}
+
+// appliedKeys are the compose service keys a stack applies, or handles
+// otherwise: refused (serviceRefusals), replaced by the HCL's placement
+// (resourceSettings), or moot on host networking.
+var appliedKeys = map[string]bool{
+	"image": true, "build": true, "entrypoint": true, "command": true, "environment": true, "volumes": true, "configs": true,
+	"network_mode": true, "user": true, "read_only": true, "ulimits": true, "pids_limit": true, "shm_size": true, "oom_score_adj": true,
+	// replaced by the HCL's cpus and memory (warned about by resourceSettings)
+	"cpuset": true, "cpus": true, "cpu_shares": true, "cpu_quota": true, "cpu_period": true, "cpu_count": true, "cpu_percent": true,
+	"mem_limit": true, "mem_reservation": true, "memswap_limit": true, "deploy": true,
+	// refused by serviceRefusals before this
+	"privileged": true, "cap_add": true, "devices": true, "sysctls": true, "ports": true, "pid": true, "ipc": true, "userns_mode": true,
+	"security_opt": true, "cgroup": true, "cgroup_parent": true, "runtime": true,
+}
+
+// unapplied names the keys svc sets that the stack neither applies nor
+// handles otherwise: settings a reader of the compose file would think hold.
+func unapplied(svc types.ServiceConfig) []string {
+	raw, err := json.Marshal(svc)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	var out []string
+	for k, v := range m {
+		if !appliedKeys[k] && v != nil {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // loadEach loads the compose file once per environment (a replica's

@@ -542,3 +542,89 @@ func TestShapeAtTheEnd(t *testing.T) {
 		}()
 	}
 }
+
+// TestComposeSettingsNotApplied: a compose key the stack neither applies
+// nor handles otherwise is named in a warning (issue 48: restart and
+// healthcheck held nothing, silently); the hardening keys it applies are
+// not.
+func TestComposeSettingsNotApplied(t *testing.T) {
+	dir := t.TempDir()
+	compose := `services:
+  gw:
+    image: example/gw:1
+    network_mode: host
+    user: nobody
+    read_only: true
+    pids_limit: 100
+    shm_size: 64m
+    oom_score_adj: 500
+    ulimits:
+      nofile: {soft: 1024, hard: 2048}
+    restart: always
+    container_name: mine
+    healthcheck:
+      test: ["CMD", "true"]
+`
+	if err := os.WriteFile(filepath.Join(dir, "gw.yaml"), []byte(compose), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := "gateway \"gw\" {\n  compose = \"gw.yaml\"\n  service = \"gw\"\n  port = 19001\n  api = [\"openai\"]\n}\nscenario \"s\" {\n  kind = \"overhead\"\n  concurrency = [1]\n}\n"
+	path := filepath.Join(dir, "b.hcl")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, diags := Load(path)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	_, diags = LoadCompose(context.Background(), cfg)
+	if diags.HasErrors() || len(diags) != 1 || diags[0].Summary != "Compose settings not applied" {
+		t.Fatalf("want one warning of settings not applied, got %v", diags)
+	}
+	if !strings.Contains(diags[0].Detail, "sets container_name, healthcheck, restart, which") {
+		t.Errorf("the warning does not name exactly the keys not applied: %s", diags[0].Detail)
+	}
+}
+
+// TestNestedValuesBounded: jsonencode nested 30 deep (each level doubles
+// the escapes; 20 levels took gigabytes) is refused at the call, and a
+// compose file with ${...} nested 8,000 deep (it kept compose-go busy for
+// half a minute) is refused before compose-go reads it; each in seconds at
+// most on a busy machine (under one here).
+func TestNestedValuesBounded(t *testing.T) {
+	dir := t.TempDir()
+	value := `"x"`
+	for range 30 {
+		value = "jsonencode(" + value + ")"
+	}
+	gw := func(compose string) string {
+		return "gateway \"gw\" {\n  compose = \"" + compose + "\"\n  service = \"gw\"\n  port = 19001\n  api = [\"openai\"]\n  headers = { \"x-a\" = " + value + " }\n}\n" +
+			"scenario \"s\" {\n  kind = \"overhead\"\n  concurrency = [1]\n}\n"
+	}
+	os.WriteFile(filepath.Join(dir, "gw.yaml"), []byte("services:\n  gw:\n    image: example/gw:1\n    network_mode: host\n"), 0o644)
+	start := time.Now()
+	_, diags := Parse(filepath.Join(dir, "b.hcl"), []byte(gw("gw.yaml")))
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), "nested jsonencode") || diags[0].Subject == nil || diags[0].Subject.Start.Line != 6 {
+		t.Errorf("nested jsonencode: %v, want refused at line 6", diags)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("nested jsonencode took %s to refuse", d)
+	}
+
+	deep := strings.Repeat("${A:-", 8000) + "x" + strings.Repeat("}", 8000)
+	os.WriteFile(filepath.Join(dir, "deep.yaml"), []byte("services:\n  gw:\n    image: \""+deep+"\"\n    network_mode: host\n"), 0o644)
+	value = `"x"`
+	path := filepath.Join(dir, "deep.hcl")
+	os.WriteFile(path, []byte(gw("deep.yaml")), 0o644)
+	start = time.Now()
+	cfg, _, diags := Load(path)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if _, diags = LoadCompose(context.Background(), cfg); !diags.HasErrors() || !strings.Contains(diags.Error(), "nested 8000 deep") {
+		t.Errorf("deep interpolation: %v, want refused", diags)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("deep interpolation took %s to refuse", d)
+	}
+}

@@ -181,8 +181,29 @@ func evalContext(m Mock, address string) *hcl.EvalContext {
 			"url":          cty.StringVal(URLAt(address, m.Port)),
 			"fallback_url": cty.StringVal(URLAt(address, m.FallbackPort)),
 		}),
-	}, Functions: map[string]function.Function{"jsonencode": stdlib.JSONEncodeFunc}}
+	}, Functions: map[string]function.Function{"jsonencode": boundedJSONEncode}}
 }
+
+// maxValueBytes bounds what one jsonencode call may return. Each nesting
+// of it doubles the escapes, so twenty levels around a short string took
+// gigabytes before this bound; a header value or a gateway's config is a
+// few KB.
+const maxValueBytes = 64 << 10
+
+// boundedJSONEncode is jsonencode refusing a result over maxValueBytes,
+// checked as each call returns, so a nested call fails before the next
+// doubles it (the diagnostic points at the call).
+var boundedJSONEncode = function.New(&function.Spec{
+	Params: stdlib.JSONEncodeFunc.Params(),
+	Type:   function.StaticReturnType(cty.String),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		v, err := stdlib.JSONEncodeFunc.Call(args)
+		if err == nil && v.IsKnown() && !v.IsNull() && len(v.AsString()) > maxValueBytes {
+			return cty.NilVal, fmt.Errorf("its result is %d bytes, over the %d a value may hold here (nested jsonencode calls double their escapes at every level)", len(v.AsString()), maxValueBytes)
+		}
+		return v, err
+	},
+})
 
 // checker collects validation diagnostics with the range of the attribute
 // at fault; ctx is stage two's evaluation context.

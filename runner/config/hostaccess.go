@@ -117,6 +117,21 @@ func (cfg *Config) ReadInside(path string) ([]byte, error) {
 	return readInside(path, hostRoots(cfg))
 }
 
+// ResultsOutside says how the results directory the configuration writes
+// (results_dir, its default, or a quick look's folder under it) leads out
+// of the benchmark's tree once its links are followed; nil when it stays
+// in. A results directory given on the command line (--results) is the
+// user's own choice and is not held to this.
+func (cfg *Config) ResultsOutside() error {
+	dir := resolve(cfg.Dir, cfg.Defaults.ResultsDir)
+	real := resolveLinks(absPath(dir))
+	if insideTree(real, []string{resolveLinks(absPath(cfg.Dir))}) {
+		return nil
+	}
+	return fmt.Errorf("the results directory %s leads to %s once its links are followed, outside the directory tree of the benchmark file: "+
+		"a benchmark must not write elsewhere on the host. Remove the link, or pass --results DIR to write there on purpose", dir, real)
+}
+
 // resolveLinks is p with the links of its longest existing prefix
 // followed: where a write under p would land.
 func resolveLinks(p string) string {
@@ -149,7 +164,33 @@ func rawRefusals(src []byte) []string {
 	if _, ok := top["include"]; ok {
 		return []string{"include pulls in other compose files; put the services in this one"}
 	}
+	if d := interpolationDepth(src); d > maxInterpolationDepth {
+		return []string{fmt.Sprintf("${...} nested %d deep, over the %d allowed (interpolation that deep takes compose-go time that grows steeply with it)", d, maxInterpolationDepth)}
+	}
 	return nil
+}
+
+// maxInterpolationDepth bounds ${...} nested in ${...} in a compose file
+// (a default inside a default); ours nest one deep.
+const maxInterpolationDepth = 8
+
+// interpolationDepth is the deepest nesting of ${...} in src: each "${"
+// opens a level, each "}" inside one closes it ("$${" is an escaped "$").
+func interpolationDepth(src []byte) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(src); i++ {
+		switch {
+		case src[i] == '$' && i+1 < len(src) && src[i+1] == '$':
+			i++ // an escaped $: not an opening
+		case src[i] == '$' && i+1 < len(src) && src[i+1] == '{':
+			depth++
+			deepest = max(deepest, depth)
+			i++
+		case src[i] == '}' && depth > 0:
+			depth--
+		}
+	}
+	return deepest
 }
 
 // serviceRefusals lists what service name of p (loaded without reading

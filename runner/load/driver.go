@@ -20,6 +20,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/valyala/fastjson"
 
+	"github.com/gatewaybench/gatewaybench/internal/recovered"
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/load/httpc"
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
@@ -668,13 +669,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		})
 		defer stopAbort()
 	}
-	sched := drive(ctx, &cfg, base, endAt, measureFrom, more, workers)
+	sched := drive(ctx, &cfg, base, endAt, measureFrom, more, workers, &w.panicked)
 	beginTimer.Stop()
 	win.stop()
 	stopWindow()
 	w.end() // a run bounded by a request count, or cut short, ends its window here
 	for _, w := range workers {
 		w.conn.Close()
+	}
+	if err := recovered.Err(&w.panicked); err != nil {
+		return nil, err
 	}
 	r := merge(workers, shards, sched, cfg)
 	r.DriverCPU = w.cpu.used()
@@ -767,12 +771,16 @@ type rowWindow struct {
 	cfg                *Config
 	cpu                cpuMeter
 	beginOnce, endOnce sync.Once
+	// panicked: the first panic of the caller's Window or of a worker,
+	// which run on timers and goroutines of their own (recovered).
+	panicked atomic.Pointer[recovered.Panic]
 }
 
 func newRowWindow(cfg *Config) *rowWindow { return &rowWindow{cfg: cfg} }
 
 func (w *rowWindow) begin() {
 	w.beginOnce.Do(func() {
+		defer recovered.Catch(&w.panicked)
 		w.cpu.begin()
 		if w.cfg.Window != nil {
 			w.cfg.Window(true)
@@ -783,6 +791,7 @@ func (w *rowWindow) begin() {
 func (w *rowWindow) end() {
 	w.begin()
 	w.endOnce.Do(func() {
+		defer recovered.Catch(&w.panicked)
 		w.cpu.end()
 		if w.cfg.Window != nil {
 			w.cfg.Window(false)
@@ -811,8 +820,10 @@ func newWorkers(cfg *Config, base time.Time, targets []target, shards []*hists) 
 
 // drive runs the workers until more says stop: on the open loop's
 // schedule (returned), or each in a closed loop.
-func drive(ctx context.Context, cfg *Config, base time.Time, endAt, measureFrom time.Duration, more func() bool, workers []*worker) *schedule {
+func drive(ctx context.Context, cfg *Config, base time.Time, endAt, measureFrom time.Duration, more func() bool, workers []*worker, panicked *atomic.Pointer[recovered.Panic]) *schedule {
 	var wg sync.WaitGroup
+	keepOn := more
+	more = func() bool { return panicked.Load() == nil && keepOn() } // a panic stops every worker
 	var sched *schedule
 	if cfg.Rate > 0 {
 		defer extraP()()
@@ -822,6 +833,7 @@ func drive(ctx context.Context, cfg *Config, base time.Time, endAt, measureFrom 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer recovered.Catch(panicked)
 			switch {
 			case sched != nil:
 				sched.run(w)

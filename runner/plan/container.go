@@ -27,7 +27,7 @@ func resolve(cfg *config.Config, p *types.Project, name string) (stack.Service, 
 	if !ok {
 		return stack.Service{}, fmt.Errorf("compose project %s has no service %q", p.Name, name)
 	}
-	s := stack.Service{Image: svc.Image, Entrypoint: svc.Entrypoint, Cmd: svc.Command}
+	s := stack.Service{Image: svc.Image, Entrypoint: svc.Entrypoint, Cmd: svc.Command, Hardening: hardening(svc)}
 	if svc.NetworkMode != "" && svc.NetworkMode != "host" {
 		return stack.Service{}, fmt.Errorf("service %q: network_mode %q; stacks use host networking so traffic stays on loopback with no NAT in the path", name, svc.NetworkMode)
 	}
@@ -77,6 +77,23 @@ func resolve(cfg *config.Config, p *types.Project, name string) (stack.Service, 
 		s.Configs = append(s.Configs, stack.ConfigFile{Target: target, Content: content, SHA256: hex.EncodeToString(sum[:])})
 	}
 	return s, nil
+}
+
+// hardening is what svc asks of its user, root file system and limits.
+func hardening(svc types.ServiceConfig) stack.Hardening {
+	h := stack.Hardening{User: svc.User, ReadOnly: svc.ReadOnly, PidsLimit: svc.PidsLimit, ShmSize: int64(svc.ShmSize), OomScoreAdj: svc.OomScoreAdj}
+	for _, name := range slices.Sorted(maps.Keys(svc.Ulimits)) {
+		u := svc.Ulimits[name]
+		if u == nil {
+			continue
+		}
+		soft, hard := u.Soft, u.Hard
+		if u.Single != 0 {
+			soft, hard = u.Single, u.Single
+		}
+		h.Ulimits = append(h.Ulimits, stack.Ulimit{Name: name, Soft: int64(soft), Hard: int64(hard)})
+	}
+	return h
 }
 
 // container resolves one container of gateway arm a: replica i, or its

@@ -3,10 +3,14 @@ package plan
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/compose-spec/compose-go/v2/types"
+
 	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/stack"
 )
 
 // TestContainersResolved: the plan holds every container apply runs, as
@@ -54,5 +58,30 @@ func TestContainersResolved(t *testing.T) {
 	missing.container(cfg, &cfg.Gateways[0], projects["nginx"], "nope", 0)
 	if missing.Container != nil || !strings.Contains(missing.Unresolved, `no service "nope"`) {
 		t.Errorf("a missing service: %+v", missing)
+	}
+}
+
+// TestHardeningKept: a compose service's user, read_only, ulimits (one
+// value or soft and hard), pids_limit, shm_size and oom_score_adj reach the
+// container the plan holds, and change its hash.
+func TestHardeningKept(t *testing.T) {
+	svc := types.ServiceConfig{Name: "gw"}
+	svc.Image, svc.User, svc.ReadOnly, svc.PidsLimit, svc.ShmSize, svc.OomScoreAdj = "example/gw:1", "nobody", true, 100, 64<<20, 500
+	svc.Ulimits = map[string]*types.UlimitsConfig{"nproc": {Single: 512}, "nofile": {Soft: 1024, Hard: 2048}, "core": nil}
+	p := &types.Project{Name: "p", Services: types.Services{"gw": svc}}
+	s, err := resolve(&config.Config{}, p, "gw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := stack.Hardening{User: "nobody", ReadOnly: true, PidsLimit: 100, ShmSize: 64 << 20, OomScoreAdj: 500,
+		Ulimits: []stack.Ulimit{{Name: "nofile", Soft: 1024, Hard: 2048}, {Name: "nproc", Soft: 512, Hard: 512}}}
+	if !reflect.DeepEqual(s.Hardening, want) {
+		t.Errorf("hardening %+v, want %+v", s.Hardening, want)
+	}
+	plain := stack.Service{Image: "example/gw:1"}
+	hardened := plain
+	hardened.Hardening = want
+	if plain.Hash() == hardened.Hash() {
+		t.Error("hardening does not change the service's hash: two runs with different privileges would look alike")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,30 +31,120 @@ type Input struct {
 const inputBenchmark = "benchmark file"
 
 // Format names a saved plan's layout; a file of another format is refused.
-const Format = "gatewaybench plan 1"
+// Format 2 records how the plan was made (From), so apply derives it again.
+const Format = "gatewaybench plan 2"
 
 // saved is a plan file: `runner plan --out FILE` writes it, `runner apply
 // FILE` runs it.
 type saved struct {
-	Format string `json:"format"`
-	Plan   *Plan  `json:"plan"`
+	Format string     `json:"format"`
+	From   Derivation `json:"from"`
+	Plan   *Plan      `json:"plan"`
+}
+
+// Derivation is how a saved plan was made: the benchmark file and the
+// flags that shaped its plan. Apply makes the plan again from them, through
+// the same checks as `runner apply FILE`, and runs the saved plan only when
+// the two are the same: a plan file is reviewed input, never a way around
+// what the HCL path refuses.
+type Derivation struct {
+	File      string `json:"file"` // absolute
+	Gateways  string `json:"gateways,omitempty"`
+	Scenarios string `json:"scenarios,omitempty"`
+	Results   string `json:"results,omitempty"` // absolute
+	Quick     bool   `json:"quick,omitempty"`
 }
 
 // Save writes the plan, secrets and config contents included, for a later
-// apply: readable by its owner alone, as the HCL's keys are.
-// Its directory is made absolute, so it applies from any directory.
-func (p *Plan) Save(path string) error {
-	c := *p
-	dir, err := filepath.Abs(p.Dir)
+// apply, with how it was made: readable by its owner alone, as the HCL's
+// keys are. Its directory is made absolute, so it applies from any
+// directory.
+func (p *Plan) Save(path string, from Derivation) error {
+	c, err := p.absolute()
 	if err != nil {
 		return err
 	}
-	c.Dir = dir
 	return atomicfile.WriteMode(path, 0o600, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(saved{Format: Format, Plan: &c})
+		return enc.Encode(saved{Format: Format, From: from, Plan: c})
 	})
+}
+
+func (p *Plan) absolute() (*Plan, error) {
+	c := *p
+	dir, err := filepath.Abs(p.Dir)
+	if err != nil {
+		return nil, err
+	}
+	c.Dir = dir
+	return &c, nil
+}
+
+// Differs says where a saved plan first differs from the plan its
+// derivation gives now ("" when they are the same), as a path into the
+// plan's JSON; values are not printed, since a plan holds credentials.
+func (p *Plan) Differs(derived *Plan) (string, error) {
+	var a, b any
+	for _, x := range []struct {
+		p   *Plan
+		out *any
+	}{{p, &a}, {derived, &b}} {
+		c, err := x.p.absolute()
+		if err != nil {
+			return "", err
+		}
+		raw, err := json.Marshal(c)
+		if err != nil {
+			return "", err
+		}
+		if err := json.Unmarshal(raw, x.out); err != nil {
+			return "", err
+		}
+	}
+	return firstDifference("plan", a, b), nil
+}
+
+// firstDifference walks two decoded JSON values in order and returns the
+// path of the first place they differ.
+func firstDifference(path string, a, b any) string {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return path
+		}
+		keys := slices.Sorted(maps.Keys(x))
+		for k := range y {
+			if _, in := x[k]; !in {
+				keys = append(keys, k)
+			}
+		}
+		for _, k := range keys {
+			if d := firstDifference(path+"."+k, x[k], y[k]); d != "" {
+				return d
+			}
+		}
+		return ""
+	case []any:
+		y, ok := b.([]any)
+		if !ok {
+			return path
+		}
+		for i := range min(len(x), len(y)) {
+			if d := firstDifference(fmt.Sprintf("%s[%d]", path, i), x[i], y[i]); d != "" {
+				return d
+			}
+		}
+		if len(x) != len(y) {
+			return fmt.Sprintf("%s (%d items saved, %d derived)", path, len(x), len(y))
+		}
+		return ""
+	}
+	if a != b {
+		return path
+	}
+	return ""
 }
 
 // IsFile says whether path holds a saved plan rather than an HCL file:
@@ -76,28 +167,32 @@ func IsFile(path string) bool {
 // maxFile bounds a plan file read back (the suite's plan is about 3 MiB).
 const maxFile = 256 << 20
 
-// Open reads a saved plan back and checks that none of its inputs changed
-// since it was made: a plan resolved from files that changed is not what
-// they now say, and is refused with every file that differs named.
-func Open(path string) (*Plan, error) {
+// Open reads a saved plan back, with how it was made, and checks that none
+// of its inputs changed since: a plan resolved from files that changed is
+// not what they now say, and is refused with every file that differs
+// named. The caller then derives the plan again (Differs).
+func Open(path string) (*Plan, Derivation, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, Derivation{}, err
 	}
 	defer f.Close()
 	var s saved
 	dec := json.NewDecoder(io.LimitReader(f, maxFile))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s is not a saved plan (runner plan --out writes one): %w", path, err)
+		return nil, Derivation{}, fmt.Errorf("%s is not a saved plan (runner plan --out writes one): %w", path, err)
 	}
 	if s.Format != Format || s.Plan == nil {
-		return nil, fmt.Errorf("%s: format %q, this runner reads %q; plan again with this runner", path, s.Format, Format)
+		return nil, Derivation{}, fmt.Errorf("%s: format %q, this runner reads %q; plan again with this runner", path, s.Format, Format)
+	}
+	if !filepath.IsAbs(s.From.File) || len(s.Plan.Inputs) == 0 {
+		return nil, Derivation{}, fmt.Errorf("%s: it does not say the benchmark file it was made from, or lists no inputs; plan again (runner plan --out)", path)
 	}
 	if err := CheckInputs(s.Plan.Inputs); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, Derivation{}, fmt.Errorf("%s: %w", path, err)
 	}
-	return s.Plan, nil
+	return s.Plan, s.From, nil
 }
 
 // CheckInputs hashes every input again and says which differ.

@@ -79,7 +79,8 @@ configs:
 func TestSavedPlanRoundTrip(t *testing.T) {
 	p := build(t, writeBench(t))
 	path := filepath.Join(t.TempDir(), "p.json")
-	if err := p.Save(path); err != nil {
+	from := Derivation{File: "/abs/bench.hcl", Scenarios: "session", Quick: true}
+	if err := p.Save(path, from); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
@@ -88,9 +89,15 @@ func TestSavedPlanRoundTrip(t *testing.T) {
 	if !IsFile(path) || IsFile("../../benchmarks.hcl") {
 		t.Fatal("IsFile tells a saved plan from an HCL file wrongly")
 	}
-	back, err := Open(path)
+	back, gotFrom, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if gotFrom != from {
+		t.Errorf("derivation read back %+v, want %+v", gotFrom, from)
+	}
+	if where, err := back.Differs(p); err != nil || where != "" {
+		t.Errorf("the plan read back differs from the one made at %s (%v)", where, err)
 	}
 	want := *p
 	if want.Dir, err = filepath.Abs(p.Dir); err != nil {
@@ -133,10 +140,10 @@ func TestSavedPlanRefusedWhenAnInputChanged(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			hcl := writeBench(t)
 			path := filepath.Join(t.TempDir(), "p.json")
-			if err := build(t, hcl).Save(path); err != nil {
+			if err := build(t, hcl).Save(path, Derivation{File: hcl}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Open(path); err != nil {
+			if _, _, err := Open(path); err != nil {
 				t.Fatalf("untouched: %v", err)
 			}
 			file, gone := strings.CutPrefix(name, "gone:")
@@ -154,10 +161,30 @@ func TestSavedPlanRefusedWhenAnInputChanged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = Open(path)
+			_, _, err = Open(path)
 			if err == nil || !strings.Contains(err.Error(), target) || !strings.Contains(err.Error(), "plan again") {
 				t.Fatalf("after %s changed: %v", name, err)
 			}
 		})
 	}
+}
+
+// FuzzOpen: any bytes as a saved plan are refused with an error or open,
+// never a panic; a plan that opens names its benchmark file absolutely and
+// lists inputs (what the re-derivation needs).
+func FuzzOpen(f *testing.F) {
+	f.Add([]byte(`{"format": "gatewaybench plan 2", "from": {"file": "/x/bench.hcl"}, "plan": {"inputs": [{"path": "/nonexistent", "what": "benchmark file", "sha256": "00"}]}}`))
+	f.Add([]byte(`{"format": "gatewaybench plan 2", "plan": null}`))
+	f.Add([]byte(`{"format": "gatewaybench plan 1", "plan": {"arms": [{"name": "a", "replicas": [{"container": null}]}]}}`))
+	f.Add([]byte(`{"plan": {"scenarios": [{"runs": [{"point": {"mode": "sideways", "concurrency": -1}}]}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "p.json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p, from, err := Open(path)
+		if err == nil && (p == nil || !filepath.IsAbs(from.File) || len(p.Inputs) == 0) {
+			t.Errorf("opened a plan without what its check needs: %+v", from)
+		}
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
@@ -52,6 +53,16 @@ func (r Record) Num(c Col) vocab.Optional {
 		return vocab.Optional{}
 	}
 	return vocab.Some(v)
+}
+
+// Time is a time column's value (RFC 3339, as stamp writes it), or the
+// zero time when the cell is empty or not one.
+func (r Record) Time(c Col) time.Time {
+	t, err := time.Parse(time.RFC3339, r.Str(c))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }
 
 // List is a list column's values, in order (nil when the cell is empty).
@@ -129,6 +140,26 @@ func read(path string, ms map[string]*Manifest) ([]Record, error) {
 		out = append(out, Record{cells: m, run: ms[m[ColRunID.Name()]]})
 	}
 	return out, nil
+}
+
+// UnknownColumns are the columns of recs this code has no declaration for
+// and some record fills (written by a newer release): a file rewritten
+// from recs would lose them.
+func UnknownColumns(recs []Record) []string {
+	known := map[string]bool{}
+	for _, c := range schema {
+		known[c.name] = true
+	}
+	var out []string
+	for _, r := range recs {
+		for name, v := range r.cells {
+			if v != "" && !known[name] && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // ReadDir reads every results CSV in dir, in name order, with dir's manifests.

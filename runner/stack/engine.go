@@ -25,6 +25,10 @@ const (
 	// that host's run lock knows the run is gone; a container of another
 	// host's run, on an engine both reach, is not its to remove.
 	LabelHost = LabelPrefix + "host"
+	// LabelBuiltBy is the run that built an image. Images never carry
+	// LabelRun: a container started from one by hand would inherit it, and
+	// a run's sweep would take that container for a run's own.
+	LabelBuiltBy = LabelPrefix + "built-by-run"
 )
 
 // ThisHost is this machine's name as LabelHost holds it.
@@ -52,6 +56,7 @@ type ContainerSpec struct {
 	Labels      map[string]string
 	CPUSet      string // Docker cpuset syntax
 	MemoryBytes int64  // 0 = unlimited
+	Hardening   Hardening
 }
 
 // ContainerState is what the engine says about a container.
@@ -67,6 +72,7 @@ type ContainerState struct {
 	HostNet    bool
 	CgroupPath string
 	Labels     map[string]string
+	Hardening  Hardening // as the engine holds it
 }
 
 // ImageInfo describes a local image.

@@ -32,6 +32,31 @@ type Service struct {
 	Configs    []ConfigFile `json:"configs,omitempty"` // compose configs, written to files and bind-mounted
 	CPUSet     string       `json:"cpuset"`
 	Memory     int64        `json:"memory_bytes"`
+	Hardening
+}
+
+// Hardening is what a compose file asks of a container's user, root file
+// system and limits beyond cpus and memory: passed to the engine as
+// written, never dropped (a gateway whose compose says read_only and
+// user: nobody must not run as root on a writable root).
+type Hardening struct {
+	User        string   `json:"user,omitempty"`
+	ReadOnly    bool     `json:"read_only,omitempty"`
+	Ulimits     []Ulimit `json:"ulimits,omitempty"`
+	PidsLimit   int64    `json:"pids_limit,omitempty"`
+	ShmSize     int64    `json:"shm_size_bytes,omitempty"`
+	OomScoreAdj int64    `json:"oom_score_adj,omitempty"`
+}
+
+func (h Hardening) isZero() bool {
+	return h.User == "" && !h.ReadOnly && len(h.Ulimits) == 0 && h.PidsLimit == 0 && h.ShmSize == 0 && h.OomScoreAdj == 0
+}
+
+// Ulimit is one resource limit of the container's processes.
+type Ulimit struct {
+	Name string `json:"name"`
+	Soft int64  `json:"soft"`
+	Hard int64  `json:"hard"`
 }
 
 // Build says how to build an image: an optional host command that assembles
@@ -56,6 +81,9 @@ type ConfigFile struct {
 func (s *Service) Hash() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%q\x00%q\x00%q\x00%q\x00", s.Image, s.Entrypoint, s.Cmd, s.Env, s.Binds)
+	if !s.Hardening.isZero() { // the hash of a service without any stays what it was
+		fmt.Fprintf(h, "%+v\x00", s.Hardening)
+	}
 	for _, c := range s.Configs {
 		fmt.Fprintf(h, "%s\x00%s\x00", c.Target, c.Content)
 	}
@@ -82,6 +110,7 @@ func (s *Service) Spec(run, dir string) (ContainerSpec, error) {
 		Binds:       binds,
 		CPUSet:      s.CPUSet,
 		MemoryBytes: s.Memory,
+		Hardening:   s.Hardening,
 		Labels: map[string]string{
 			LabelRun: run, LabelStack: s.Stack, LabelRole: s.Role, LabelConfigHash: s.Hash(), LabelHost: ThisHost(),
 		},

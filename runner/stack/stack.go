@@ -293,6 +293,13 @@ func Sweep(ctx context.Context, e Engine) (Swept, error) {
 	if err != nil {
 		return s, err
 	}
+	// A runner sets the role at create, beside the run; a container that
+	// has a run label and no role inherited it from an image built before
+	// images lost the run label, and was started by someone else.
+	created, err := e.Containers(ctx, LabelRole, "")
+	if err != nil {
+		return s, err
+	}
 	labelled, err := e.Containers(ctx, LabelHost, "")
 	if err != nil {
 		return s, err
@@ -302,6 +309,10 @@ func Sweep(ctx context.Context, e Engine) (Swept, error) {
 		return s, err
 	}
 	for _, id := range all {
+		if !slices.Contains(created, id) {
+			s.NotOurs++
+			continue
+		}
 		if slices.Contains(labelled, id) && !slices.Contains(ours, id) {
 			s.Foreign++
 			continue
@@ -323,5 +334,6 @@ func Sweep(ctx context.Context, e Engine) (Swept, error) {
 // them, and containers of other hosts' runs left alone.
 type Swept struct {
 	Removed, Foreign int
+	NotOurs          int // carry a run label no runner set (inherited from an image): left alone
 	Runs             []string
 }

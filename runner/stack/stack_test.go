@@ -208,9 +208,10 @@ func TestWaitReadyStopsOnDefinitive(t *testing.T) {
 }
 
 // TestSweepKeepsOtherHostsRuns: a sweep removes what this host's runs (and
-// older, unlabelled ones) left and leaves containers of another host's run
-// on a shared engine, which it cannot know to be dead (the sweep removed
-// every labelled container, a live run's included).
+// older ones without a host label) left and leaves containers of another
+// host's run on a shared engine, which it cannot know to be dead (the
+// sweep removed every labelled container, a live run's included), and a
+// container that inherited a run label from its image (issue 48).
 func TestSweepKeepsOtherHostsRuns(t *testing.T) {
 	ctx := context.Background()
 	e := &fake.Engine{}
@@ -221,17 +222,20 @@ func TestSweepKeepsOtherHostsRuns(t *testing.T) {
 		}
 		return id
 	}
-	mine := mk(map[string]string{stack.LabelRun: "a", stack.LabelHost: stack.ThisHost()})
-	old := mk(map[string]string{stack.LabelRun: "b"})
-	theirs := mk(map[string]string{stack.LabelRun: "c", stack.LabelHost: "elsewhere"})
+	mine := mk(map[string]string{stack.LabelRun: "a", stack.LabelRole: "gateway", stack.LabelHost: stack.ThisHost()})
+	old := mk(map[string]string{stack.LabelRun: "b", stack.LabelRole: "mock"})
+	theirs := mk(map[string]string{stack.LabelRun: "c", stack.LabelRole: "gateway", stack.LabelHost: "elsewhere"})
+	// started by hand from an image built before images lost the run
+	// label: it inherited that label, and no runner made it
+	byHand := mk(map[string]string{stack.LabelRun: "d"})
 	other := mk(map[string]string{"app": "not ours"})
 	s, err := stack.Sweep(ctx, e)
-	if err != nil || s.Removed != 2 || s.Foreign != 1 || !slices.Equal(s.Runs, []string{"a", "b"}) {
-		t.Fatalf("swept %+v, %v; want 2 removed (runs a and b) and 1 foreign", s, err)
+	if err != nil || s.Removed != 2 || s.Foreign != 1 || s.NotOurs != 1 || !slices.Equal(s.Runs, []string{"a", "b"}) {
+		t.Fatalf("swept %+v, %v; want 2 removed (runs a and b), 1 foreign, 1 not a runner's", s, err)
 	}
 	left, _ := e.Containers(ctx, stack.LabelRun, "")
-	if !slices.Equal(left, []string{theirs}) {
-		t.Errorf("left %v, want only %s (mine %s, old %s)", left, theirs, mine, old)
+	if !slices.Equal(left, []string{theirs, byHand}) {
+		t.Errorf("left %v, want only %s and %s (mine %s, old %s)", left, theirs, byHand, mine, old)
 	}
 	if all, _ := e.Containers(ctx, "app", ""); !slices.Equal(all, []string{other}) {
 		t.Errorf("a container not of this project went: %v", all)

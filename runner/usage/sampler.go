@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"errors"
 	"sync"
 	"time"
 )
@@ -55,6 +56,9 @@ type Sampler struct {
 
 // Begin starts a window now.
 func Begin(src Source, every time.Duration) (*Sampler, error) {
+	if src == nil {
+		return nil, errors.New("no container to read usage from (no cgroup found for it)")
+	}
 	s := &Sampler{src: src, stop: make(chan struct{})}
 	c0, err := src.Read()
 	if err != nil {

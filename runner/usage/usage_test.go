@@ -141,3 +141,12 @@ func TestProcRSS(t *testing.T) {
 		t.Error("a sum with a source of no RSS claims one")
 	}
 }
+
+// TestBeginWithoutASource: a window over no container is an error, not a
+// panic in the load's goroutine (a plan without mocks once panicked here,
+// leaving its containers behind).
+func TestBeginWithoutASource(t *testing.T) {
+	if s, err := Begin(nil, time.Second); err == nil || s != nil {
+		t.Errorf("Begin(nil) = %v, %v; want an error", s, err)
+	}
+}

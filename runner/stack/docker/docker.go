@@ -119,11 +119,21 @@ func (e *Engine) Create(ctx context.Context, s stack.ContainerSpec) (string, err
 	if s.NetworkMode != stack.HostNetwork {
 		return "", fmt.Errorf("create %s: network mode %q; only host networking keeps traffic on loopback without NAT", s.Name, s.NetworkMode)
 	}
-	cfg := &container.Config{Image: s.Image, Entrypoint: s.Entrypoint, Cmd: s.Cmd, Env: s.Env, Labels: s.Labels}
+	hd := s.Hardening
+	cfg := &container.Config{Image: s.Image, Entrypoint: s.Entrypoint, Cmd: s.Cmd, Env: s.Env, Labels: s.Labels, User: hd.User}
 	host := &container.HostConfig{
-		NetworkMode: container.NetworkMode(s.NetworkMode),
-		Binds:       s.Binds,
-		Resources:   container.Resources{CpusetCpus: s.CPUSet, Memory: s.MemoryBytes},
+		NetworkMode:    container.NetworkMode(s.NetworkMode),
+		Binds:          s.Binds,
+		Resources:      container.Resources{CpusetCpus: s.CPUSet, Memory: s.MemoryBytes},
+		ReadonlyRootfs: hd.ReadOnly,
+		ShmSize:        hd.ShmSize,
+		OomScoreAdj:    int(hd.OomScoreAdj),
+	}
+	if hd.PidsLimit != 0 {
+		host.PidsLimit = &hd.PidsLimit
+	}
+	for _, u := range hd.Ulimits {
+		host.Ulimits = append(host.Ulimits, &container.Ulimit{Name: u.Name, Soft: u.Soft, Hard: u.Hard})
 	}
 	if s.MemoryBytes > 0 {
 		host.MemorySwap = s.MemoryBytes // no swap: a memory limit must be a limit
@@ -158,9 +168,19 @@ func (e *Engine) Inspect(ctx context.Context, id string) (stack.ContainerState, 
 		st.Memory = c.HostConfig.Memory
 		st.HostNet = c.HostConfig.NetworkMode.IsHost()
 		st.CgroupPath = c.HostConfig.CgroupParent
+		st.Hardening.ReadOnly = c.HostConfig.ReadonlyRootfs
+		st.Hardening.ShmSize = c.HostConfig.ShmSize
+		st.Hardening.OomScoreAdj = int64(c.HostConfig.OomScoreAdj)
+		if c.HostConfig.PidsLimit != nil {
+			st.Hardening.PidsLimit = *c.HostConfig.PidsLimit
+		}
+		for _, u := range c.HostConfig.Ulimits {
+			st.Hardening.Ulimits = append(st.Hardening.Ulimits, stack.Ulimit{Name: u.Name, Soft: u.Soft, Hard: u.Hard})
+		}
 	}
 	if c.Config != nil {
 		st.Labels = c.Config.Labels
+		st.Hardening.User = c.Config.User
 	}
 	return st, nil
 }

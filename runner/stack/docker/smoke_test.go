@@ -1,12 +1,11 @@
 package docker_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
+	"reflect"
 	"regexp"
 	"testing"
 	"time"
@@ -26,17 +25,21 @@ func TestSmoke(t *testing.T) {
 
 	run := fmt.Sprintf("smoke-%d", time.Now().UnixNano())
 	const tag = "gatewaybench/smoke:test"
-	img := helloImage(ctx, t, e, tag, run)
+	img := dockertest.HelloImage(ctx, t, e, tag, map[string]string{stack.LabelBuiltBy: run})
 
 	t.Cleanup(func() {
 		if _, err := e.RemoveByLabel(context.Background(), stack.LabelRun, run); err != nil {
 			t.Errorf("cleanup: %v", err)
 		}
 	})
+	// What a compose file's user, read_only, ulimits, pids_limit, shm_size
+	// and oom_score_adj ask for reaches the engine (issue 48).
+	hardened := stack.Hardening{User: "65534:65534", ReadOnly: true, Ulimits: []stack.Ulimit{{Name: "nofile", Soft: 1024, Hard: 2048}},
+		PidsLimit: 64, ShmSize: 32 << 20, OomScoreAdj: 500}
 	id, err := e.Create(ctx, stack.ContainerSpec{
 		Name: "gatewaybench-" + run, Image: tag, Cmd: []string{"-addr", "127.0.0.1:0"},
 		Labels: map[string]string{stack.LabelRun: run, stack.LabelRole: "smoke"},
-		CPUSet: "0", MemoryBytes: 64 << 20, NetworkMode: stack.HostNetwork,
+		CPUSet: "0", MemoryBytes: 64 << 20, NetworkMode: stack.HostNetwork, Hardening: hardened,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +60,9 @@ func TestSmoke(t *testing.T) {
 	if !st.Running || !st.HostNet || st.CPUSet != "0" || st.Memory != 64<<20 {
 		t.Errorf("container state = %+v; want running, host network, cpuset 0, 64MiB", st)
 	}
+	if !reflect.DeepEqual(st.Hardening, hardened) {
+		t.Errorf("hardening as the engine holds it: %+v, want %+v", st.Hardening, hardened)
+	}
 	stats, err := e.Stats(ctx, id)
 	if err != nil {
 		t.Fatal(err)
@@ -75,30 +81,6 @@ func TestSmoke(t *testing.T) {
 	}
 }
 
-// helloImage builds testdata/hello as a FROM scratch image tagged tag.
-func helloImage(ctx context.Context, t *testing.T, e stack.Engine, tag, run string) stack.ImageInfo {
-	t.Helper()
-	bin, err := os.ReadFile(dockertest.BuildStatic(t, "./testdata/hello"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tarball, err := stack.TarContext(map[string]stack.File{
-		"Dockerfile": {Data: []byte("FROM scratch\nCOPY hello /hello\nENTRYPOINT [\"/hello\"]\n")},
-		"hello":      {Mode: 0o755, Data: bin},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.BuildImage(ctx, tag, bytes.NewReader(tarball), map[string]string{stack.LabelRun: run}); err != nil {
-		t.Fatal(err)
-	}
-	img, err := e.Image(ctx, tag)
-	if err != nil || !img.Found || img.Size == 0 {
-		t.Fatalf("built image not found: %+v %v", img, err)
-	}
-	return img
-}
-
 // TestImageMovesBetweenEngines: an image only the local engine has (no
 // build section, no registry) reaches a second engine by save and load,
 // the same image there (the same ID).
@@ -112,7 +94,7 @@ func TestImageMovesBetweenEngines(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	const tag = "gatewaybench/smoke:moved"
-	want := helloImage(ctx, t, local, tag, "move")
+	want := dockertest.HelloImage(ctx, t, local, tag, map[string]string{stack.LabelBuiltBy: "move"})
 	img := stack.EnsureImage(ctx, second, &stack.Service{Image: tag}, nil, local)
 	if img.Source != "loaded" || img.ID != want.ID {
 		t.Errorf("on the second engine: %+v; want loaded, ID %s", img, want.ID)
