@@ -89,6 +89,7 @@ func LoadCompose(ctx context.Context, cfg *Config) (map[string]*types.Project, h
 			}
 		}
 	}
+	cfg.ReadFiles(projects)
 	return projects, diags
 }
 

@@ -28,6 +28,9 @@ type Config struct {
 	Mock      Mock
 	Gateways  []Gateway
 	Scenarios []Scenario
+	// Files are the files it names, read once (ReadFiles): nothing
+	// downstream reads them again.
+	Files Files
 }
 
 // Roles holds one value per container role.

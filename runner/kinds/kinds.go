@@ -82,6 +82,9 @@ var Planner plan.Kinds = planner{}
 type planner struct{}
 
 func (planner) Plan(p *plan.Plan, s *plan.Scenario) {
+	if s.NotRun != "" {
+		return // a file it needs could not be read (plan.Build said why)
+	}
 	k, ok := Lookup(s.Kind)
 	if !ok {
 		s.NotRun = fmt.Sprintf("kind %q is not one of: %s", s.Kind, strings.Join(Names(), ", "))
@@ -107,6 +110,8 @@ type facts struct {
 	Knobs       script.Knobs
 	CancelAfter []int
 	Session     string // the profile's path, resolved; empty: none
+	Profile     []byte // its text (a plan's, or read at validate), or why it could not be read
+	ProfileErr  error
 	API         string
 }
 
@@ -125,7 +130,7 @@ func requirement(k Procedure, f facts) string {
 func factsOfPlan(p *plan.Plan, s *plan.Scenario) facts {
 	f := facts{Stream: s.Stream, Knobs: s.Knobs, CancelAfter: s.CancelAfter, API: s.API}
 	if s.Session != "" {
-		f.Session = sessionPath(p, s)
+		f.Session, f.Profile = sessionPath(p, s), []byte(s.SessionProfile) // as read when the configuration was resolved
 	}
 	return f
 }
@@ -137,6 +142,7 @@ func factsOfConfig(cfg *config.Config, s *config.Scenario) facts {
 		if !filepath.IsAbs(f.Session) {
 			f.Session = filepath.Join(cfg.Dir, f.Session)
 		}
+		f.Profile, f.ProfileErr = config.ReadBounded(f.Session) // validate: before the configuration's files are read
 	}
 	return f
 }

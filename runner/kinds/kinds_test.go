@@ -18,6 +18,7 @@ func loadConfig(t *testing.T, path string) *config.Config {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
+	cfg.ReadFiles(nil) // what plan.Build takes the session profiles from; no compose here
 	return cfg
 }
 

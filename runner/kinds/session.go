@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/load"
 	"github.com/gatewaybench/gatewaybench/runner/measure"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
@@ -24,13 +23,6 @@ type session struct{}
 
 // profile reads a session profile file: when checking and planning, never
 // when measuring (the plan carries its text).
-func profile(path string) (*load.Session, error) {
-	data, err := config.ReadBounded(path) // runner validate checked it lies in the tree
-	if err != nil {
-		return nil, err
-	}
-	return load.ParseSession(data, path)
-}
 
 func sessionPath(p *plan.Plan, s *plan.Scenario) string {
 	if p == nil || filepath.IsAbs(s.Session) {
@@ -43,7 +35,10 @@ func (session) requires(f facts) string {
 	if f.Session == "" {
 		return `session needs a profile: session = "scenarios/claude-code.json"`
 	}
-	prof, err := profile(f.Session)
+	if f.ProfileErr != nil {
+		return f.ProfileErr.Error()
+	}
+	prof, err := load.ParseSession(f.Profile, f.Session)
 	if err != nil {
 		return err.Error()
 	}
@@ -54,12 +49,11 @@ func (session) requires(f facts) string {
 }
 
 func (session) Plan(p *plan.Plan, s *plan.Scenario) {
-	prof, err := profile(sessionPath(p, s))
+	prof, err := load.ParseSession([]byte(s.SessionProfile), sessionPath(p, s))
 	if err != nil {
 		s.NotRun = err.Error() // checked at validate: only a file changed since
 		return
 	}
-	s.SessionProfile = string(prof.Source())
 	var runs []plan.Run
 	for _, r := range s.Runs {
 		for _, stream := range []bool{true, false} {

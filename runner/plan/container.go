@@ -63,7 +63,7 @@ func resolve(cfg *config.Config, p *types.Project, name string) (stack.Service, 
 		}
 		content := []byte(obj.Content)
 		if obj.File != "" {
-			b, err := cfg.ReadInside(obj.File)
+			b, err := cfg.Files.Content(obj.File)
 			if err != nil {
 				return stack.Service{}, fmt.Errorf("config %q: %w", c.Source, err)
 			}

@@ -2,20 +2,19 @@ package plan
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/compose-spec/compose-go/v2/types"
+
 	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
+	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 )
 
@@ -26,9 +25,6 @@ type Input struct {
 	What   string `json:"what"` // what it is to the plan: "benchmark file", "compose file", "mounted file" ...
 	SHA256 string `json:"sha256"`
 }
-
-// inputBenchmark is what the HCL file is among a plan's inputs.
-const inputBenchmark = "benchmark file"
 
 // Format names a saved plan's layout; a file of another format is refused.
 // Format 2 records how the plan was made (From), so apply derives it again.
@@ -199,7 +195,7 @@ func Open(path string) (*Plan, Derivation, error) {
 func CheckInputs(inputs []Input) error {
 	var changed []string
 	for _, in := range inputs {
-		sum, err := hashPath(in.Path)
+		sum, err := config.HashPath(in.Path)
 		switch {
 		case err != nil:
 			changed = append(changed, fmt.Sprintf("%s (%s): %v", in.Path, in.What, err))
@@ -213,49 +209,25 @@ func CheckInputs(inputs []Input) error {
 	return nil
 }
 
-// inputs hashes each path, once each, in the order given.
-func inputs(paths [][2]string) []Input {
+// inputs are the files cfg and its projects name (config.InputPaths),
+// once each, in that order, with the hashes taken when the configuration
+// was resolved: no file is read here.
+func inputs(cfg *config.Config, projects map[string]*types.Project) []Input {
 	var out []Input
-	for _, pw := range paths {
+	for _, pw := range config.InputPaths(cfg, projects) {
 		abs, err := filepath.Abs(pw[0])
 		if err != nil || slices.ContainsFunc(out, func(in Input) bool { return in.Path == abs }) {
 			continue
 		}
-		sum, err := hashPath(abs)
-		if err != nil {
-			sum = "unreadable: " + err.Error()
+		sum := "unreadable: not read when the configuration was resolved"
+		if f, ok := cfg.Files[abs]; ok && f.Err != nil {
+			sum = "unreadable: " + f.Err.Error()
+		} else if ok {
+			sum = f.SHA256
 		}
 		out = append(out, Input{Path: abs, What: pw[1], SHA256: sum})
 	}
 	return out
-}
-
-// hashPath is the SHA-256 of a file's bytes, or of a directory's files:
-// each one's path under it and bytes, in lexical order.
-func hashPath(path string) (string, error) {
-	h := sha256.New()
-	err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if p != path {
-			rel, _ := filepath.Rel(path, p)
-			fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(b))
-		}
-		h.Write(b)
-		return nil
-	})
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", errors.New("no longer there")
-	}
-	return hex.EncodeToString(h.Sum(nil)), err
 }
 
 // Masked is a copy of the plan as it is printed: secrets and the header
@@ -306,7 +278,7 @@ func (p *Plan) Masked() (*Plan, error) {
 // as given and its SHA-256 when the plan was made.
 func (p *Plan) SourceFile() results.Source {
 	for _, in := range p.Inputs {
-		if in.What == inputBenchmark {
+		if in.What == config.InputBenchmark {
 			return results.Source{Path: p.Source, SHA256: in.SHA256}
 		}
 	}

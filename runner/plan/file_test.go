@@ -2,12 +2,15 @@ package plan_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	. "github.com/gatewaybench/gatewaybench/runner/plan"
 )
 
@@ -187,4 +190,41 @@ func FuzzOpen(f *testing.F) {
 			t.Errorf("opened a plan without what its check needs: %+v", from)
 		}
 	})
+}
+
+// TestBuildReadsNoFile: with every file its configuration names gone from
+// the disk (the benchmark's whole directory removed), Build makes the same
+// plan as before, config contents, session profile and input hashes
+// included: it reads nothing, only what the configuration read when it
+// was resolved (config.Files).
+func TestBuildReadsNoFile(t *testing.T) {
+	hcl := writeBench(t)
+	cfg, _, diags := config.Load(hcl)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	projects, diags := config.LoadCompose(context.Background(), cfg)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	before := Build(cfg, projects, kinds.Planner)
+	if err := os.RemoveAll(filepath.Dir(hcl)); err != nil {
+		t.Fatal(err)
+	}
+	after := Build(cfg, projects, kinds.Planner)
+	if where, err := after.Differs(before); err != nil || where != "" {
+		t.Errorf("the plan made with its files gone differs at %s (%v): Build read the disk", where, err)
+	}
+	for _, in := range after.Inputs {
+		if strings.HasPrefix(in.SHA256, "unreadable") {
+			t.Errorf("%s: %s", in.Path, in.SHA256)
+		}
+	}
+	var profile string
+	for _, s := range after.Scenarios {
+		profile += s.SessionProfile
+	}
+	if profile == "" {
+		t.Error("no session profile in the plan: the test misses a file Build needs")
+	}
 }

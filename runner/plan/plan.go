@@ -399,53 +399,25 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 		p.addScenario(cfg, &cfg.Scenarios[i], kinds)
 	}
 	p.ResolveDrivers()
-	p.Inputs = inputs(inputPaths(cfg, projects))
+	p.Inputs = inputs(cfg, projects)
 	return p
 }
 
-// inputPaths are the files a plan is resolved from, each with what it is:
-// the HCL, the files the containers mount or are given as configs, each
-// gateway's compose file and prepare script, and the session profiles.
-func inputPaths(cfg *config.Config, projects map[string]*types.Project) [][2]string {
-	out := [][2]string{{cfg.Filename, inputBenchmark}}
-	at := func(path string) string {
-		if filepath.IsAbs(path) {
-			return path
-		}
-		return filepath.Join(cfg.Dir, path)
+// sessionProfile is the scenario's session profile as read when the
+// configuration was resolved, or why it could not be read.
+func sessionProfile(cfg *config.Config, sc *config.Scenario) (text, notRun string) {
+	if sc.Session == "" {
+		return "", ""
 	}
-	for _, key := range slices.Sorted(maps.Keys(projects)) {
-		proj := projects[key]
-		for _, name := range slices.Sorted(maps.Keys(proj.Services)) {
-			for _, v := range proj.Services[name].Volumes {
-				if v.Type == types.VolumeTypeBind {
-					out = append(out, [2]string{v.Source, "mounted in " + name})
-				}
-			}
-		}
-		for _, name := range slices.Sorted(maps.Keys(proj.Configs)) {
-			if f := proj.Configs[name].File; f != "" {
-				out = append(out, [2]string{f, "config " + name})
-			}
-		}
+	path := sc.Session
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(cfg.Dir, path)
 	}
-	for _, g := range cfg.Gateways {
-		if g.ComposePath != "" {
-			out = append(out, [2]string{g.ComposePath, "compose file of " + g.Name})
-		}
-		if b := g.Balancer; b != nil && b.ComposePath != "" {
-			out = append(out, [2]string{b.ComposePath, "compose file of " + g.Name + "'s balancer"})
-		}
-		if len(g.Prepare) > 0 {
-			out = append(out, [2]string{at(g.Prepare[0]), "prepare script of " + g.Name})
-		}
+	b, err := cfg.Files.Content(path)
+	if err != nil {
+		return "", err.Error()
 	}
-	for _, sc := range cfg.Scenarios {
-		if sc.Session != "" {
-			out = append(out, [2]string{at(sc.Session), "session profile"})
-		}
-	}
-	return out
+	return string(b), ""
 }
 
 // Normalize names the engine of every role: a role placed nowhere runs on
@@ -560,6 +532,7 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 			}
 		}
 	}
+	s.SessionProfile, s.NotRun = sessionProfile(cfg, sc)
 	if kinds != nil {
 		kinds.Plan(p, &s)
 	}

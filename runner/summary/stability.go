@@ -105,12 +105,12 @@ func WriteStability(w io.Writer, dirs []string, tables [][]Table, ss []Stability
 		fmt.Fprintf(w, "- %s: %s\n", filepath.Base(d), Provenance(tables[i]))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| scenario | point | arm | run | +p50 ms | interval | CPU µs/req | syscalls/req | CPython probe ns |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| scenario | point | arm | run | +p50 ms | interval | half-width | CPU µs/req | syscalls/req | CPython probe ns |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, s := range ss {
 		for i, a := range s.Runs {
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, filepath.Base(dirs[i]),
-				Added(a.AddedP50, a.AddedP50CI, a.HasCI), CI(a), num1(a.CPUUsPerReq), num1(a.SyscallsPerReq), num1(a.Median(results.ColProbePyNs)))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, filepath.Base(dirs[i]),
+				Added(a.AddedP50, a.AddedP50CI, a.HasCI), CI(a), halfWidth(a), num1(a.CPUUsPerReq), num1(a.SyscallsPerReq), num1(a.Median(results.ColProbePyNs)))
 		}
 	}
 	fmt.Fprintln(w)
@@ -124,6 +124,15 @@ func WriteStability(w io.Writer, dirs []string, tables [][]Table, ss []Stability
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, times(s.Spread), times(s.SyscallSpread), inside, pred)
 	}
+}
+
+// halfWidth is an interval's half-width as a share of its figure: what
+// "to within 15%" is judged by.
+func halfWidth(a Figures) string {
+	if !a.HasCI || !a.AddedP50.Set || a.AddedP50.V == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", 100*(a.AddedP50CI.Hi-a.AddedP50CI.Lo)/2/abs(a.AddedP50.V))
 }
 
 func times(v vocab.Optional) string {
