@@ -9,25 +9,16 @@ import (
 	"runtime"
 
 	"github.com/compose-spec/compose-go/v2/types"
-	"github.com/hashicorp/hcl/v2"
 
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 )
 
-// loadConfig decodes FILE and its compose files, printing every diagnostic.
-// ok is false when any of them is an error.
+// loadConfig resolves FILE (config.Resolve, the one way in), printing
+// every diagnostic. ok is false when any of them is an error.
 func loadConfig(path string) (*config.Config, map[string]*types.Project, bool) {
-	cfg, src, diags := config.Load(path)
-	var projects map[string]*types.Project
-	if !diags.HasErrors() {
-		diags = append(diags, kinds.Check(cfg)...)
-		diags = append(diags, config.CheckHostCPUs(cfg, runtime.NumCPU())...)
-		var more hcl.Diagnostics
-		projects, more = config.LoadCompose(context.Background(), cfg)
-		diags = append(diags, more...)
-	}
+	cfg, projects, src, diags := config.Resolve(context.Background(), path, kinds.Check, runtime.NumCPU())
 	config.WriteDiagnostics(os.Stderr, diags, map[string][]byte{path: src})
 	return cfg, projects, !diags.HasErrors()
 }
