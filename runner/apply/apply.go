@@ -341,6 +341,7 @@ type scenarioRun struct {
 	arms    map[string]*liveArm // up, by name (direct included)
 	mocks   mockSet             // the current start's
 	probe   results.HostProbe   // the host before the current round
+	probed  roundKey            // the round s.probe was read for
 	// down are the arms that could not come up in an earlier start (their
 	// row is written).
 	down map[string]bool
@@ -745,17 +746,27 @@ func (r *execution) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, run
 	return nil
 }
 
-// probe reads the host before the first run of each round, with every
-// gateway arm frozen, into s.probe for the round's rows.
+// probe reads the host before the first measured run of each round, with
+// every gateway arm frozen, into s.probe for the round's rows. The first
+// measured run, not the run at position 1: when the round's order puts an
+// arm that never came up first, the round was left with the round before's
+// probe.
 func (r *execution) probe(ctx context.Context, s *scenarioRun, run *plan.Run) error {
-	if r.o.Probe == nil || run.Position > 1 {
+	if r.o.Probe == nil || s.probed == (roundKey{run.Key, run.Trial}) {
 		return nil
 	}
+	s.probed = roundKey{run.Key, run.Trial}
 	if err := r.isolate(ctx, s, vocab.Direct); err != nil {
 		return err
 	}
 	s.probe = r.o.Probe(ctx)
 	return nil
+}
+
+// roundKey is a round: its point and trial (trials are numbered per point).
+type roundKey struct {
+	point vocab.PointKey
+	trial int
 }
 
 func positive(v float64) vocab.Optional {

@@ -1053,6 +1053,18 @@ func TestStarts(t *testing.T) {
 	for i := range sc.Runs {
 		sc.Runs[i].Start = sc.Runs[i].Trial // trial 1 in start 1, trial 2 in start 2
 	}
+	// Each round's order puts the arm that never comes up first: the round
+	// is probed all the same, before its first measured run (it once kept
+	// the round before's probe).
+	slices.SortStableFunc(sc.Runs, func(a, b plan.Run) int {
+		if a.Trial != b.Trial {
+			return a.Trial - b.Trial
+		}
+		return boolInt(b.Arm == "broken") - boolInt(a.Arm == "broken")
+	})
+	for i := range sc.Runs {
+		sc.Runs[i].Index, sc.Runs[i].Position = i+1, 1+i%3
+	}
 	e := inProcess(t, ps, p)
 	o.Engine = e
 	// The host is probed once per round, before its first run, with every
@@ -1066,7 +1078,7 @@ func TestStarts(t *testing.T) {
 				t.Errorf("probe %d: %s runs beside it", probes, c.Name)
 			}
 		}
-		return results.HostProbe{GoNs: 1.5, PyNs: 150, Steal: 0.25, HasSteal: true}
+		return results.HostProbe{GoNs: float64(probes) + 0.5, PyNs: 150, Steal: 0.25, HasSteal: true} // 1.5 in round 1, 2.5 in round 2
 	}
 	out, err := Run(context.Background(), context.Background(), o)
 	if err != nil {
@@ -1091,7 +1103,7 @@ func TestStarts(t *testing.T) {
 		if gw != "broken" && r.Str(results.ColStatus) != string(vocab.StatusOK) {
 			t.Errorf("%s start %s: %s (%s), want ok", gw, r.Str(results.ColStart), r.Str(results.ColStatus), r.Str(results.ColReason))
 		}
-		if gw != "broken" && (r.Str(results.ColProbeGoNs) != "1.5" || r.Str(results.ColHostStealShare) != "0.25" || r.Str(results.ColProbeNodeNs) != "") {
+		if gw != "broken" && (r.Str(results.ColProbeGoNs) != r.Str(results.ColStart)+".5" || r.Str(results.ColHostStealShare) != "0.25" || r.Str(results.ColProbeNodeNs) != "") {
 			t.Errorf("%s start %s: probe %q %q %q", gw, r.Str(results.ColStart), r.Str(results.ColProbeGoNs), r.Str(results.ColHostStealShare), r.Str(results.ColProbeNodeNs))
 		}
 		if began, err := time.Parse(time.RFC3339, r.Str(results.ColBegan)); gw != "broken" && (err != nil || time.Since(began) > time.Hour) {
@@ -1111,6 +1123,13 @@ func TestStarts(t *testing.T) {
 	if len(out.LostStarts) != 0 {
 		t.Errorf("starts lost: %v", out.LostStarts)
 	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // TestUnreadableResultsRefused: a results directory whose CSV cannot be
