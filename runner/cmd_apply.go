@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/signal"
@@ -107,15 +108,25 @@ func applyPlans(path string, f applyFlags) (*planned, int) {
 	if !ok {
 		return nil, exitUsage
 	}
-	build := func(dir string) *plan.Plan {
-		cfg.Defaults.ResultsDir = dir
-		return buildPlan(cfg, projects, pf)
-	}
 	base := cfg.Defaults.ResultsDir
-	if f.repeat == 1 {
-		return &planned{first: build(base), repeats: 1}, 0
+	if f.repeat > 1 {
+		cfg.Defaults.ResultsDir = filepath.Join(base, "run-1")
 	}
-	return &planned{first: build(filepath.Join(base, "run-1")), next: build, repeats: f.repeat, base: base}, 0
+	first, ok := buildPlan(cfg, projects, pf, os.Stderr)
+	if !ok {
+		return nil, exitUsage
+	}
+	if f.repeat == 1 {
+		return &planned{first: first, repeats: 1}, 0
+	}
+	// The repeats' plans differ from the first only in where results go,
+	// so their diagnostics were written once already.
+	next := func(dir string) *plan.Plan {
+		cfg.Defaults.ResultsDir = dir
+		p, _ := buildPlan(cfg, projects, pf, io.Discard)
+		return p
+	}
+	return &planned{first: first, next: next, repeats: f.repeat, base: base}, 0
 }
 
 // orNil prints an error after a colon, or nothing.

@@ -13,8 +13,6 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/internal/runlock"
 	"github.com/gatewaybench/gatewaybench/runner/apply"
-	"github.com/gatewaybench/gatewaybench/runner/kinds"
-	"github.com/gatewaybench/gatewaybench/runner/plan"
 )
 
 // cmdBuild builds (or finds) every gateway image FILE's scenarios run, as
@@ -35,7 +33,10 @@ func cmdBuild(args []string) int {
 		fmt.Fprintf(os.Stderr, "build: %v\n", err)
 		return exitUsage
 	}
-	p := plan.Build(cfg, projects, kinds.Planner)
+	p, ok := buildPlan(cfg, projects, planFlags{}, os.Stderr)
+	if !ok {
+		return exitUsage
+	}
 	// A build and a run at once would share the cores the run measures.
 	lock, err := runlock.Acquire(runlock.Path(), "runner build "+pos[0])
 	if err != nil {

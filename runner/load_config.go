@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -90,16 +91,22 @@ func makePlan(cmd, path string, f planFlags) (*plan.Plan, bool) {
 	if !ok {
 		return nil, false
 	}
-	return buildPlan(cfg, projects, f), true
+	return buildPlan(cfg, projects, f, os.Stderr)
 }
 
-// buildPlan is the plan of a shaped config.
-func buildPlan(cfg *config.Config, projects map[string]*types.Project, f planFlags) *plan.Plan {
-	p := plan.Build(cfg, projects, kinds.Planner)
+// buildPlan is the plan of a shaped config, its diagnostics written to w;
+// ok is false when one of them is an error.
+func buildPlan(cfg *config.Config, projects map[string]*types.Project, f planFlags, w io.Writer) (*plan.Plan, bool) {
+	p, diags := plan.Build(cfg, projects, kinds.Planner)
+	src, _ := cfg.Files.Content(cfg.Filename)
+	config.WriteDiagnostics(w, diags, map[string][]byte{cfg.Filename: src})
+	if diags.HasErrors() {
+		return nil, false
+	}
 	if f.quick {
 		p.Quick(f.scenarios != "")
 	}
-	return p
+	return p, true
 }
 
 // derivation is what a saved plan records of how it was made (the results

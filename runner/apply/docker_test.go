@@ -102,12 +102,23 @@ func loadPlan(t *testing.T, path, resultsDir string) (*config.Config, Options) {
 		t.Fatal(diags)
 	}
 	cfg.Defaults.ResultsDir = resultsDir
+	mod, _ := filepath.Abs("../..")
+	return cfg, Options{Plan: mustPlan(t, cfg), ModuleDir: mod, ReadyTimeout: 30 * time.Second}
+}
+
+// mustPlan is cfg's plan, its compose files loaded, failing the test on an
+// error diagnostic.
+func mustPlan(t *testing.T, cfg *config.Config) *plan.Plan {
+	t.Helper()
 	projects, diags := config.LoadCompose(context.Background(), cfg)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	mod, _ := filepath.Abs("../..")
-	return cfg, Options{Plan: plan.Build(cfg, projects, kinds.Planner), ModuleDir: mod, ReadyTimeout: 30 * time.Second}
+	p, diags := plan.Build(cfg, projects, kinds.Planner)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return p
 }
 
 // holdHost takes the host's run lock for a test that runs on the real

@@ -13,8 +13,6 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/internal/dockertest"
 	"github.com/gatewaybench/gatewaybench/runner/config"
-	"github.com/gatewaybench/gatewaybench/runner/kinds"
-	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/stack/docker"
@@ -89,11 +87,7 @@ func TestApplyTwoEngines(t *testing.T) {
 	cfg1, o1 := loadPlan(t, "testdata/scale.hcl", single)
 	cfg1.Engines, cfg1.Placement = cfg1.Engines[:1], config.Roles[string]{Driver: config.LocalEngine, Mock: config.LocalEngine, Gateway: config.LocalEngine}
 	cfg1.Drivers = config.Drivers{Instances: 1, Engines: []string{config.LocalEngine}}
-	projects1, diags := config.LoadCompose(context.Background(), cfg1)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	o1.Plan = plan.Build(cfg1, projects1, kinds.Planner)
+	o1.Plan = mustPlan(t, cfg1)
 	o1.Engine, o1.Progress = local, &Progress{W: &timedLog{t: t}}
 	if _, err := Run(context.Background(), context.Background(), o1); err != nil {
 		t.Fatal(err)

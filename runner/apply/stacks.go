@@ -72,7 +72,7 @@ func (r *execution) startArm(ctx context.Context, pa *plan.Arm) (*liveArm, error
 	}
 	for _, rep := range pa.Replicas {
 		if rep.Container == nil {
-			return fail(fmt.Errorf("%s: %s", rep.Project, rep.Unresolved))
+			return fail(fmt.Errorf("%s: the plan holds no container for it; make the plan again (runner plan)", rep.Project))
 		}
 		svc := *rep.Container
 		if a.image = r.image(ctx, pa.Name, engine, &svc); a.image.Unavailable != "" {
@@ -114,7 +114,7 @@ func (r *execution) startArm(ctx context.Context, pa *plan.Arm) (*liveArm, error
 func (r *execution) startBalancer(ctx context.Context, pa *plan.Arm) (*stack.Container, time.Duration, error) {
 	b, engine := pa.Balancer, r.o.Plan.Layout.Gateway.Engine
 	if b.Container == nil {
-		return nil, 0, fmt.Errorf("%s: %s", b.Project, b.Unresolved)
+		return nil, 0, fmt.Errorf("%s: the plan holds no container for it; make the plan again (runner plan)", b.Project)
 	}
 	svc := *b.Container
 	if img := r.image(ctx, b.Project, engine, &svc); img.Unavailable != "" {

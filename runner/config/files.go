@@ -52,7 +52,7 @@ func (fs Files) Content(path string) ([]byte, error) {
 
 // ReadFiles reads every file cfg and its projects name (InputPaths), once:
 // hashes for all, bytes for configs (inside the benchmark's tree, as
-// ReadInside reads them) and session profiles (bounded).
+// ReadInside reads them), session profiles and the benchmark file (bounded).
 func (cfg *Config) ReadFiles(projects map[string]*types.Project) {
 	cfg.Files = Files{}
 	for _, in := range InputPaths(cfg, projects) {
@@ -64,7 +64,7 @@ func (cfg *Config) ReadFiles(projects map[string]*types.Project) {
 		switch {
 		case strings.HasPrefix(in[1], inputConfig):
 			f.Content, f.Err = cfg.ReadInside(abs)
-		case in[1] == InputSession:
+		case in[1] == InputSession, in[1] == InputBenchmark: // the benchmark's, for diagnostics' snippets
 			f.Content, f.Err = ReadBounded(abs)
 		}
 		if f.Err == nil {

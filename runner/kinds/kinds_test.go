@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,7 +29,7 @@ func TestEveryKindRuns(t *testing.T) {
 	if diags := Check(cfg); diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	p := plan.Build(cfg, nil, Planner)
+	p := planOf(t, cfg)
 	for _, s := range p.Scenarios {
 		if s.NotRun != "" || len(s.Runs) == 0 {
 			t.Errorf("%s (%s): NotRun %q, %d runs", s.Name, s.Kind, s.NotRun, len(s.Runs))
@@ -40,7 +41,7 @@ func TestEveryKindRuns(t *testing.T) {
 // are planned with the resident set's trend (a short window's fit would
 // be noise).
 func TestTrendOnlyForMemory(t *testing.T) {
-	p := plan.Build(loadConfig(t, "../../benchmarks.hcl"), nil, Planner)
+	p := planOf(t, loadConfig(t, "../../benchmarks.hcl"))
 	seen := false
 	for _, s := range p.Scenarios {
 		seen = seen || s.Kind == vocab.KindMemory
@@ -63,7 +64,7 @@ func TestUnknownKind(t *testing.T) {
 	if len(diags) != 1 || diags[0].Summary != "Unknown kind" || diags[0].Subject.Start.Line != 2 {
 		t.Fatalf("diagnostics: %v", diags)
 	}
-	p := plan.Build(cfg, nil, Planner)
+	p := planOf(t, cfg)
 	if p.Scenarios[0].NotRun == "" || len(p.Scenarios[0].Runs) != 0 {
 		t.Errorf("unknown kind planned: %+v", p.Scenarios[0])
 	}
@@ -74,7 +75,7 @@ func TestUnknownKind(t *testing.T) {
 // window; a scenario that cannot hold a long stream is not run.
 func TestHeadOfLinePlan(t *testing.T) {
 	cfg := loadConfig(t, "../../benchmarks.hcl")
-	p := plan.Build(cfg, nil, Planner)
+	p := planOf(t, cfg)
 	for _, s := range p.Scenarios {
 		if s.Kind != "head_of_line" {
 			continue
@@ -129,9 +130,24 @@ func TestPreconditions(t *testing.T) {
 			t.Errorf("%q: diagnostics %v, want one at line 2 saying %q", c.body, diags, c.want)
 			continue
 		}
-		p := plan.Build(cfg, nil, Planner)
+		p := planOf(t, cfg)
 		if s := p.Scenarios[0]; !strings.Contains(s.NotRun, c.want) || len(s.Runs) != 0 {
 			t.Errorf("%q planned anyway: not run %q, %d runs", c.body, s.NotRun, len(s.Runs))
 		}
 	}
+}
+
+// planOf is cfg's plan, its compose files loaded, failing the test on an
+// error diagnostic.
+func planOf(t *testing.T, cfg *config.Config) *plan.Plan {
+	t.Helper()
+	projects, diags := config.LoadCompose(context.Background(), cfg)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p, diags := plan.Build(cfg, projects, Planner)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return p
 }

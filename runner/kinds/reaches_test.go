@@ -63,7 +63,7 @@ func TestEveryValueMeasuredReachesTheFile(t *testing.T) {
 	}))
 	defer mock.Close()
 	cfg := loadConfig(t, "../../benchmarks.hcl")
-	p := plan.Build(cfg, nil, Planner)
+	p := planOf(t, cfg)
 	p.Mock.URL, p.Mock.FallbackURL = mock.URL, mock.URL
 	want := map[vocab.Kind]results.Group{
 		vocab.KindStreamingTurn: results.Stream, vocab.KindMemory: results.Growth, vocab.KindKeyFlood: results.KeyFlood,

@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/compose-spec/compose-go/v2/types"
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/config"
@@ -98,11 +99,14 @@ func hardening(svc types.ServiceConfig) stack.Hardening {
 
 // container resolves one container of gateway arm a: replica i, or its
 // balancer when i < 0, placed on its cpuset with the gateway's memory.
-func (rep *Replica) container(cfg *config.Config, g *config.Gateway, p *types.Project, service string, i int) {
+// config.Resolve refuses what resolve refuses, so an error here means the
+// configuration was not resolved first.
+func (rep *Replica) container(cfg *config.Config, g *config.Gateway, p *types.Project, service string, i int) hcl.Diagnostics {
 	svc, err := resolve(cfg, p, service)
 	if err != nil {
-		rep.Unresolved = err.Error()
-		return
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Container not resolved",
+			Detail:  fmt.Sprintf("gateway %s (%s): %v; resolve the configuration first (runner validate shows why)", g.Name, rep.Project, err),
+			Subject: g.ServiceRange.Ptr()}}
 	}
 	svc.Stack, svc.Role = g.Name, stack.RoleGateway
 	switch {
@@ -123,6 +127,7 @@ func (rep *Replica) container(cfg *config.Config, g *config.Gateway, p *types.Pr
 		}
 	}
 	rep.Container, rep.ConfigHash = &svc, svc.Hash()
+	return nil
 }
 
 // dockerfile is b's dockerfile relative to its context (config checked it

@@ -27,7 +27,10 @@ func TestContainersResolved(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	p := Build(cfg, projects, nil)
+	p, diags := Build(cfg, projects, nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
 	var nginx *Arm
 	for i := range p.Arms {
 		if p.Arms[i].Name == "nginx" {
@@ -55,9 +58,9 @@ func TestContainersResolved(t *testing.T) {
 		}
 	}
 	var missing Replica
-	missing.container(cfg, &cfg.Gateways[0], projects["nginx"], "nope", 0)
-	if missing.Container != nil || !strings.Contains(missing.Unresolved, `no service "nope"`) {
-		t.Errorf("a missing service: %+v", missing)
+	diags = missing.container(cfg, &cfg.Gateways[0], projects["nginx"], "nope", 0)
+	if missing.Container != nil || !diags.HasErrors() || !strings.Contains(diags.Error(), `no service "nope"`) || diags[0].Subject == nil {
+		t.Errorf("a missing service: %+v, %v", missing, diags)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
+
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/kinds"
 	. "github.com/gatewaybench/gatewaybench/runner/plan"
@@ -207,11 +209,11 @@ func TestBuildReadsNoFile(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	before := Build(cfg, projects, kinds.Planner)
+	before := mustBuild(t, cfg, projects, kinds.Planner)
 	if err := os.RemoveAll(filepath.Dir(hcl)); err != nil {
 		t.Fatal(err)
 	}
-	after := Build(cfg, projects, kinds.Planner)
+	after := mustBuild(t, cfg, projects, kinds.Planner)
 	if where, err := after.Differs(before); err != nil || where != "" {
 		t.Errorf("the plan made with its files gone differs at %s (%v): Build read the disk", where, err)
 	}
@@ -226,5 +228,28 @@ func TestBuildReadsNoFile(t *testing.T) {
 	}
 	if profile == "" {
 		t.Error("no session profile in the plan: the test misses a file Build needs")
+	}
+}
+
+// TestBuildUnresolvedIsDiagnosed: a configuration Build cannot make a
+// plan of (its compose projects and files never read) gives positioned
+// error diagnostics, not strings on the plan that apply fails on later.
+func TestBuildUnresolvedIsDiagnosed(t *testing.T) {
+	cfg, _, diags := config.Load(writeBench(t))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	_, diags = Build(cfg, nil, kinds.Planner)
+	summaries := map[string]int{}
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			summaries[d.Summary]++
+		}
+		if d.Subject == nil || d.Subject.Filename != cfg.Filename || d.Subject.Start.Line == 0 {
+			t.Errorf("%s: no position in the benchmark file (%v)", d.Summary, d.Subject)
+		}
+	}
+	if summaries["Container not resolved"] == 0 || summaries["Session profile not resolved"] == 0 {
+		t.Errorf("error diagnostics by summary: %v; want both a container and a session profile not resolved", summaries)
 	}
 }

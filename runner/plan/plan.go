@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/compose-spec/compose-go/v2/types"
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/config"
@@ -159,11 +160,9 @@ type Replica struct {
 	Project string        `json:"project"`           // its key in the compose projects (config.ReplicaKey)
 	Service string        `json:"service,omitempty"` // a balancer's service (a replica's is the arm's)
 	// Container is what apply creates, resolved from the compose service
-	// and the placement; ConfigHash is the label it carries. Unresolved
-	// says why there is none (the arm then fails with it).
+	// and the placement; ConfigHash is the label it carries.
 	Container  *stack.Service `json:"container,omitempty"`
 	ConfigHash string         `json:"config_hash,omitempty"`
-	Unresolved string         `json:"unresolved,omitempty"`
 }
 
 // Scenario is one scenario's share of the plan.
@@ -352,7 +351,8 @@ type SLO struct {
 // Build expands cfg. projects holds each gateway's loaded compose project
 // (config.LoadCompose); a gateway missing from it is planned without an
 // image. kinds says what runs each scenario kind needs.
-func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) *Plan {
+func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) (*Plan, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
 	mockURL := config.URLAt(cfg.MockAddress(), cfg.Mock.Port)
 	p := &Plan{
 		Source: cfg.Filename, Dir: cfg.Dir, Cost: cfg.Cost, Floor: cfg.Defaults.Floor, BaselineK: cfg.Defaults.BaselineK,
@@ -377,7 +377,7 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 			a.Placement = &p.Layout.Gateway
 			for i, cpus := range g.ReplicaCPUs {
 				rep := Replica{Port: g.Port + i, CPUs: cpus, Project: config.ReplicaKey(g.Name, i)}
-				rep.container(cfg, g, projects[rep.Project], g.Service, i)
+				diags = diags.Extend(rep.container(cfg, g, projects[rep.Project], g.Service, i))
 				a.Replicas = append(a.Replicas, rep)
 			}
 			if proj := projects[g.Name]; proj != nil {
@@ -385,7 +385,7 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 			}
 			if b := g.Balancer; b != nil {
 				a.Balancer = &Replica{Port: b.Port, CPUs: b.CPUs, Project: config.BalancerKey(g.Name), Service: b.Service}
-				a.Balancer.container(cfg, g, projects[a.Balancer.Project], b.Service, -1)
+				diags = diags.Extend(a.Balancer.container(cfg, g, projects[a.Balancer.Project], b.Service, -1))
 				if bp := projects[a.Balancer.Project]; bp != nil {
 					for _, m := range mounts(bp, b.Service) {
 						a.Mounts = append(a.Mounts, "balancer: "+m)
@@ -396,18 +396,30 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 		p.Arms = append(p.Arms, a)
 	}
 	for i := range cfg.Scenarios {
-		p.addScenario(cfg, &cfg.Scenarios[i], kinds)
+		diags = diags.Extend(p.addScenario(cfg, &cfg.Scenarios[i], kinds))
 	}
 	p.ResolveDrivers()
 	p.Inputs = inputs(cfg, projects)
-	return p
+	return p, diags
+}
+
+// capacityMeasured marks s not run, with a warning, when the scenario its
+// rates are shares of is not run before it.
+func (p *Plan) capacityMeasured(s *Scenario, sc *config.Scenario) hcl.Diagnostics {
+	if s.CapacityFrom == "" || slices.ContainsFunc(p.Scenarios, func(prev Scenario) bool { return prev.Name == s.CapacityFrom && prev.NotRun == "" }) {
+		return nil
+	}
+	s.NotRun = fmt.Sprintf("its rates are shares of each arm's capacity, which scenario %s measures, and %s is not run before it in this plan (add it: --scenario %s,%s)",
+		s.CapacityFrom, s.CapacityFrom, s.CapacityFrom, s.Name)
+	return hcl.Diagnostics{{Severity: hcl.DiagWarning, Summary: "Scenario not run",
+		Detail: "scenario " + s.Name + " is not run: " + s.NotRun, Subject: sc.DeclRange.Ptr()}}
 }
 
 // sessionProfile is the scenario's session profile as read when the
 // configuration was resolved, or why it could not be read.
-func sessionProfile(cfg *config.Config, sc *config.Scenario) (text, notRun string) {
+func sessionProfile(cfg *config.Config, sc *config.Scenario) (string, hcl.Diagnostics) {
 	if sc.Session == "" {
-		return "", ""
+		return "", nil
 	}
 	path := sc.Session
 	if !filepath.IsAbs(path) {
@@ -415,9 +427,11 @@ func sessionProfile(cfg *config.Config, sc *config.Scenario) (text, notRun strin
 	}
 	b, err := cfg.Files.Content(path)
 	if err != nil {
-		return "", err.Error()
+		return "", hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Session profile not resolved",
+			Detail:  fmt.Sprintf("scenario %s: %v; validate the file again (runner validate) so its session file is read", sc.Name, err),
+			Subject: sc.DeclRange.Ptr()}}
 	}
-	return string(b), ""
+	return string(b), nil
 }
 
 // Normalize names the engine of every role: a role placed nowhere runs on
@@ -475,7 +489,7 @@ type Kinds interface {
 	Plan(p *Plan, s *Scenario)
 }
 
-func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds) {
+func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds) hcl.Diagnostics {
 	s := Scenario{
 		Name: sc.Name, Kind: vocab.Kind(sc.Kind), API: sc.API.String(), Stream: sc.Stream, Tools: sc.Tools, Trials: sc.Trials, Starts: max(sc.Starts, 1),
 		MaxTrials: sc.MaxTrials, CIWidth: sc.CIWidth,
@@ -532,14 +546,12 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 			}
 		}
 	}
-	s.SessionProfile, s.NotRun = sessionProfile(cfg, sc)
+	profile, diags := sessionProfile(cfg, sc)
+	s.SessionProfile = profile
 	if kinds != nil {
 		kinds.Plan(p, &s)
 	}
-	if s.CapacityFrom != "" && !slices.ContainsFunc(p.Scenarios, func(prev Scenario) bool { return prev.Name == s.CapacityFrom && prev.NotRun == "" }) {
-		s.NotRun = fmt.Sprintf("its rates are shares of each arm's capacity, which scenario %s measures, and %s is not run before it in this plan (add it: --scenario %s,%s)",
-			s.CapacityFrom, s.CapacityFrom, s.CapacityFrom, s.Name)
-	}
+	diags = diags.Extend(p.capacityMeasured(&s, sc))
 	if s.NotRun != "" {
 		s.Runs = []Run{}
 	}
@@ -555,6 +567,7 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 		s.Runs[i].Index, s.Runs[i].Key = n+i+1, s.Runs[i].Point.Key()
 	}
 	p.Scenarios = append(p.Scenarios, s)
+	return diags
 }
 
 // InFlightRounds: a stretching closed-loop window stays open until its

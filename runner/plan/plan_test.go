@@ -3,6 +3,7 @@ package plan_test
 import (
 	"bytes"
 	"context"
+	"github.com/compose-spec/compose-go/v2/types"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,7 +28,17 @@ func build(t *testing.T, path string) *Plan {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	return Build(cfg, projects, kinds.Planner)
+	return mustBuild(t, cfg, projects, kinds.Planner)
+}
+
+// mustBuild is Build failing the test on an error diagnostic.
+func mustBuild(t *testing.T, cfg *config.Config, projects map[string]*types.Project, k Kinds) *Plan {
+	t.Helper()
+	p, diags := Build(cfg, projects, k)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return p
 }
 
 // TestPlanText compares the printed plan (text and JSON) of each
