@@ -120,6 +120,8 @@ gateway "caddy" {
   version = "Debian caddy 2.6.2"
   prepare = ["gateways/debian-closure.sh", "gateways/caddy/context", "caddy", "/usr/bin/caddy"]
   build_time = "19s" # its image on a fresh machine, 2026-12-03 (README, "Image builds")
+  # What Caddy logs for each stream it cuts short (errors_cut; gateways/caddy/README.md).
+  log_patterns = { incomplete = "aborting with incomplete response" }
 }
 
 # ---- AI gateways obtainable offline ----

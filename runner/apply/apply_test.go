@@ -375,6 +375,13 @@ func TestApplyWithFakeEngine(t *testing.T) {
 		if r.Str(results.ColStatus) == "ok" && (r.Str(results.ColRequestsOK) == "0" || r.Str(results.ColErrFidelity) != "0" || r.Str(results.ColTTFT.P50) == "") {
 			t.Errorf("%s row: ok %s, fidelity errors %s, ttft %s", r.Str(results.ColGateway), r.Str(results.ColRequestsOK), r.Str(results.ColErrFidelity), r.Str(results.ColTTFT.P50))
 		}
+		// The mock's own count of the streams it ended in the window:
+		// the upstream's side of a cut stream (none here).
+		if r.Str(results.ColStatus) == "ok" && (r.Str(results.ColMockCompleted) == "" || r.Str(results.ColMockCompleted) == "0" ||
+			r.Str(results.ColMockAborted) != "0" || r.Str(results.ColErrCut) != "0") {
+			t.Errorf("%s row: mock streams completed %q aborted %q, cut %q", r.Str(results.ColGateway),
+				r.Str(results.ColMockCompleted), r.Str(results.ColMockAborted), r.Str(results.ColErrCut))
+		}
 		if r.Str(results.ColGateway) == "broken" && !strings.Contains(r.Str(results.ColReason), "exited with code 3") {
 			t.Errorf("broken gateway's reason lacks the exit: %q", r.Str(results.ColReason))
 		}

@@ -117,6 +117,22 @@ func Figures(recs []results.Record) ([]*figure, []Chart) {
 
 // of returns the tables of scenarios of that kind (and, when scenario is
 // not "", of that scenario only), in the order the records had them.
+// headline is the tables of the scenario of that kind a chart draws when
+// it draws one: the first by name, so a renamed scenario cannot silently
+// drop out of a chart while another of its kind stays.
+func (d *data) headline(kind vocab.Kind) []summary.Table {
+	var names []string
+	for name, k := range d.kinds {
+		if k == kind {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return d.of(kind, slices.Min(names))
+}
+
 func (d *data) of(kind vocab.Kind, scenario string) []summary.Table {
 	var out []summary.Table
 	for _, t := range d.tables {
@@ -392,11 +408,9 @@ func probeName(c results.Col) string {
 }
 
 func ttftFigure(d *data) (*figure, string) {
-	t, ok := summary.Lowest(d.of(vocab.KindStreamingTurn, "streaming_turn"))
+	t, ok := summary.Lowest(d.headline(vocab.KindStreamingTurn))
 	if !ok {
-		if t, ok = summary.Lowest(d.of(vocab.KindStreamingTurn, "")); !ok {
-			return nil, "no streaming_turn rows in the results"
-		}
+		return nil, "no rows of kind streaming_turn in the results"
 	}
 	f := barsOf(t, true,
 		panelSpec{"Added TTFT (p50)", "ms over direct", []seriesSpec{{"TTFT", func(a summary.Figures) value {
@@ -511,6 +525,13 @@ func latencyFigure(d *data) (*figure, string) {
 	f, ts := overClients(d, vocab.KindOverhead, func(a summary.Figures) value { return some(a.P99) })
 	if f == nil {
 		return nil, "no overhead rows in the results"
+	}
+	clients := map[int]bool{}
+	for _, t := range ts {
+		clients[t.Point.Concurrency] = true
+	}
+	if len(clients) < 2 {
+		return nil, fmt.Sprintf("scenario %s ran at one client count only: a line over clients needs two", ts[0].Point.Scenario)
 	}
 	for i, m := range f.Missing {
 		if m.Missing == measuredPrefix+"no value at any point" {
@@ -691,6 +712,9 @@ func failoverFigure(d *data) (*figure, string) {
 			v.Label = "no error path: it sent every request to the fallback"
 		case v.Set:
 			v.Label = fmt.Sprintf("%+.3g ms (n=%d)", v.V, fo.ErrorPathN)
+		case fo.ErrorPathN == 0 && fo.Absorbed > 0:
+			// Failed rows keep their counts, not the error path's timing.
+			v.Label = fmt.Sprintf("%s: absorbed %d of %d primary failures, no timing", fo.Verdict, fo.Absorbed, fo.PrimaryFailed)
 		case fo.ErrorPathN == 0:
 			v.Label = fo.Verdict + ": none rescued"
 		default:
@@ -747,7 +771,7 @@ func keyFloodFigure(d *data) (*figure, string) {
 		panelSpec{"Time to refuse a key", "ms, p50 of the refusals", []seriesSpec{{"refusal p50", func(a summary.Figures) value {
 			v := col(results.ColLatency.P50)(a)
 			if !v.Set && a.Status == vocab.StatusFailed {
-				v.Label = "failed: passes invalid keys on"
+				v.Label = keyFloodFailure(a)
 			}
 			return v
 		}}}},
@@ -756,6 +780,27 @@ func keyFloodFigure(d *data) (*figure, string) {
 		"An arm that passes them on costs the model a request each.", t.Point.Scenario, t.Point)
 	f.Foot = footnote("Median over trials.", t.Arms)
 	return f, ""
+}
+
+// keyFloodFailure says what a failed key_flood arm did with the invalid
+// keys, from its rows: served them (errors_accepted), passed them to the
+// upstream (upstream_hits), or failed otherwise.
+func keyFloodFailure(a summary.Figures) string {
+	var accepted, hits, sent int64
+	for _, r := range a.Rows {
+		accepted += int64(r.Num(results.ColErrAccepted).V)
+		hits += int64(r.Num(results.ColUpstreamHits).V)
+		sent += int64(r.Num(results.ColRequestsOK).V) + r.Errored()
+	}
+	switch {
+	case accepted > 0 && hits > 0:
+		return fmt.Sprintf("failed: served %d of %d invalid keys, passing them on", accepted, sent)
+	case accepted > 0:
+		return fmt.Sprintf("failed: served %d of %d invalid keys", accepted, sent)
+	case hits > 0:
+		return fmt.Sprintf("failed: passed %d invalid keys on", hits)
+	}
+	return "failed: " + missing(a)
 }
 
 func cancellationFigure(d *data) (*figure, string) {
@@ -871,15 +916,29 @@ func memoryFigure(d *data) (*figure, string) {
 	f := barsOf(t, true, panelSpec{"Resident set", "MiB: idle, peak, recovered", []seriesSpec{
 		{"idle", col(results.ColRSSIdleMiB)}, {"peak", col(results.ColRSSPeakMiB)}, {"recovered", col(results.ColRSSRecoveredMiB)},
 	}}, panelSpec{"Trend over the window", "MiB per minute", []seriesSpec{{"trend", func(a summary.Figures) value {
-		// One trial: its slope, Sen's interval and the shape called from it.
-		for _, r := range a.Rows {
-			if v := r.Num(results.ColRSSTrend); r.Measured() && v.Set {
-				lo, hi := r.Num(results.ColRSSTrendLo), r.Num(results.ColRSSTrendHi)
-				return value{V: v.V, Lo: lo.V, Hi: hi.V, CI: lo.Set && hi.Set, Set: true,
-					Label: fmt.Sprintf("%+.3g, %s", v.V, r.Str(results.ColMemShape))}
+		// The first trial's slope, Sen's interval and shape, labelled as
+		// one window's (a slope per minute from seconds is no leak yet),
+		// with how many trials called the same shape.
+		var first *results.Record
+		same, n := 0, 0
+		for i, r := range a.Rows {
+			if !r.Measured() || !r.Num(results.ColRSSTrend).Set {
+				continue
+			}
+			if first == nil {
+				first = &a.Rows[i]
+			}
+			n++
+			if r.Str(results.ColMemShape) == first.Str(results.ColMemShape) {
+				same++
 			}
 		}
-		return value{}
+		if first == nil {
+			return value{}
+		}
+		v, lo, hi := first.Num(results.ColRSSTrend), first.Num(results.ColRSSTrendLo), first.Num(results.ColRSSTrendHi)
+		return value{V: v.V, Lo: lo.V, Hi: hi.V, CI: lo.Set && hi.Set, Set: true,
+			Label: fmt.Sprintf("%+.3g, %s in %d of %d trials (%.0f s windows)", v.V, first.Str(results.ColMemShape), same, n, first.Num(results.ColWindowS).V)}
 	}}}})
 	f.Note = fmt.Sprintf("Scenario %s, %s. The resident set is the sum of the container's processes' VmRSS, as ps counts it: idle before load, peak during it, "+
 		"recovered after it stopped; page cache is in none. Trend: the Theil-Sen slope of its one-second medians, whiskers Sen's 95%% interval, "+
@@ -972,15 +1031,37 @@ func coldStartFigure(d *data) (*figure, string) {
 
 func ratio(num, den results.Col, scale float64) func(summary.Figures) value {
 	return func(a summary.Figures) value {
-		return some(a.MedianOf(func(r results.Record) vocab.Optional {
+		var per []float64
+		for _, r := range a.Rows {
+			if n, m := r.Num(num), r.Num(den); r.Measured() && n.Set && m.Set && m.V > 0 {
+				per = append(per, n.V/m.V*scale)
+			}
+		}
+		v := some(a.MedianOf(func(r results.Record) vocab.Optional {
 			n, m := r.Num(num), r.Num(den)
 			if !n.Set || !m.Set || m.V == 0 {
 				return vocab.Optional{}
 			}
 			return vocab.Some(n.V / m.V * scale)
 		}))
+		// Trials far apart (one-api's shares of bursty streams were 5, 5,
+		// 56 and 64%): their median is a figure no trial had, so the bar
+		// spans them and the label lists them.
+		if len(per) > 1 && slices.Max(per)-slices.Min(per) > spreadApart*scale {
+			v.Lo, v.Hi, v.CI = slices.Min(per), slices.Max(per), true
+			var texts []string
+			for _, x := range per {
+				texts = append(texts, strconv.FormatFloat(x, 'f', 0, 64))
+			}
+			v.Label = "trials apart: " + strings.Join(texts, ", ")
+		}
+		return v
 	}
 }
+
+// spreadApart is the spread of trials' shares (of the whole) past which a
+// chart shows them one by one rather than their median.
+const spreadApart = 0.25
 
 // fidelityShare is the share of the arm's streamed requests, pooled over
 // its ok trials, that failed the fidelity check, in %: pooled, because a
@@ -988,8 +1069,10 @@ func ratio(num, den results.Col, scale float64) func(summary.Figures) value {
 func fidelityShare(a summary.Figures) value {
 	var failed, n float64
 	for _, r := range a.Rows {
-		if r.Measured() {
-			failed += r.Num(results.ErrorCol(vocab.ErrFidelity)).V
+		// Failed trials too: a trial failed by its lost streams is where
+		// they are (Caddy's cut streams were left out so).
+		if r.Int(results.ColTrial) > 0 {
+			failed += r.Num(results.ErrorCol(vocab.ErrFidelity)).V + r.Num(results.ColErrCut).V
 			n += r.Num(results.ColRequestsOK).V + float64(r.Errored())
 		}
 	}
@@ -1011,14 +1094,14 @@ func fidelityFigure(d *data) (*figure, string) {
 		}
 	}
 	if !ok {
-		if t, ok = summary.Lowest(d.of(vocab.KindStreamingTurn, "streaming_turn")); !ok {
-			return nil, "no concurrent_agents or streaming_turn rows in the results"
+		if t, ok = summary.Lowest(d.headline(vocab.KindStreamingTurn)); !ok {
+			return nil, "no rows of kind concurrent_agents or streaming_turn in the results"
 		}
 	}
 	f := barsOf(t, false,
 		panelSpec{"Buffered streams", "% of streams in bursts", []seriesSpec{{"bursty", ratio(results.ColBurstyStreams, results.ColStreams, 100)}}},
 		panelSpec{"Stalls", "gaps over the bound, per run", []seriesSpec{{"stalls", col(results.ColStalls)}}},
-		panelSpec{"Streams not as sent", "% failed the fidelity check, pooled", []seriesSpec{{"fidelity", fidelityShare}}})
+		panelSpec{"Streams not as sent", "% failed or cut, all trials", []seriesSpec{{"fidelity", fidelityShare}}})
 	f.Note = fmt.Sprintf("Scenario %s, %s. The mock writes each event at its own time; a gateway that buffers delivers them in bursts, and one that drops, alters or reorders events fails the fidelity check (those streams count as errors, under the run's limit).", t.Point.Scenario, t.Point)
 	f.Foot = footnote("Median over trials of each run's share.", t.Arms)
 	return f, ""
@@ -1029,7 +1112,7 @@ func goodputFigure(d *data) (*figure, string) {
 	// arm but a broken one holds the SLO.
 	ts := d.of(vocab.KindConcurrentAgents, "")
 	if len(ts) == 0 {
-		ts = d.of(vocab.KindStreamingTurn, "streaming_turn")
+		ts = d.headline(vocab.KindStreamingTurn)
 	}
 	var closed []summary.Table
 	for _, t := range ts {
@@ -1047,9 +1130,7 @@ func goodputFigure(d *data) (*figure, string) {
 		specs = append(specs, seriesSpec{fmt.Sprintf("c=%d", t.Point.Concurrency), func(a summary.Figures) value {
 			for _, b := range t.Arms {
 				if b.Name == a.Name {
-					v := some(b.Goodput)
-					v.V *= 100
-					return v
+					return pooledGoodput(b)
 				}
 			}
 			return value{}
@@ -1063,8 +1144,24 @@ func goodputFigure(d *data) (*figure, string) {
 			break
 		}
 	}
-	f.Foot = footnote("Median over trials.", armsOf(closed))
+	f.Foot = footnote("Pooled over every trial, failed ones too: a trial failed by the requests it lost is where they are.", armsOf(closed))
 	return f, ""
+}
+
+// pooledGoodput is the share of an arm's requests, over all its trials
+// (failed ones too), that met the SLO, in %.
+func pooledGoodput(a summary.Figures) value {
+	var good, n float64
+	for _, r := range a.Rows {
+		if g := r.Num(results.ColGoodput); r.Int(results.ColTrial) > 0 && g.Set {
+			k := r.Num(results.ColRequestsOK).V + float64(r.Errored())
+			good, n = good+g.V*k, n+k
+		}
+	}
+	if n == 0 {
+		return value{}
+	}
+	return value{V: 100 * good / n, Set: true}
 }
 
 func armsOf(ts []summary.Table) []summary.Figures {

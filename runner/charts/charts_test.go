@@ -50,12 +50,14 @@ func synthetic() []results.Record {
 		r.Set(results.ColSLOTTFTMS, "250")
 		r.Set(results.ColSLOITLMS, "50")
 	}
-	add("overhead", "overhead", 1, 100, func(arm string, trial int, r results.Record) {
-		r.Set(results.ColLatency.P50, v(arm, trial, 0.1))
-		r.Set(results.ColLatency.P99, v(arm, trial, 0.3))
-		r.Set(results.ColMemPeakMiB, v(arm, trial, 10))
-		r.Set(results.ColRSSPeakMiB, v(arm, trial, 8))
-	})
+	for _, c := range []int{1, 8} { // two client counts: latency_concurrency.png needs them
+		add("overhead", "overhead", c, 100, func(arm string, trial int, r results.Record) {
+			r.Set(results.ColLatency.P50, v(arm, trial, 0.1))
+			r.Set(results.ColLatency.P99, v(arm, trial, 0.3))
+			r.Set(results.ColMemPeakMiB, v(arm, trial, 10))
+			r.Set(results.ColRSSPeakMiB, v(arm, trial, 8))
+		})
+	}
 	for _, c := range []int{1, 16} {
 		add("streaming_turn", "streaming_turn", c, 100, func(arm string, trial int, r results.Record) {
 			r.Set(results.ColTTFT.P50, v(arm, trial, 20))
@@ -625,5 +627,83 @@ func TestDriftFigure(t *testing.T) {
 	}
 	if _, err := draw(f); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestHeadlineByKind: the TTFT, goodput and delivery charts draw the
+// scenario of kind streaming_turn, the first by name, not one named
+// "streaming_turn": renamed in the HCL, it is still drawn.
+func TestHeadlineByKind(t *testing.T) {
+	d := &data{kinds: map[string]vocab.Kind{"turn_openai": vocab.KindStreamingTurn, "turn_zanthropic": vocab.KindStreamingTurn, "overhead": vocab.KindOverhead}}
+	for _, name := range []string{"turn_zanthropic", "overhead", "turn_openai"} {
+		d.tables = append(d.tables, summary.Table{Point: summary.Point{Scenario: name}})
+	}
+	got := d.headline(vocab.KindStreamingTurn)
+	if len(got) != 1 || got[0].Point.Scenario != "turn_openai" {
+		t.Errorf("headline streaming_turn tables: %+v", got)
+	}
+	if got := d.headline(vocab.KindSession); got != nil {
+		t.Errorf("no scenario of the kind: %+v", got)
+	}
+}
+
+// TestLabelsTrueToRows: on the committed rows, no label says what the rows
+// contradict. one-api absorbed primary failures in failed failover trials
+// (it was "none rescued"); litellm-rs served the invalid keys (it "passes
+// them on" was said of every failed arm); a share whose trials lie far
+// apart lists them (a median no trial had was printed); goodput pools the
+// failed trials (Caddy's 100% left out the trial that lost a stream); and
+// the latency-over-clients line is not drawn from one client count.
+func TestLabelsTrueToRows(t *testing.T) {
+	recs, err := results.ReadDir("../../results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs, list := Figures(recs)
+	label := func(file, panel, arm string) (value, bool) {
+		for _, f := range figs {
+			if f.File != file {
+				continue
+			}
+			i := slices.IndexFunc(f.Rows, func(r row) bool { return r.Name == arm })
+			for _, p := range f.Panels {
+				if p.Title == panel && i >= 0 {
+					return p.Series[0].Values[i], true
+				}
+			}
+		}
+		return value{}, false
+	}
+	for _, tc := range []struct{ file, panel, arm, want string }{
+		{"failover.png", "What the error path adds", "one-api", "absorbed 68 of 123 primary failures"},
+		{"key_flood.png", "Time to refuse a key", "litellm-rs", "served 224 of 224 invalid keys"},
+	} {
+		if v, ok := label(tc.file, tc.panel, tc.arm); !ok || !strings.Contains(v.Label, tc.want) {
+			t.Errorf("%s, %s, %s: label %q, want %q", tc.file, tc.panel, tc.arm, v.Label, tc.want)
+		}
+	}
+	for _, f := range figs {
+		for _, p := range f.Panels {
+			for _, s := range p.Series {
+				for i, v := range s.Values {
+					if v.Set && v.CI && strings.HasPrefix(v.Label, "trials apart") && (v.Lo > v.V || v.V > v.Hi) {
+						t.Errorf("%s %s: %s drawn outside its trials", f.File, p.Title, f.Rows[i].Name)
+					}
+				}
+			}
+		}
+	}
+	for _, c := range list {
+		if c.File == "latency_concurrency.png" && c.Skipped == "" {
+			t.Error("latency_concurrency.png drawn though overhead ran at one client count")
+		}
+	}
+	// Pooled goodput counts the failed trial's requests.
+	a := summary.Figures{Name: "caddy", Rows: []results.Record{
+		results.NewRecord(map[results.Col]string{results.ColTrial: "1", results.ColStatus: "ok", results.ColGoodput: "1", results.ColRequestsOK: "100"}),
+		results.NewRecord(map[results.Col]string{results.ColTrial: "2", results.ColStatus: "failed", results.ColGoodput: "0.5", results.ColRequestsOK: "50", results.ErrorCol(vocab.ErrCut): "50"}),
+	}}
+	if v := pooledGoodput(a); math.Abs(v.V-75) > 1e-9 {
+		t.Errorf("pooled goodput %v, want 75", v.V)
 	}
 }

@@ -57,7 +57,7 @@ const bufferMargin = 0.25
 
 // JudgeBuffering keeps a gateway row's "buffering" only when its streams
 // came in bursts where direct's, in the same round at the same point, did
-// not (docs/method.md, "Stream delivery and buffering"); a row with no
+// not, and its "bunched" and "headers held" only when direct's did not (docs/method.md, "Stream delivery and buffering"); a row with no
 // direct row to compare keeps what the driver judged alone.
 func JudgeBuffering(rows []results.Row) {
 	type key struct {
@@ -74,14 +74,30 @@ func JudgeBuffering(rows []results.Row) {
 			direct[key{r.Point, r.Trial, r.Variant()}] = share(r)
 		}
 	}
+	// The timing rules are the rig's when direct, in the same round,
+	// met them too (a driver too busy to read on time bunches every arm).
+	directTiming := map[key]vocab.Verdict{}
+	for i := range rows {
+		if r := &rows[i]; r.Gateway == vocab.Direct {
+			directTiming[key{r.Point, r.Trial, r.Variant()}] = r.Verdict
+		}
+	}
+	drop := func(r *results.Row, f vocab.Finding) {
+		r.Verdict = slices.DeleteFunc(slices.Clone(r.Verdict), func(x vocab.Reason) bool { return x.Finding == f })
+	}
 	for i := range rows {
 		r := &rows[i]
-		if r.Gateway == vocab.Direct || !r.Verdict.Has(vocab.VBuffering) || r.Stream == nil {
+		if r.Gateway == vocab.Direct || r.Stream == nil {
 			continue
 		}
-		d, ok := direct[key{r.Point, r.Trial, r.Variant()}]
-		if ok && share(r) < d+bufferMargin {
-			r.Verdict = slices.DeleteFunc(slices.Clone(r.Verdict), func(x vocab.Reason) bool { return x.Finding == vocab.VBuffering })
+		k := key{r.Point, r.Trial, r.Variant()}
+		if d, ok := direct[k]; ok && r.Verdict.Has(vocab.VBuffering) && share(r) < d+bufferMargin {
+			drop(r, vocab.VBuffering)
+		}
+		for _, f := range []vocab.Finding{vocab.VBunched, vocab.VHeadersHeld} {
+			if r.Verdict.Has(f) && directTiming[k].Has(f) {
+				drop(r, f)
+			}
 		}
 	}
 }

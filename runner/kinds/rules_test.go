@@ -29,3 +29,24 @@ func TestJudgeBuffering(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeTiming: "bunched" and "headers held" stay on a gateway's row
+// only when direct, in the same round, kept the mock's schedule: a driver
+// too busy to read on time bunches every arm, and that is the rig's.
+func TestJudgeTiming(t *testing.T) {
+	bunched := vocab.Verdict{{Finding: vocab.VBunched, Detail: "0.3 ms apart"}, {Finding: vocab.VHeadersHeld, Detail: "0.4 ms"}}
+	row := func(gw string, trial int, v vocab.Verdict) results.Row {
+		return results.Row{Gateway: gw, Trial: trial, Mode: vocab.Closed, Concurrency: 64, Point: "closed c=64 prompt=100",
+			Stream: &results.StreamPart{Streams: 66}, Verdict: v}
+	}
+	rows := []results.Row{
+		row("direct", 1, nil), row("litellm", 1, bunched),
+		row("direct", 2, bunched), row("litellm", 2, bunched),
+	}
+	JudgeBuffering(rows)
+	for i, want := range []bool{false, true, true, false} {
+		if got := rows[i].Verdict.Has(vocab.VBunched) && rows[i].Verdict.Has(vocab.VHeadersHeld); got != want {
+			t.Errorf("row %d (%s, round %d): bunched and held %v, want %v", i, rows[i].Gateway, rows[i].Trial, got, want)
+		}
+	}
+}

@@ -407,7 +407,7 @@ func (w *worker) session(measureFrom time.Duration) {
 			}
 			continue
 		}
-		w.tally(status)
+		w.tally(status, class)
 		if class != noError {
 			w.fail(class, status, err)
 			return
@@ -450,7 +450,7 @@ func (w *worker) meets(due, end time.Duration) bool {
 // account classifies a finished request and records it: the record path.
 func (w *worker) account(due, start, end time.Duration, status int, err error) {
 	class, err := w.classify(status, err)
-	w.tally(status)
+	w.tally(status, class)
 	if w.cfg.Raw {
 		r := Record{Worker: w.id, Seq: w.seq, Due: due.Microseconds(), Start: start.Microseconds(),
 			Latency: (end - due).Microseconds(), Service: (end - start).Microseconds(), Status: status,
@@ -514,12 +514,13 @@ func (w *worker) fail(class vocab.ErrorClass, status int, err error) {
 	}
 }
 
-// tally counts an answer's status and how its stream was delivered.
-func (w *worker) tally(status int) {
+// tally counts an answer's status and how its stream was delivered (a
+// cut stream's delivery is not: streams count the finished ones).
+func (w *worker) tally(status int, class vocab.ErrorClass) {
 	if status != 0 {
 		w.statuses[status]++
 	}
-	if w.sse && status == 200 && w.events > 0 {
+	if w.sse && status == 200 && w.events > 0 && class != vocab.ErrCut {
 		w.stream.Streams, w.stream.Events = 1, int64(w.events)
 		if w.events >= burstMinEvents && w.stream.Reads*2 <= w.stream.Events {
 			w.stream.Bursty = 1
@@ -571,9 +572,13 @@ func (w *worker) classify(status int, err error) (vocab.ErrorClass, error) {
 		class = vocab.ErrMidstream
 	case w.b.shape.Stream && w.b.shape.Body == nil && !w.sse:
 		class, err = vocab.ErrFidelity, errNotAStream // with fidelity on or off: it is not what was asked for
+	case w.sse && !w.done:
+		// Cut: frames_missing counts frames lost inside streams that
+		// finished, so a cut stream's frames are not checked.
+		class, err = vocab.ErrCut, w.cutError(status)
 	case w.b.shape.Stream && w.cfg.Fidelity:
 		exact := w.fc.finish()
-		if w.fc.failed() || !w.done {
+		if w.fc.failed() {
 			class = vocab.ErrFidelity
 		}
 		w.fc.Streams = 1
@@ -584,13 +589,26 @@ func (w *worker) classify(status int, err error) (vocab.ErrorClass, error) {
 			}
 		}
 		w.fid.add(&w.fc.Fidelity)
-	case w.sse && !w.done:
-		class = vocab.ErrTransport // the stream ended without its final event
 	case !w.b.shape.Stream && w.cfg.Fidelity && !w.jsonMatches():
 		class = vocab.ErrFidelity
 	}
 	return class, err
 }
+
+// cutError is a cut stream's evidence: its status, how its body ended,
+// what came before the end, and its header block (on one line, bounded).
+// Only failed requests build it.
+func (w *worker) cutError(status int) error {
+	head := strings.TrimSpace(strings.ReplaceAll(string(w.conn.Head), "\r\n", " | "))
+	if len(head) > maxEvidence {
+		head = head[:maxEvidence] + "..."
+	}
+	return fmt.Errorf("HTTP %d event stream ended %s after %d content event(s) and %d body bytes, with no final event; headers: %s",
+		status, w.conn.End, w.events, w.bodyBytes, head)
+}
+
+// maxEvidence bounds the header block a reason quotes.
+const maxEvidence = 600
 
 // errNotAStream: a request for a stream was answered 200 with something
 // else (a gateway that buffers into one JSON answer, say); it counted ok.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -214,5 +215,49 @@ func TestBufferingVerdict(t *testing.T) {
 		if got := c.d.Buffering(); got != c.want {
 			t.Errorf("%s (%.2f events per read, %d of %d bursty): buffering %v, want %v", c.name, c.d.EventsPerRead(), c.d.Bursty, c.d.Streams, got, c.want)
 		}
+	}
+}
+
+// TestTimingRules: events that each came in a read of their own are still
+// judged by when they came against the mock's schedule (4 ms apart, the
+// first 20 ms after the headers): LiteLLM 1.106.12 relayed queued tokens
+// 0.3-0.4 ms apart with its headers held to the first (TTFT - TTFB 0.4-0.7
+// ms), litellm-rs held the first event (42.5 ms); an honest relay is none.
+func TestTimingRules(t *testing.T) {
+	k := script.DefaultKnobs()
+	k.ITL, k.TTFT = 4*time.Millisecond, 20*time.Millisecond
+	for _, tc := range []struct {
+		name      string
+		itl, lead time.Duration
+		n         int
+		want      []vocab.Finding
+	}{
+		{"an honest relay", 4100 * time.Microsecond, 20500 * time.Microsecond, 100, nil},
+		{"bunched, headers held", 350 * time.Microsecond, 500 * time.Microsecond, 100, []vocab.Finding{vocab.VBunched, vocab.VHeadersHeld}},
+		{"first event held", 4 * time.Millisecond, 42500 * time.Microsecond, 100, []vocab.Finding{vocab.VFirstHeld}},
+		{"too few to say", 350 * time.Microsecond, 500 * time.Microsecond, minTimed - 1, nil},
+	} {
+		r := newResult(Config{})
+		for range tc.n {
+			record(r.ITL, tc.itl)
+			record(r.Lead, tc.lead)
+		}
+		var got []vocab.Finding
+		for _, why := range timing(r, k) {
+			got = append(got, why.Finding)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: findings %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	none := k
+	none.ITL, none.TTFT = 0, 0 // a mock that spaces nothing: no schedule to judge against
+	r := newResult(Config{})
+	for range 100 {
+		record(r.ITL, 0)
+		record(r.Lead, 0)
+	}
+	if v := timing(r, none); len(v) != 0 {
+		t.Errorf("no schedule: %v", v)
 	}
 }

@@ -57,7 +57,6 @@ func Probe(ctx context.Context, target string, shape Shape, expect map[string]st
 		deadline = time.Now().Add(30 * time.Second)
 	}
 	c := httpc.NewConn(addr, tlsConf, time.Now())
-	c.KeepHead = len(expect) > 0
 	defer c.Close()
 	req, _ := newBuilder(u, shape).build(nil, -1, int(time.Now().UnixNano()%1e6))
 	var d discard

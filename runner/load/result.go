@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
@@ -166,6 +167,11 @@ func (r *Result) finish(cfg Config) {
 	if d := r.Delivery; d.Buffering() && cfg.Knobs.ITL > 0 {
 		why.Add(vocab.Reason{Finding: vocab.VBuffering, Detail: fmt.Sprintf("%d of %d streams arrived in bursts (%.1f content events per read)", d.Bursty, d.Streams, d.EventsPerRead())})
 	}
+	if n := r.Errors[vocab.ErrCut]; n > 0 {
+		why.Add(vocab.Reason{Finding: vocab.VCut, Detail: fmt.Sprintf("%d of %d requests were event streams that ended before their final event; first: %s",
+			n, total, r.FirstError[vocab.ErrCut])})
+	}
+	why = append(why, timing(r, cfg.Knobs)...)
 	if r.Open && r.Arrivals > 0 && float64(r.Late) > 0.01*float64(r.Arrivals) {
 		why.Add(vocab.Reason{Finding: vocab.VFallingBehind, Detail: fmt.Sprintf("%d of %d arrivals sent over %s late with a worker free", r.Late, r.Arrivals, lateThreshold)})
 	}
@@ -368,4 +374,37 @@ func (r *Result) WriteRaw(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// Thresholds of the timing rules (docs/method.md, "Stream delivery"): the
+// mock spaces events by its ITL and sends its first one TTFT after its
+// headers, so an honest relay keeps both, give or take its own delay.
+const (
+	bunchedShare = 0.25 // ITL p50 under this share of the mock's ITL: bunched
+	heldShare    = 0.25 // TTFT - TTFB p50 under this share of the mock's TTFT: headers held
+	minTimed     = 10   // answers (or gaps) below which no timing rule speaks
+)
+
+// timing judges when streams' events arrived against the mock's schedule,
+// which the per-read rule (Buffering) cannot: events that each came in a
+// read of their own can still come bunched, long after they were sent.
+func timing(r *Result, k script.Knobs) vocab.Verdict {
+	var why vocab.Verdict
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	if k.ITL >= time.Millisecond && r.ITL.TotalCount() >= minTimed {
+		if p50 := r.ITL.ValueAtQuantile(50); float64(p50) < bunchedShare*float64(k.ITL.Microseconds()) {
+			why.Add(vocab.Reason{Finding: vocab.VBunched, Detail: fmt.Sprintf("content events %.2f ms apart at the median (ITL p50) against the mock's %s: they arrive bunched, not as they were sent", ms(p50), k.ITL)})
+		}
+	}
+	if k.TTFT < 4*time.Millisecond || r.Lead.TotalCount() < minTimed {
+		return why
+	}
+	lead, ttft := r.Lead.ValueAtQuantile(50), k.TTFT.Microseconds()
+	switch {
+	case float64(lead) < heldShare*float64(ttft):
+		why.Add(vocab.Reason{Finding: vocab.VHeadersHeld, Detail: fmt.Sprintf("TTFT - TTFB p50 %.2f ms against the mock's %s: the headers wait for the first content", ms(lead), k.TTFT)})
+	case lead > ttft+max(10_000, ttft/2):
+		why.Add(vocab.Reason{Finding: vocab.VFirstHeld, Detail: fmt.Sprintf("the first content event comes %.1f ms after the headers (p50) against the mock's %s", ms(lead), k.TTFT)})
+	}
+	return why
 }

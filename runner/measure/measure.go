@@ -17,6 +17,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/gatewaybench/gatewaybench/mock/counters"
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/config"
 	"github.com/gatewaybench/gatewaybench/runner/cost"
@@ -79,12 +80,17 @@ func Drive(ctx context.Context, m *Meter, run *plan.Run, tweak func(*load.Config
 	if tweak != nil {
 		tweak(&cfg)
 	}
+	u.streams = cfg.Shape.Stream && !m.Arm.Hosted
 	res, err := m.Run(ctx, cfg)
 	if err != nil {
 		return results.Row{}, nil, err
 	}
 	row := m.Base
 	Fill(&row, res, cfg.Shape.Stream)
+	if u.streamsRead && row.Stream != nil && u.closed.Completed >= u.opened.Completed && u.closed.Aborted >= u.opened.Aborted {
+		row.Stream.MockCompleted = vocab.Some(float64(u.closed.Completed - u.opened.Completed))
+		row.Stream.MockAborted = vocab.Some(float64(u.closed.Aborted - u.opened.Aborted))
+	}
 	row.Drivers = max(res.Drivers, 1) // a point with fewer connections than drivers runs on fewer
 	if res.Partial && row.Status == vocab.StatusOK {
 		row.Status = vocab.StatusPartial
@@ -158,6 +164,11 @@ type samplers struct {
 	mockErr    error
 	repS       []*usage.Sampler
 	repW       []usage.Window
+	// streams: the mock's stream counters at the window's open and close
+	// (read only for streamed runs), and whether both reads worked.
+	streams        bool
+	opened, closed counters.StreamCounts
+	streamsRead    bool
 }
 
 func newSamplers(m *Meter) *samplers {
@@ -183,9 +194,18 @@ func (u *samplers) window(begin bool) {
 			u.repS[i], _ = usage.Begin(src, sampleEvery)
 		}
 		u.mockS, u.mockErr = usage.Begin(m.Mock, sampleEvery)
+		u.streamsRead = false
+		if u.streams {
+			snap, err := counters.Read(context.Background(), m.Plan.Mock.URL)
+			u.opened, u.streamsRead = snap.Streams, err == nil
+		}
 		return
 	}
 	m.WindowEnd = time.Now()
+	if u.streamsRead {
+		snap, err := counters.Read(context.Background(), m.Plan.Mock.URL)
+		u.closed, u.streamsRead = snap.Streams, err == nil
+	}
 	if u.gwS != nil {
 		u.gwW, u.gwErr = u.gwS.End()
 	}
@@ -264,12 +284,16 @@ func fillTrend(row *results.Row, times, rss []float64) {
 	g.RSSTrendP = vocab.Some(results.Round(t.P, 4))
 	lo, hi := slices.Min(y), slices.Max(y)
 	g.RSSRangeMiB = vocab.Some(results.Round3(hi - lo))
+	floor := max(flatMiB, flatShare*slices.Sorted(slices.Values(y))[len(y)/2])
+	last := y[len(y)-1]
 	switch {
-	case hi-lo <= max(flatMiB, flatShare*slices.Sorted(slices.Values(y))[len(y)/2]):
+	case hi-lo <= floor:
 		g.MemShape = vocab.ShapeFlat
-	case t.Enough && t.P < 0.05 && t.Lo > 0:
+	// A trend must hold to the window's end: a set that steps up with the
+	// load and falls back has a significant slope and is no leak.
+	case t.Enough && t.P < 0.05 && t.Lo > 0 && hi-last <= floor:
 		g.MemShape = vocab.ShapeClimbing
-	case t.Enough && t.P < 0.05 && t.Hi < 0:
+	case t.Enough && t.P < 0.05 && t.Hi < 0 && last-lo <= floor:
 		g.MemShape = vocab.ShapeFalling
 	default:
 		g.MemShape = vocab.ShapeUnsteady

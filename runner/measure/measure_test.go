@@ -64,7 +64,8 @@ func TestSaturation(t *testing.T) {
 // TestFillTrend: ten seconds of readings 100 ms apart, the shape called
 // from their one-second medians: a steady set with noise is flat, a leak
 // of 6 MiB a minute climbs with an interval around it, a set freed
-// second by second falls, one that jumps up and back is unsteady, and a
+// second by second falls, one that jumps up and back is unsteady (and one
+// whose rise does not hold to the window's end), and a
 // series without readings leaves every cell empty.
 func TestFillTrend(t *testing.T) {
 	series := func(f func(sec float64, i int) float64) (times, rss []float64) {
@@ -89,6 +90,12 @@ func TestFillTrend(t *testing.T) {
 				return 70 + noise(i)
 			}
 			return 50 + noise(i)
+		}, vocab.ShapeUnsteady},
+		// Portkey in the run of 2026-12-04: one-second medians 120, 122,
+		// 123, 127, 127, 128, 135, 134, 139, 137, 133 MiB, called climbing
+		// at +114 MiB/min though it ends 6 MiB below its peak.
+		{"up and back", func(sec float64, i int) float64 {
+			return []float64{119.9, 122.2, 123.3, 127.4, 126.8, 127.7, 135.3, 133.5, 139.0, 137.4, 133.2}[int(sec)]
 		}, vocab.ShapeUnsteady},
 	} {
 		var row results.Row

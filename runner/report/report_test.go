@@ -182,3 +182,28 @@ func TestReleaseAgainstRelease(t *testing.T) {
 		t.Errorf("want one row, the control's:\n%s", out)
 	}
 }
+
+// TestHeroByKind: the headline is the scenario of kind overhead whatever
+// its name: renamed in the HCL, it is still the README's headline.
+func TestHeroByKind(t *testing.T) {
+	b, err := os.ReadFile("../../results/overhead.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := strings.ReplaceAll(string(b), ",overhead,overhead,", ",added_latency,overhead,")
+	if renamed == string(b) {
+		t.Fatal("the committed overhead.csv has no scenario named overhead to rename")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "added_latency.csv"), []byte(renamed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, ok := hero(recs, summary.Build(recs))
+	if !ok || tbl.Point.Scenario != "added_latency" {
+		t.Errorf("hero of the renamed scenario: %v %q", ok, tbl.Point.Scenario)
+	}
+}

@@ -109,6 +109,10 @@ type StreamPart struct {
 	Streams, BurstyStreams, Stalls                                                 int64
 	EventsPerRead, SameReadShare                                                   vocab.Optional
 	TTFTMinusTTFBP50                                                               vocab.Optional
+	// MockCompleted and MockAborted are the streams the mock ended in the
+	// window: run to their end, or ended early (their reader gone), as its
+	// counters read at the window's open and close.
+	MockCompleted, MockAborted vocab.Optional
 }
 
 // OpenLoopPart is what an open-loop point measures: how late requests

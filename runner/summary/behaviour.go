@@ -19,6 +19,9 @@ const (
 	BDropsStreams Behaviour = "drops streams"              // streamed requests failed, under the run's error limit
 	BFailsOver    Behaviour = "fails over"                 // requests the primary failed were answered
 	BRunsOn       Behaviour = "does not stop the upstream" // streams ran on after the client left
+	BCutsStreams  Behaviour = "cuts streams"               // 200 streams ended before their final event
+	BBunches      Behaviour = "bunches events"             // events came far closer in time than the mock sent them
+	BHolds        Behaviour = "holds the stream's start"   // headers held to the first event, or the first event held
 )
 
 // Behaviours are the arm's behaviours at its point, each with its figures,
@@ -28,9 +31,15 @@ func (a Figures) Behaviours() []string {
 	add := func(b Behaviour, format string, args ...any) {
 		out = append(out, string(b)+": "+fmt.Sprintf(format, args...))
 	}
-	var streams, bursty, dropped, requests, absorbed, failed int64
-	buffering, runsOn := 0, 0
+	var streams, bursty, dropped, cut, requests, absorbed, failed int64
+	buffering, runsOn, bunched, held := 0, 0, 0, 0
 	for _, r := range a.Rows {
+		if r.Int(results.ColTrial) > 0 {
+			// A failed row keeps its counts: what its gateway absorbed
+			// happened whether or not too many requests failed.
+			absorbed += int64(r.Num(results.ColAbsorbed).V)
+			failed += int64(r.Num(results.ColUpstreamErrors).V)
+		}
 		if !r.Measured() {
 			continue
 		}
@@ -42,14 +51,19 @@ func (a Figures) Behaviours() []string {
 				dropped += int64(r.Num(results.ErrorCol(c)).V)
 			}
 		}
-		absorbed += int64(r.Num(results.ColAbsorbed).V)
-		failed += int64(r.Num(results.ColUpstreamErrors).V)
+		cut += int64(r.Num(results.ColErrCut).V)
 		v := r.Verdict()
 		if v.Has(vocab.VBuffering) {
 			buffering++
 		}
 		if v.Has(vocab.VUpstreamRunsOn) {
 			runsOn++
+		}
+		if v.Has(vocab.VBunched) {
+			bunched++
+		}
+		if v.Has(vocab.VHeadersHeld) || v.Has(vocab.VFirstHeld) {
+			held++
 		}
 	}
 	if a.Name == vocab.Direct {
@@ -58,11 +72,20 @@ func (a Figures) Behaviours() []string {
 	if 2*buffering > a.Trials {
 		add(BBuffers, "%d of %d streams in bursts", bursty, streams)
 	}
+	if 2*bunched > a.Trials {
+		add(BBunches, "events far closer in time than sent, in %d of %d trials", bunched, a.Trials)
+	}
+	if 2*held > a.Trials {
+		add(BHolds, "headers or first event held back, in %d of %d trials", held, a.Trials)
+	}
 	if a.Goodput.Set && a.Goodput.V < 0.99 {
 		add(BMissesSLO, "goodput %.3f", a.Goodput.V)
 	}
 	if dropped > 0 {
 		add(BDropsStreams, "%d of %d streamed requests failed", dropped, requests)
+	}
+	if cut > 0 {
+		add(BCutsStreams, "%d of %d streamed requests ended before their final event", cut, requests)
 	}
 	if absorbed > 0 {
 		add(BFailsOver, "%d of the primary's %d failures answered", absorbed, failed)

@@ -78,6 +78,9 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 			// the cell's bound cuts.
 			notes = append(notes, a.Notes()...)
 			for _, g := range groupVerdicts(a.Verdicts) {
+				if a.Status != vocab.StatusOK && g.kind == vocab.VFailed {
+					continue // its reason is the cell's first note
+				}
 				notes = append(notes, g.String())
 			}
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",

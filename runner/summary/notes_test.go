@@ -201,3 +201,49 @@ func recordsOf(t *testing.T, name, csv string) []results.Record {
 	}
 	return recs
 }
+
+// TestRowsBehindTheLabels: what the tables say of an arm comes from all
+// its rows. one-api's failed failover rows absorbed 68 of the primary's
+// 123 failures (it was labelled "none rescued"); a failed row's reason is
+// said once in its cell (it was said again as the "failed" verdict); a
+// finding met in several trials says its counts are the first trial's
+// ("99 of 99 (in 2 trials)" when the trials held 232); cut streams and
+// bunched events are behaviours.
+func TestRowsBehindTheLabels(t *testing.T) {
+	csv := `run_id,scenario,kind,gateway,trial,mode,concurrency,rate_rps,prompt_tokens,status,reason,latency_p50_ms,upstream_errors,failures_absorbed,fallback_hits,verdict,verdict_kinds
+r1,failover,failover,direct,1,closed,16,0,100,ok,,145,58,0,0,ok,
+r1,failover,failover,one-api,1,closed,16,0,100,failed,19 of 169 requests failed (http_status=19),,60,41,41,failed: 19 of 169 requests failed (http_status=19),failed
+r1,failover,failover,one-api,2,closed,16,0,100,failed,3 of 150 requests failed (http_status=3),,63,27,30,failed: 3 of 150 requests failed (http_status=3),failed
+r1,cancellation,cancellation,direct,1,closed,8,0,100,ok,,33,,,,ok,
+r1,cancellation,cancellation,portkey,1,closed,8,0,100,ok,,43,,,,does not stop the upstream: 99 of 99 streams ran on,upstream_runs_on
+r1,cancellation,cancellation,direct,2,closed,8,0,100,ok,,33,,,,ok,
+r1,cancellation,cancellation,portkey,2,closed,8,0,100,ok,,44,,,,does not stop the upstream: 133 of 133 streams ran on,upstream_runs_on
+`
+	recs := recordsOf(t, "mixed.csv", csv)
+	var md bytes.Buffer
+	WriteMarkdown(&md, Build(recs))
+	out := md.String()
+	for _, want := range []string{
+		"fails over: 68 of the primary's 123 failures answered",
+		"99 of 99 streams ran on (the first trial's figures; in 2 trials, each in the CSV)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("SUMMARY lacks %q", want)
+		}
+	}
+	if strings.Count(out, "19 of 169 requests failed") != 1 {
+		t.Errorf("one-api's reason said %d times, want once:\n%s", strings.Count(out, "19 of 169 requests failed"), out)
+	}
+	stream := `run_id,scenario,kind,gateway,trial,mode,concurrency,rate_rps,prompt_tokens,status,latency_p50_ms,requests_ok,streams,errors_cut,verdict,verdict_kinds
+r1,streaming_turn,streaming_turn,direct,1,closed,64,0,100,ok,150,500,500,0,ok,
+r1,streaming_turn,streaming_turn,caddy,1,closed,64,0,100,ok,150,497,497,3,streams cut: 3 of 500,cut
+r1,streaming_turn,streaming_turn,litellm,1,closed,64,0,100,ok,1500,400,400,0,bunched: 0.3 ms apart,bunched
+`
+	arms := Build(recordsOf(t, "streaming_turn.csv", stream))[0].Arms
+	for _, tc := range []struct{ arm, want string }{{"caddy", "cuts streams: 3 of 500"}, {"litellm", "bunches events"}} {
+		i := slices.IndexFunc(arms, func(a Figures) bool { return a.Name == tc.arm })
+		if b := strings.Join(arms[i].Behaviours(), "; "); !strings.Contains(b, tc.want) {
+			t.Errorf("%s behaviours %q, want %q", tc.arm, b, tc.want)
+		}
+	}
+}

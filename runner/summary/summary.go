@@ -805,7 +805,8 @@ type verdictGroup struct {
 func (g verdictGroup) String() string {
 	s := g.first.String()
 	if g.trials > 1 {
-		s += fmt.Sprintf(" (in %d trials)", g.trials)
+		// The wording, and any count in it, is the first trial's alone.
+		s += fmt.Sprintf(" (the first trial's figures; in %d trials, each in the CSV)", g.trials)
 	}
 	return s
 }

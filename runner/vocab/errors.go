@@ -21,6 +21,7 @@ const (
 	ErrOversize                    // an answer passed the driver's bounds (header block, SSE line or event, kept body)
 	ErrMalformed                   // not HTTP/1.1 as written: a bad status line, chunk or length, a body longer than declared
 	ErrAccepted                    // key_flood: a request with an invalid key was served
+	ErrCut                         // a 200 event stream that ended (cleanly or not) before its final event
 	NumErrorClasses
 )
 
@@ -94,7 +95,7 @@ func (e *ErrorCounts) UnmarshalJSON(b []byte) error {
 
 // errorNames are the classes' names: the driver's JSON, reasons and the
 // CSV's errors_* columns use them.
-var errorNames = [NumErrorClasses]string{"http_status", "transport", "timeout", "fidelity", "midstream", "unsent", "oversize", "malformed", "accepted"}
+var errorNames = [NumErrorClasses]string{"http_status", "transport", "timeout", "fidelity", "midstream", "unsent", "oversize", "malformed", "accepted", "cut"}
 
 // ParseErrorClass is the class of that name.
 func ParseErrorClass(name string) (ErrorClass, bool) {

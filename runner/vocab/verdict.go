@@ -24,6 +24,10 @@ const (
 	VBaseline       Finding = "no-fallback baseline" // direct in failover: every failure reaches the client
 	VFallbackUnused Finding = "fallback unused"      // declared, yet the fallback mock saw none of the failed requests
 	VUpstreamRunsOn Finding = "does not stop the upstream"
+	VCut            Finding = "streams cut"      // 200 event streams that ended before their final event
+	VBunched        Finding = "bunched"          // content events far closer in time than the mock spaced them
+	VHeadersHeld    Finding = "headers held"     // the headers held back until the first content event
+	VFirstHeld      Finding = "first event held" // the first content event held well past the mock's
 )
 
 // FindingDecl is one declared finding: its text in the verdict column
@@ -43,7 +47,8 @@ func Findings() []FindingDecl {
 		{VFailed, "failed"}, {VBuffering, "buffering"}, {VFallingBehind, "falling_behind"}, {VLateStart, "late_start"},
 		{VPartial, "partial"}, {VRigSaturated, "rig_saturated"}, {VNearCeiling, "near_ceiling"}, {VContended, "contended"},
 		{VUncontrolled, "uncontrolled"}, {VNoUsage, "no_usage"}, {VNoFallback, "no_fallback"}, {VBaseline, "baseline"},
-		{VFallbackUnused, "fallback_unused"}, {VUpstreamRunsOn, "upstream_runs_on"},
+		{VFallbackUnused, "fallback_unused"}, {VUpstreamRunsOn, "upstream_runs_on"}, {VCut, "cut"}, {VBunched, "bunched"},
+		{VHeadersHeld, "headers_held"}, {VFirstHeld, "first_held"},
 	}
 }
 

@@ -46,11 +46,12 @@ type Conn struct {
 	buf    []byte
 	r, w   int // unread bytes are buf[r:w]
 	reads  int
-	dialed int    // connections opened (Dialed)
-	Head   []byte // with KeepHead: the last response's header block
-	// KeepHead makes the connection keep each response's header block (for
-	// checks on a few requests; the load path never sets it).
-	KeepHead bool
+	dialed int // connections opened (Dialed)
+	// Head is the last response's header block and End how its body ended:
+	// the evidence a failed answer is described by. Head reuses its array,
+	// so keeping it allocates nothing once it has grown.
+	Head []byte
+	End  BodyEnd
 	// Report names a response header in which a gateway states its own
 	// overhead in milliseconds (LiteLLM's x-litellm-overhead-duration-ms);
 	// Reported is the last final response's value, or -1 when it had none
@@ -211,6 +212,25 @@ func (c *Conn) Receive(s Sink) (int, error) {
 
 type bodyMode uint8
 
+// BodyEnd is how a response's body ended, as the reader saw it.
+type BodyEnd uint8
+
+const (
+	EndNone    BodyEnd = iota // not at its end: an error, or the reader left
+	EndLength                 // its Content-Length reached
+	EndChunked                // its chunked terminator (a zero-length chunk)
+	EndClose                  // the connection closed, as the answer said it would
+)
+
+var endNames = [...]string{"not at its end", "at its Content-Length", "by its chunked terminator", "by the connection closing"}
+
+func (e BodyEnd) String() string {
+	if int(e) < len(endNames) {
+		return endNames[e]
+	}
+	return "unknown"
+}
+
 const (
 	bodyLength bodyMode = iota
 	bodyChunked
@@ -223,17 +243,23 @@ func (c *Conn) readResponse(s Sink) (int, error) {
 		return 0, err
 	}
 	s.OnHeaders(h.status, at, h.sse)
+	c.End = EndNone
 	// Body: bytes already buffered carry the stamp of the read they came in.
+	end := EndLength
 	switch h.mode {
 	case bodyLength:
 		err = c.readLength(s, at, h.length)
 	case bodyChunked:
-		err = c.readChunked(s, at)
+		end, err = EndChunked, c.readChunked(s, at)
 	case bodyUntilClose:
-		return h.status, c.readUntilClose(s, at)
+		end, err = EndClose, c.readUntilClose(s, at)
 	}
 	if err != nil {
 		return h.status, err
+	}
+	c.End = end
+	if h.mode == bodyUntilClose {
+		return h.status, nil
 	}
 	if h.closeAfter {
 		c.Close()
@@ -261,9 +287,7 @@ func (c *Conn) readHead() (head, time.Duration, error) {
 		}
 		block := c.buf[c.r:end]
 		c.r = end
-		if c.KeepHead {
-			c.Head = append(c.Head[:0], block...)
-		}
+		c.Head = append(c.Head[:0], block...)
 		h, err := parseHead(block)
 		if err != nil {
 			return head{}, 0, err
