@@ -56,9 +56,13 @@ type FrontierArm struct {
 	Rows    []results.Record
 	Missing string // why the arm was measured at no rate (its first reason)
 	// Failed and Thin are the levels at which a trial failed, and at which
-	// every trial passed with too few samples for a p99: no claim about a
-	// bound rests on them.
-	Failed, Thin []float64
+	// every trial passed with too few samples for a p99; RigBound those at
+	// which the driver fell behind (sends late, arrivals unsent), so the
+	// p99 is the rig's: no claim about a bound rests on them.
+	Failed, Thin, RigBound []float64
+	// Trials are, per level, each trial's p99 where they lie far apart
+	// (their median is then a figure no trial had).
+	Trials [][]vocab.Optional
 }
 
 // NoRate says why the arm held no bound at any rate, from what each rate
@@ -87,6 +91,9 @@ func (fa FrontierArm) unsupported(f Frontier) []string {
 	}
 	if len(fa.Failed) > 0 {
 		parts = append(parts, "failed at "+f.Levels(fa.Failed))
+	}
+	if len(fa.RigBound) > 0 {
+		parts = append(parts, "the driver fell behind (late sends or unsent arrivals) at "+f.Levels(fa.RigBound)+": the rig's p99, not the arm's")
 	}
 	return parts
 }
@@ -138,7 +145,7 @@ func (f *Frontier) fill(tables []Table) {
 				j = len(f.Arms)
 				byName[a.Name] = j
 				f.Arms = append(f.Arms, FrontierArm{Name: a.Name, Class: a.Class, P99: make([]vocab.Optional, len(f.Rates)),
-					At: make([]vocab.Optional, len(f.Rates)), Best: make([]vocab.Optional, len(f.Bounds))})
+					At: make([]vocab.Optional, len(f.Rates)), Best: make([]vocab.Optional, len(f.Bounds)), Trials: make([][]vocab.Optional, len(f.Rates))})
 			}
 			f.Arms[j].add(f, t, a, ri)
 			if a.Trials > 0 {
@@ -170,8 +177,11 @@ func (fa *FrontierArm) add(f *Frontier, t Table, a Figures, ri int) {
 		fa.At[ri] = a.Median(results.ColRateRPS)
 	}
 	switch {
+	case a.Trials > 0 && slices.ContainsFunc(a.Rows, rigBehind):
+		fa.RigBound = append(fa.RigBound, t.Point.level())
 	case a.Trials > 0 && a.Trials == len(a.Rows) && a.P99.Set:
 		fa.P99[ri] = a.P99
+		fa.Trials[ri] = apart(a.Rows)
 	case a.Trials > 0 && a.Trials == len(a.Rows):
 		fa.Thin = append(fa.Thin, t.Point.level())
 	case a.Status != vocab.StatusUnavailable:
@@ -185,6 +195,33 @@ func (fa *FrontierArm) add(f *Frontier, t Table, a Figures, ri int) {
 			fa.Missing = "measured, failed at every rate: " + reason
 		}
 	}
+}
+
+// rigBehind says the driver fell behind in the row's window: arrivals sent
+// late with a worker free, or due and never sent.
+func rigBehind(r results.Record) bool {
+	return r.Verdict().Has(vocab.VFallingBehind) || r.Num(results.ErrorCol(vocab.ErrUnsent)).V > 0
+}
+
+// apart is each row's p99 when they lie more than twice apart, else nil.
+func apart(rows []results.Record) []vocab.Optional {
+	var ps []vocab.Optional
+	lo, hi := 0.0, 0.0
+	for _, r := range rows {
+		p := r.Num(results.ColLatency.P99)
+		if !p.Set {
+			return nil
+		}
+		if len(ps) == 0 || p.V < lo {
+			lo = p.V
+		}
+		hi = max(hi, p.V)
+		ps = append(ps, p)
+	}
+	if len(ps) < 2 || hi <= 2*lo {
+		return nil
+	}
+	return ps
 }
 
 // AtTop says whether a rate held is the one offered at the highest level:
@@ -253,11 +290,18 @@ func writeFrontiers(w io.Writer, fs []Frontier) {
 			}
 			var p []string
 			for i, v := range a.P99 {
-				if f.Shares && a.At[i].Set {
-					p = append(p, fmt.Sprintf("%s (at %s/s)", num(v), strconv.FormatFloat(a.At[i].V, 'f', -1, 64)))
-					continue
+				cell := num(v)
+				if ts := a.Trials[i]; len(ts) > 0 {
+					var each []string
+					for _, x := range ts {
+						each = append(each, num(x))
+					}
+					cell += " [trials " + strings.Join(each, ", ") + "]"
 				}
-				p = append(p, num(v))
+				if f.Shares && a.At[i].Set {
+					cell += fmt.Sprintf(" (at %s/s)", strconv.FormatFloat(a.At[i].V, 'f', -1, 64))
+				}
+				p = append(p, cell)
 			}
 			note := ""
 			if !slices.ContainsFunc(a.Best, func(b vocab.Optional) bool { return b.Set }) {

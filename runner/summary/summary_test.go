@@ -103,17 +103,25 @@ func TestFrontier(t *testing.T) {
 		"direct": {0.2, 0.3, 0.9},
 		"nginx":  {0.5, 4, 9},
 		"slow":   {7, 30, 300},
+		"fast":   {0.3, 0.4, 0.5}, // the driver fell behind at 1000/s: no claim rests on it
+		"wide":   {0.3, 0.4, 0.5}, // trials 15x apart at 1000/s: each is printed
 	}
 	for arm, ps := range p99 {
 		for i, rate := range []string{"100", "1000", "10000"} {
 			for trial := 1; trial <= 3; trial++ {
-				status := "ok"
+				status, verdict, p := "ok", "ok", ps[i]+0.01*float64(trial)
 				if arm == "nginx" && rate == "10000" && trial == 2 {
 					status = "failed"
 				}
+				if arm == "fast" && rate == "1000" && trial == 1 {
+					verdict = "falling behind: 40 of 1000 arrivals sent over 1ms late with a worker free"
+				}
+				if arm == "wide" && rate == "1000" && trial == 3 {
+					p = 6
+				}
 				recs = append(recs, results.NewRecord(map[results.Col]string{results.ColRunID: "r", results.ColScenario: "throughput", results.ColGateway: arm, results.ColMode: "open",
 					results.ColRateRPS: rate, results.ColConcurrency: "64", results.ColPromptTokens: "100", results.ColTrial: fmt.Sprint(trial), results.ColStatus: status,
-					results.ColP99Bounds: "1;5;10", results.ColLatency.P99: fmt.Sprint(ps[i] + 0.01*float64(trial))}))
+					results.ColP99Bounds: "1;5;10", results.ColLatency.P99: fmt.Sprint(p), results.ColVerdict: verdict}))
 			}
 		}
 	}
@@ -125,6 +133,15 @@ func TestFrontier(t *testing.T) {
 		"direct": {"10000", "10000", "10000"},
 		"nginx":  {"100", "1000", "1000"}, // 10000 had a failed trial
 		"slow":   {"-", "-", "100"},
+		"fast":   {"10000", "10000", "10000"}, // from 10000/s; 1000/s is the rig's
+		"wide":   {"10000", "10000", "10000"},
+	}
+	var md bytes.Buffer
+	writeFrontiers(&md, fs)
+	for _, want := range []string{"the driver fell behind (late sends or unsent arrivals) at 1000/s", "[trials 0.410, 0.420, 6.000]"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("frontier table lacks %q:\n%s", want, md.String())
+		}
 	}
 	for _, a := range fs[0].Arms {
 		var got []string
