@@ -4,59 +4,149 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/gatewaybench/gatewaybench/runner/gate"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
 )
 
-// cmdCompare gates a change on two result sets: exit 1 when a gateway's
-// overhead regressed beyond the threshold with intervals that do not
-// overlap.
+const compareUsage = `usage: runner compare --baseline A --candidate B [--scenario S,...] [--min-effect 5%] [--metrics added_p50,cpu_us_per_req] [DIR]
+       runner compare [--min-effect 5%] OLD_DIR NEW_DIR
+The first form gates B against A measured in the same rounds of one run (DIR, default results);
+the second sets two runs made apart side by side. Exit 0: same or improved; 1: regressed;
+2: erratic, not comparable or inconclusive (and for a usage error).`
+
+// cmdCompare is the regression gate (runner/gate): in one run, candidate
+// against baseline round by round; across two runs, each arm's figures,
+// laid on the code only when the host held still.
 func cmdCompare(args []string) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	maxReg := fs.String("max-regression", "10%", "growth of a gateway's added p50 that fails the gate, as a percentage of the old value")
+	base := fs.String("baseline", "", "the arm (gateway block) to compare against, measured in the same run")
+	cand := fs.String("candidate", "", "the arm judged against the baseline")
+	minEffect := fs.String("min-effect", "5%", "the smallest change called a regression or improvement (results/gate/README.md: how it was chosen)")
+	scenarios := fs.String("scenario", "", "compare in these scenarios only (comma-separated names); default every scenario both arms ran")
+	metrics := fs.String("metrics", "added_p50,cpu_us_per_req", "the in-run metrics whose verdicts set the exit code (added_p50, cpu_us_per_req, syscalls_per_req)")
 	pos, err := parseInterspersed(fs, args)
-	if err != nil || len(pos) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: runner compare [--max-regression 10%] OLD_DIR NEW_DIR")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, compareUsage)
 		return exitUsage
 	}
-	pct, err := strconv.ParseFloat(strings.TrimSuffix(*maxReg, "%"), 64)
-	if err != nil || pct < 0 {
-		fmt.Fprintf(os.Stderr, "compare: --max-regression %q: write a percentage like 10%%\n", *maxReg)
+	m, err := strconv.ParseFloat(strings.TrimSuffix(*minEffect, "%"), 64)
+	if err != nil || m <= 0 || m >= 100 {
+		fmt.Fprintf(os.Stderr, "compare: --min-effect %q: write a percentage between 0 and 100, like 5%%\n", *minEffect)
 		return exitUsage
 	}
-	var tables [2][]summary.Table
-	for i, dir := range pos {
-		recs, err := results.ReadDir(dir)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "compare: %v\n", err)
-			return exitFailure
+	switch {
+	case (*base == "") != (*cand == ""):
+		fmt.Fprintln(os.Stderr, "compare: --baseline and --candidate go together\n"+compareUsage)
+		return exitUsage
+	case *base != "" && len(pos) <= 1:
+		dir := "results"
+		if len(pos) == 1 {
+			dir = pos[0]
 		}
-		if len(recs) == 0 {
-			fmt.Fprintf(os.Stderr, "compare: no results CSV in %s\n", dir)
-			return exitFailure
-		}
-		if why := noInterval(recs); why != "" {
-			fmt.Fprintf(os.Stderr, "compare: %s %s: nothing in it can be compared; compare two full runs (scripts/bench.sh)\n", dir, why)
+		return compareInRun(dir, *base, *cand, *scenarios, *metrics, m/100)
+	case *base == "" && len(pos) == 2:
+		return compareRuns(pos[0], pos[1], m/100)
+	}
+	fmt.Fprintln(os.Stderr, compareUsage)
+	return exitUsage
+}
+
+func compareInRun(dir, base, cand, scenarios, metricList string, minEffect float64) int {
+	var gated []gate.Metric
+	for _, s := range strings.Split(metricList, ",") {
+		mt, ok := gate.ParseMetric(strings.TrimSpace(s))
+		if !ok {
+			fmt.Fprintf(os.Stderr, "compare: --metrics: %q is no metric; name added_p50, cpu_us_per_req or syscalls_per_req\n", s)
 			return exitUsage
 		}
-		tables[i] = summary.Build(recs)
+		gated = append(gated, mt)
 	}
-	changes := summary.Compare(tables[0], tables[1], pct/100)
-	summary.WriteChanges(os.Stdout, changes)
-	regressed := 0
-	for _, c := range changes {
-		if c.Regressed() {
-			regressed++
+	recs, ok := readForCompare(dir)
+	if !ok {
+		return gate.ExitUnsure
+	}
+	if scenarios != "" {
+		want := strings.Split(scenarios, ",")
+		recs = slices.DeleteFunc(recs, func(r results.Record) bool { return !slices.Contains(want, r.Str(results.ColScenario)) })
+	}
+	vs, found := gate.AB(summary.Build(recs), base, cand, minEffect)
+	if !found {
+		fmt.Fprintf(os.Stderr, "compare: no load point in %s has both %s and %s measured: name two gateway blocks of one run\n", dir, base, cand)
+		return gate.ExitUnsure
+	}
+	gate.WriteAB(os.Stdout, base, cand, vs, gated, minEffect)
+	var verdicts []gate.Verdict
+	for _, v := range vs {
+		for _, g := range gated {
+			if v.Metric == g {
+				verdicts = append(verdicts, v.Verdict)
+			}
 		}
 	}
-	if regressed > 0 {
-		fmt.Printf("\n%d overhead(s) regressed by more than %s with intervals apart\n", regressed, *maxReg)
-		return exitFailure
+	code := gate.Exit(verdicts)
+	if len(verdicts) == 0 {
+		code = gate.ExitUnsure
 	}
-	return 0
+	fmt.Printf("\ngate: %s\n", exitWords(code))
+	return code
+}
+
+func compareRuns(oldDir, newDir string, minEffect float64) int {
+	var recs [2][]results.Record
+	for i, dir := range []string{oldDir, newDir} {
+		r, ok := readForCompare(dir)
+		if !ok {
+			return gate.ExitUnsure
+		}
+		if why := noInterval(r); why != "" {
+			fmt.Fprintf(os.Stderr, "compare: %s %s: nothing in it can be compared; compare two full runs (scripts/bench.sh)\n", dir, why)
+			return gate.ExitUnsure
+		}
+		recs[i] = r
+	}
+	host := gate.HostOf(recs[0], recs[1])
+	changes := gate.Across(summary.Build(recs[0]), summary.Build(recs[1]), host, minEffect)
+	gate.WriteAcross(os.Stdout, changes, host, minEffect)
+	var verdicts []gate.Verdict
+	for _, c := range changes {
+		if !c.Absent {
+			verdicts = append(verdicts, c.Verdict)
+		}
+	}
+	code := gate.Exit(verdicts)
+	if len(verdicts) == 0 {
+		code = gate.ExitUnsure // nothing the two runs share: no pass
+	}
+	fmt.Printf("\ngate: %s\n", exitWords(code))
+	return code
+}
+
+func readForCompare(dir string) ([]results.Record, bool) {
+	recs, err := results.ReadDir(dir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "compare: %v\n", err)
+		return nil, false
+	}
+	if len(recs) == 0 {
+		fmt.Fprintf(os.Stderr, "compare: no results CSV in %s\n", dir)
+		return nil, false
+	}
+	return recs, true
+}
+
+func exitWords(code int) string {
+	switch code {
+	case gate.ExitRegressed:
+		return "regressed (exit 1)"
+	case gate.ExitUnsure:
+		return "no verdict for every figure: erratic, not comparable or inconclusive (exit 2)"
+	}
+	return "pass: same or improved (exit 0)"
 }
 
 // noInterval says why a result set has no interval to compare, or "": a

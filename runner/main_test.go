@@ -31,9 +31,17 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"plan", "--json"}, exitUsage},
 		{[]string{"plan", "../benchmarks.hcl", "--gateway", "nginx", "--scenario", "overhead"}, 0},
 		{[]string{"plan", "../benchmarks.hcl", "--gateway", "no-such-gateway"}, exitUsage},
-		{[]string{"compare", "../results", "../results"}, 0},
+		// A run against itself: every difference 0, and the intervals of
+		// two starts cannot rule out 5%: erratic or same, never regressed.
+		{[]string{"compare", "../results", "../results"}, 2},
+		// Measured apart, 23 minutes: no host probes say the host held still.
+		{[]string{"compare", "../results/reproduction/run-1", "../results/reproduction/run-2"}, 2},
+		{[]string{"compare", "--baseline", "litellm-1-97", "--candidate", "litellm", "--scenario", "overhead", "../results"}, 1},
+		{[]string{"compare", "--baseline", "litellm", "--candidate", "litellm-1-97", "--scenario", "overhead", "../results"}, 0},
+		{[]string{"compare", "--baseline", "litellm", "../results"}, exitUsage},
+		{[]string{"compare", "--baseline", "litellm", "--candidate", "nobody", "../results"}, 2},
 		{[]string{"compare", "../results"}, exitUsage},
-		{[]string{"compare", "--max-regression", "ten", "../results", "../results"}, exitUsage},
+		{[]string{"compare", "--min-effect", "ten", "../results", "../results"}, exitUsage},
 		{[]string{"summary", "--markdown", "../results"}, 0},
 		{[]string{"validate", "config/testdata/invalid/decode.hcl"}, exitUsage},
 		{[]string{"validate", "config/testdata/invalid/compose.hcl"}, exitUsage},
@@ -259,8 +267,9 @@ func TestCompareRefusesNoInterval(t *testing.T) {
 		var rows []results.Row
 		for tr := 1; tr <= trials; tr++ {
 			for _, gw := range []string{"direct", "nginx"} {
-				rows = append(rows, results.Row{RunID: "r", Scenario: "overhead", Kind: vocab.KindOverhead, Gateway: gw, Trial: tr, Mode: vocab.Closed,
-					Concurrency: 1, Status: vocab.StatusOK, RequestsOK: 100, Latency: results.Percentiles{P50: vocab.Some(1), N: 100}})
+				p50 := map[string]float64{"direct": 1, "nginx": 1.1}[gw]
+				rows = append(rows, results.Row{RunID: "r", Scenario: "overhead", Kind: vocab.KindOverhead, Gateway: gw, Trial: tr, Start: (tr + 1) / 2, Mode: vocab.Closed,
+					Concurrency: 1, Status: vocab.StatusOK, RequestsOK: 100, Latency: results.Percentiles{P50: vocab.Some(p50), N: 100}})
 			}
 		}
 		if err := results.Write(filepath.Join(dir, "overhead.csv"), rows); err != nil {

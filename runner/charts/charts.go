@@ -716,7 +716,7 @@ func failoverFigure(d *data) (*figure, string) {
 			// Failed rows keep their counts, not the error path's timing.
 			v.Label = fmt.Sprintf("%s: absorbed %d of %d primary failures, no timing", fo.Verdict, fo.Absorbed, fo.PrimaryFailed)
 		case fo.ErrorPathN == 0:
-			v.Label = fo.Verdict + ": none rescued"
+			v.Label = fo.Verdict.String() + ": none rescued"
 		default:
 			v.Label = fmt.Sprintf("under 10 rescued a trial (%d in all)", fo.ErrorPathN)
 		}

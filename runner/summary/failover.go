@@ -14,14 +14,40 @@ import (
 // many of the primary's failures reached its clients, how many it absorbed
 // and what the error path added to latency (docs/method.md, "Failover").
 type FailoverArm struct {
-	Name, Verdict              string // the arm's judgement: baseline, ok, or why not
-	Requests, Errors           int64  // client requests and the errors they met, summed over trials
+	Name                       string
+	Verdict                    FailoverVerdict
+	Requests, Errors           int64 // client requests and the errors they met, summed over trials
 	PrimaryFailed, Absorbed    int64
 	FallbackHits, Retries      int64
 	ErrorPathP50, CleanPathP50 vocab.Optional // ms, median over trials
 	ErrorPathAdded             vocab.Optional // ms, median over trials of error path p50 minus clean path p50
 	ErrorPathN                 int64
 	PrimaryUnused              bool // the primary failed nothing and the fallback served: the arm routes to the fallback
+}
+
+// FailoverVerdict is a failover arm's judgement as typed parts: the
+// baseline (direct), or the rows' status with the finding that qualifies
+// it (no fallback, fallback unused), and whether an ok arm sent its
+// requests to the fallback first.
+type FailoverVerdict struct {
+	Baseline      bool
+	Status        vocab.Status
+	Finding       vocab.Finding
+	FallbackFirst bool
+}
+
+func (v FailoverVerdict) String() string {
+	switch {
+	case v.Baseline:
+		return string(vocab.VBaseline)
+	case v.Status == vocab.StatusOK && v.Finding != "":
+		return string(v.Finding)
+	case v.Finding != "":
+		return string(v.Status) + ": " + string(v.Finding)
+	case v.FallbackFirst:
+		return string(v.Status) + " (fallback first)"
+	}
+	return string(v.Status)
 }
 
 // Failovers are the failover arms of each failover table, in table order.
@@ -57,24 +83,22 @@ func Failovers(t Table) []FailoverArm {
 		}
 		switch {
 		case a.Name == vocab.Direct:
-			f.Verdict = string(vocab.VBaseline)
+			f.Verdict.Baseline = true
 		case a.Status != vocab.StatusOK && a.Trials == 0:
-			f.Verdict = string(a.Status)
+			f.Verdict.Status = a.Status
 			for _, g := range groupVerdicts(a.Verdicts) {
 				if g.kind == vocab.VNoFallback {
-					f.Verdict += ": " + string(vocab.VNoFallback)
+					f.Verdict.Finding = g.kind
 				}
 			}
 		default:
-			f.Verdict = "ok"
+			f.Verdict.Status = vocab.StatusOK
 			for _, g := range groupVerdicts(a.Verdicts) {
 				if g.kind == vocab.VFallbackUnused {
-					f.Verdict = string(g.kind)
+					f.Verdict.Finding = g.kind
 				}
 			}
-		}
-		if f.PrimaryUnused && f.Verdict == "ok" {
-			f.Verdict = "ok (fallback first)"
+			f.Verdict.FallbackFirst = f.PrimaryUnused && f.Verdict.Finding == ""
 		}
 		out = append(out, f)
 	}
@@ -115,7 +139,7 @@ func writeFailover(w io.Writer, arms []FailoverArm, markdown bool) {
 		row([]string{"arm", "verdict", "errors", "failed", "absorbed", "fallback", "retries", "error (n)", "clean", "adds"})
 	}
 	for _, f := range arms {
-		row([]string{f.Name, f.Verdict, errorShare(f.Errors, f.Requests), fmt.Sprint(f.PrimaryFailed), fmt.Sprint(f.Absorbed), fmt.Sprint(f.FallbackHits),
+		row([]string{f.Name, f.Verdict.String(), errorShare(f.Errors, f.Requests), fmt.Sprint(f.PrimaryFailed), fmt.Sprint(f.Absorbed), fmt.Sprint(f.FallbackHits),
 			fmt.Sprint(f.Retries), fmt.Sprintf("%s (%d)", num(f.ErrorPathP50), f.ErrorPathN), num(f.CleanPathP50), Signed(f.ErrorPathAdded)})
 	}
 }

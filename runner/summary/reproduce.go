@@ -48,12 +48,12 @@ const FalseAlarmRate = 1 - stats.Level
 // "The repeat inside the first run's interval" was not such a test: it
 // held about 90% of the time with nothing changed.
 func Reproduce(first, second []Table) []Reproduction {
-	fm, order := gatewayArms(first)
-	sm, _ := gatewayArms(second)
+	fm, order := GatewayArms(first)
+	sm, _ := GatewayArms(second)
 	var out []Reproduction
 	for _, k := range order {
-		f, s := fm[k].added(), sm[k].added()
-		r := Reproduction{Scenario: k.scenario, Point: k.point, Arm: k.arm, First: f, Second: s}
+		f, s := fm[k].Added(), sm[k].Added()
+		r := Reproduction{Scenario: k.Scenario, Point: k.Point, Arm: k.Arm, First: f, Second: s}
 		d, ok := stats.DiffDelta(f.CI, s.CI)
 		switch {
 		case !f.V.Set && !s.V.Set:

@@ -3,6 +3,7 @@ package summary
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -32,10 +33,10 @@ type Stability struct {
 
 // Stabilities matches the runs' tables arm by arm and point.
 func Stabilities(runs [][]Table) []Stability {
-	var keys []armKey
-	maps := make([]map[armKey]Figures, len(runs))
+	var keys []ArmKey
+	maps := make([]map[ArmKey]Figures, len(runs))
 	for i, ts := range runs {
-		m, order := gatewayArms(ts)
+		m, order := GatewayArms(ts)
 		maps[i] = m
 		for _, k := range order {
 			if !slices.Contains(keys, k) {
@@ -45,7 +46,7 @@ func Stabilities(runs [][]Table) []Stability {
 	}
 	var out []Stability
 	for _, k := range keys {
-		s := Stability{Scenario: k.scenario, Point: k.point, Arm: k.arm}
+		s := Stability{Scenario: k.Scenario, Point: k.Point, Arm: k.Arm}
 		measured := false
 		for _, m := range maps {
 			s.Runs = append(s.Runs, m[k])
@@ -132,7 +133,7 @@ func halfWidth(a Figures) string {
 	if !a.HasCI || !a.AddedP50.Set || a.AddedP50.V == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.0f%%", 100*(a.AddedP50CI.Hi-a.AddedP50CI.Lo)/2/abs(a.AddedP50.V))
+	return fmt.Sprintf("%.0f%%", 100*(a.AddedP50CI.Hi-a.AddedP50CI.Lo)/2/math.Abs(a.AddedP50.V))
 }
 
 func times(v vocab.Optional) string {

@@ -57,43 +57,6 @@ func TestCommittedSummaryIsCurrent(t *testing.T) {
 	golden.Check(t, "../../results/SUMMARY.md", buf.Bytes())
 }
 
-// TestCompare: an overhead that grew past the threshold with intervals
-// apart is a regression; one that grew within the noise (intervals
-// overlapping) or within the threshold is not; a shrink is an improvement.
-func TestCompare(t *testing.T) {
-	set := func(gw map[string][]float64) []Table {
-		var recs []results.Record
-		for trial := range 6 {
-			recs = append(recs, results.NewRecord(map[results.Col]string{results.ColRunID: "r", results.ColScenario: "overhead", results.ColMode: "closed", results.ColConcurrency: "1",
-				results.ColPromptTokens: "100", results.ColGateway: "direct", results.ColTrial: fmt.Sprint(trial + 1), results.ColStatus: "ok", results.ColLatency.P50: "1"}))
-			for name, added := range gw {
-				recs = append(recs, results.NewRecord(map[results.Col]string{results.ColRunID: "r", results.ColScenario: "overhead", results.ColMode: "closed", results.ColConcurrency: "1",
-					results.ColPromptTokens: "100", results.ColGateway: name, results.ColTrial: fmt.Sprint(trial + 1), results.ColStatus: "ok",
-					results.ColLatency.P50: fmt.Sprint(1 + added[trial])}))
-			}
-		}
-		return Build(recs)
-	}
-	old := set(map[string][]float64{
-		"slower": {0.10, 0.11, 0.09, 0.10, 0.11, 0.10}, "noisy": {0.10, 0.11, 0.09, 0.10, 0.11, 0.10},
-		"faster": {0.10, 0.11, 0.09, 0.10, 0.11, 0.10}, "steady": {0.10, 0.11, 0.09, 0.10, 0.11, 0.10},
-	})
-	cur := set(map[string][]float64{
-		"slower": {0.20, 0.21, 0.19, 0.20, 0.21, 0.20}, "noisy": {0.05, 0.30, 0.09, 0.25, 0.11, 0.20},
-		"faster": {0.05, 0.04, 0.05, 0.06, 0.05, 0.05}, "steady": {0.105, 0.10, 0.10, 0.105, 0.10, 0.105},
-	})
-	got := map[string]string{}
-	for _, c := range Compare(old, cur, 0.10) {
-		got[c.Arm] = c.Verdict
-	}
-	want := map[string]string{"slower": "regressed", "noisy": "same", "faster": "improved", "steady": "same"}
-	for arm, v := range want {
-		if got[arm] != v {
-			t.Errorf("%s: %q, want %q", arm, got[arm], v)
-		}
-	}
-}
-
 // TestFrontier: per bound, the highest rate whose median p99 over trials
 // stayed within it; a rate where a trial failed does not count, and an arm
 // that held no rate has none.
@@ -239,19 +202,19 @@ func TestFailovers(t *testing.T) {
 	for _, f := range Failovers(tables[0]) {
 		got[f.Name] = f
 	}
-	if d := got["direct"]; d.Verdict != string(vocab.VBaseline) || d.Errors != 40 || d.Requests != 200 {
+	if d := got["direct"]; !d.Verdict.Baseline || d.Errors != 40 || d.Requests != 200 {
 		t.Errorf("direct: %+v", d)
 	}
-	if n := got["nginx"]; n.Verdict != "ok" || n.Absorbed != 40 || n.Errors != 0 || !near(n.ErrorPathAdded, 1.5) || !near(n.ErrorPathP50, 146.5) {
+	if n := got["nginx"]; n.Verdict != (FailoverVerdict{Status: vocab.StatusOK}) || n.Absorbed != 40 || n.Errors != 0 || !near(n.ErrorPathAdded, 1.5) || !near(n.ErrorPathP50, 146.5) {
 		t.Errorf("nginx: %+v", n)
 	}
-	if h := got["haproxy"]; h.Verdict != "failed: "+string(vocab.VNoFallback) || h.Absorbed != 0 || h.Errors != 40 {
+	if h := got["haproxy"]; h.Verdict != (FailoverVerdict{Status: vocab.StatusFailed, Finding: vocab.VNoFallback}) || h.Absorbed != 0 || h.Errors != 40 {
 		t.Errorf("haproxy: %+v", h)
 	}
 	// litellm-rs in run 20261201t184448-bcb313: its router sent every
 	// request to the fallback; the primary saw none, so no request took
 	// the error path, whatever the script says the primary would have done.
-	if ff := got["fallback-first"]; !ff.PrimaryUnused || ff.ErrorPathAdded.Set || ff.ErrorPathN != 0 {
+	if ff := got["fallback-first"]; !ff.PrimaryUnused || ff.Verdict.String() != "ok (fallback first)" || ff.ErrorPathAdded.Set || ff.ErrorPathN != 0 {
 		t.Errorf("an arm that routes to the fallback: %+v", ff)
 	}
 	var md bytes.Buffer
@@ -311,45 +274,5 @@ func TestRigFlags(t *testing.T) {
 	}
 	if got := (Figures{Verdicts: []vocab.Verdict{{{Finding: vocab.VBuffering}}}}).RigFlags(); got != "" {
 		t.Errorf("buffering is not the rig's: %q", got)
-	}
-}
-
-// TestCompareColdStart: cold start compares over every start of each run
-// (it was "not measured in both" for every measured arm: its trials never
-// give an added p50 with an interval); a start per scenario counts once,
-// whatever its rows, and fewer than 6 starts are not judged.
-func TestCompareColdStart(t *testing.T) {
-	set := func(starts map[string][]float64) []Table {
-		var recs []results.Record
-		for arm, ms := range starts {
-			for i, v := range ms {
-				for trial := 1; trial <= 2; trial++ { // two rows of one start
-					recs = append(recs, results.NewRecord(map[results.Col]string{results.ColRunID: "r", results.ColScenario: fmt.Sprint("s", i), results.ColMode: "closed",
-						results.ColConcurrency: "1", results.ColPromptTokens: "100", results.ColGateway: arm, results.ColTrial: fmt.Sprint(trial), results.ColStatus: "ok",
-						results.ColColdStartMS: fmt.Sprint(v)}))
-				}
-			}
-		}
-		return Build(recs)
-	}
-	eight := func(base float64) []float64 {
-		return []float64{base, base + 1, base + 2, base + 3, base + 4, base + 5, base + 6, base + 7}
-	}
-	old := set(map[string][]float64{"slower": eight(100), "steady": eight(100), "few": {100, 101, 102}})
-	cur := set(map[string][]float64{"slower": eight(300), "steady": eight(101), "few": {300, 301, 302}})
-	got := map[string]Change{}
-	for _, c := range Compare(old, cur, 0.10) {
-		if c.Scenario == "cold start" {
-			got[c.Arm] = c
-		}
-	}
-	want := map[string]string{"slower": "regressed", "steady": "same", "few": "not measured in both"}
-	for arm, v := range want {
-		if got[arm].Verdict != v {
-			t.Errorf("%s: %q, want %q", arm, got[arm].Verdict, v)
-		}
-	}
-	if c := got["slower"]; c.Old.CI.N != 8 || c.New.V.V != 303.5 {
-		t.Errorf("slower: %d old starts (want 8, one per scenario), new median %v (want 303.5)", c.Old.CI.N, c.New.V)
 	}
 }

@@ -1,0 +1,179 @@
+package gate
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+
+	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/stats"
+	"github.com/gatewaybench/gatewaybench/runner/summary"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
+)
+
+// Metric is a figure the gate judges, per request of an arm in a round.
+type Metric int
+
+const (
+	// AddedP50: the arm's latency p50 less direct's in the same round.
+	AddedP50 Metric = iota
+	// CPU: the gateway's CPU µs per request.
+	CPU
+	// Syscalls: the gateway's system calls per request.
+	Syscalls
+)
+
+// Metrics are every metric the gate judges, in the order it prints them.
+var Metrics = []Metric{AddedP50, CPU, Syscalls}
+
+func (m Metric) String() string {
+	switch m {
+	case AddedP50:
+		return "added_p50"
+	case CPU:
+		return "cpu_us_per_req"
+	case Syscalls:
+		return "syscalls_per_req"
+	}
+	return fmt.Sprintf("metric(%d)", int(m))
+}
+
+// ParseMetric is the metric a name (String's) stands for.
+func ParseMetric(s string) (Metric, bool) {
+	for _, m := range Metrics {
+		if m.String() == s {
+			return m, true
+		}
+	}
+	return 0, false
+}
+
+// value is the metric of one row, against direct's p50 in the same round
+// for the added latency.
+func (m Metric) value(r, direct results.Record, hasDirect bool) (float64, bool) {
+	var v vocab.Optional
+	switch m {
+	case AddedP50:
+		p, d := r.Num(results.ColLatency.P50), direct.Num(results.ColLatency.P50)
+		if !hasDirect || !p.Set || !d.Set {
+			return 0, false
+		}
+		return p.V - d.V, true
+	case CPU:
+		v = r.Num(results.ColGatewayCPUUsPerReq)
+	case Syscalls:
+		v = r.Num(results.ColGatewaySyscallsPerReq)
+	}
+	return v.V, v.Set
+}
+
+// ABVerdict is the candidate against the baseline for one metric at one
+// load point of one run.
+type ABVerdict struct {
+	Scenario, Point string
+	Metric          Metric
+	Baseline        float64 // the baseline's median over the rounds compared
+	Ratio           Ratio
+	Verdict         Verdict
+	Why             string // what the verdict rests on, or why none could be made
+}
+
+// AB compares candidate with baseline wherever both were measured in the
+// same rounds: per round the ratio candidate/baseline of each metric, its
+// interval over the starts (the rounds' log ratios, each start's median,
+// Student's t over the starts), judged with minEffect. ok is false when no
+// table holds both arms.
+func AB(tables []summary.Table, baseline, candidate string, minEffect float64) (out []ABVerdict, ok bool) {
+	for _, t := range tables {
+		a, b, d := arm(t, baseline), arm(t, candidate), arm(t, vocab.Direct)
+		if a == nil || b == nil {
+			continue
+		}
+		ok = true
+		for _, m := range Metrics {
+			v := ABVerdict{Scenario: t.Point.Scenario, Point: t.Point.String(), Metric: m}
+			v.Baseline, v.Ratio, v.Verdict, v.Why = pairRounds(a, b, d, m, minEffect)
+			if v.Verdict == NotComparable && v.Ratio.Rounds == 0 && v.Why == noFigure {
+				continue // a metric the rows do not carry (syscalls without perf_event)
+			}
+			out = append(out, v)
+		}
+	}
+	return out, ok
+}
+
+const noFigure = "no round holds the figure for both arms"
+
+func arm(t summary.Table, name string) *summary.Figures {
+	i := slices.IndexFunc(t.Arms, func(a summary.Figures) bool { return a.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return &t.Arms[i]
+}
+
+// byTrial is an arm's measured rows by trial (round).
+func byTrial(a *summary.Figures) map[int]results.Record {
+	m := map[int]results.Record{}
+	if a == nil {
+		return m
+	}
+	for _, r := range a.Rows {
+		if r.Measured() && r.Int(results.ColTrial) > 0 {
+			m[r.Int(results.ColTrial)] = r
+		}
+	}
+	return m
+}
+
+// pairRounds takes the rounds both arms were measured in, each round's log
+// ratio, grouped by start, and judges their ratio.
+func pairRounds(a, b, d *summary.Figures, m Metric, minEffect float64) (base float64, r Ratio, v Verdict, why string) {
+	ra, rb, rd := byTrial(a), byTrial(b), byTrial(d)
+	byStart := map[int][]float64{}
+	var bases []float64
+	nonPositive := 0
+	for _, n := range slices.Sorted(maps.Keys(ra)) {
+		x, okb := rb[n]
+		if !okb {
+			continue
+		}
+		dir, hasDir := rd[n]
+		va, oka := m.value(ra[n], dir, hasDir)
+		vb, okb2 := m.value(x, dir, hasDir)
+		if !oka || !okb2 {
+			continue
+		}
+		if va <= 0 || vb <= 0 {
+			nonPositive++
+			continue
+		}
+		bases = append(bases, va)
+		s := ra[n].Int(results.ColStart)
+		byStart[s] = append(byStart[s], math.Log(vb/va))
+	}
+	rounds := 0
+	var groups [][]float64
+	for _, s := range slices.Sorted(maps.Keys(byStart)) {
+		groups = append(groups, byStart[s])
+		rounds += len(byStart[s])
+	}
+	switch {
+	case nonPositive > 0:
+		return 0, Ratio{Rounds: rounds + nonPositive}, NotComparable,
+			fmt.Sprintf("%d of %d rounds give a figure at or below 0 (an arm within the noise of direct): no ratio", nonPositive, rounds+nonPositive)
+	case rounds == 0:
+		return 0, Ratio{}, NotComparable, noFigure
+	case len(groups) < 2:
+		return 0, Ratio{Rounds: rounds, Starts: 1}, NotComparable,
+			"one start: the rounds of one start are not independent draws; give the scenario starts = 2 or more"
+	}
+	base = stats.Median(bases)
+	r, enough := logRatio(groups)
+	if !enough {
+		return base, r, NotComparable, "too few rounds for an interval"
+	}
+	v = judge(r, minEffect)
+	return base, r, v, fmt.Sprintf("%d rounds in %d starts", r.Rounds, r.Starts)
+}

@@ -1,0 +1,123 @@
+// Package gate owns the regression gate: whether a candidate build of a
+// gateway is slower than its baseline, with a verdict a CI job can act on.
+// The trusted comparison is inside one run (AB): both arms measured in the
+// same randomized rounds, each round's ratio B/A taken side by side, so
+// what the host's speed does to both cancels in the ratio. Two runs made
+// at different times (Across) share no round; a change between them is
+// only called a regression when the host's probes say the host did not
+// move. docs/method.md, "The regression gate", and docs/ci.md.
+package gate
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gatewaybench/gatewaybench/runner/stats"
+)
+
+// Verdict is what the gate says of one figure.
+type Verdict int
+
+const (
+	// Same: the interval rules out a change of the minimum effect, or the
+	// change it shows is smaller than that.
+	Same Verdict = iota
+	// Improved: the interval lies below 1 and the change is at least the
+	// minimum effect.
+	Improved
+	// Regressed: the interval lies above 1 and the change is at least the
+	// minimum effect.
+	Regressed
+	// Erratic: the interval holds both no change and a change of the
+	// minimum effect; the rounds scatter more than the gate resolves.
+	Erratic
+	// NotComparable: the rows cannot give the ratio (an arm missing from
+	// a round, a figure at or below 0, one start only).
+	NotComparable
+	// Inconclusive: two runs apart in time differ, and the host moved
+	// between them (or nothing says it did not).
+	Inconclusive
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Same:
+		return "same"
+	case Improved:
+		return "improved"
+	case Regressed:
+		return "regressed"
+	case Erratic:
+		return "erratic"
+	case NotComparable:
+		return "not comparable"
+	case Inconclusive:
+		return "inconclusive"
+	}
+	return fmt.Sprintf("verdict(%d)", int(v))
+}
+
+// The exit codes of `runner compare`.
+const (
+	ExitPass      = 0 // every gated verdict same or improved
+	ExitRegressed = 1 // a gated verdict regressed
+	ExitUnsure    = 2 // none regressed, but one is erratic, not comparable or inconclusive
+)
+
+// Exit is the exit code for the verdicts: a regression wins, then any
+// verdict that could not be made.
+func Exit(vs []Verdict) int {
+	code := ExitPass
+	for _, v := range vs {
+		switch v {
+		case Regressed:
+			return ExitRegressed
+		case Erratic, NotComparable, Inconclusive:
+			code = ExitUnsure
+		}
+	}
+	return code
+}
+
+// Ratio is a change as a ratio (new over old, candidate over baseline)
+// with its interval at stats.Level.
+type Ratio struct {
+	Est, Lo, Hi float64
+	Over        stats.Over
+	Starts      int
+	Rounds      int
+	P           float64 // the test's p for "no change"; HasP false when it could not be made
+	HasP        bool
+}
+
+// judge calls a ratio with its interval: a regression (or improvement)
+// needs both the interval clear of 1 and a change of at least minEffect;
+// "same" needs the change below minEffect; an interval that holds both 1
+// and a change of minEffect is erratic. The limits are symmetric in log
+// space: an improvement of minEffect is a ratio of 1/(1+minEffect).
+func judge(r Ratio, minEffect float64) Verdict {
+	up, down := 1+minEffect, 1/(1+minEffect)
+	switch {
+	case r.Lo > 1 && r.Est >= up:
+		return Regressed
+	case r.Hi < 1 && r.Est <= down:
+		return Improved
+	case r.Lo > 1 || r.Hi < 1:
+		return Same // a change the interval shows, below the minimum effect
+	case r.Hi < up && r.Lo > down:
+		return Same // the interval rules out a change of the minimum effect
+	}
+	return Erratic
+}
+
+// logRatio is the ratio from per-round log ratios grouped by start: the
+// interval over starts when there are two or more (stats.StartsDelta), so
+// the level holds for a new start of both arms.
+func logRatio(groups [][]float64) (Ratio, bool) {
+	d, ok := stats.StartsDelta(groups)
+	if !ok {
+		return Ratio{}, false
+	}
+	return Ratio{Est: math.Exp(d.Median), Lo: math.Exp(d.Lo), Hi: math.Exp(d.Hi), Over: d.Over, Starts: d.Starts,
+		Rounds: d.N, P: d.P, HasP: d.HasP}, d.Enough
+}
