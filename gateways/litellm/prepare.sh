@@ -1,10 +1,8 @@
 #!/usr/bin/env bash
-# The LiteLLM image's build context, from PyPI and Debian only: Debian's
-# python3.11 with its standard library and library closure, and a virtual
-# environment holding litellm[proxy] installed from requirements.txt with
-# --require-hashes (every package pinned by hash, nothing resolved at build
-# time). The venv is kept in build/ and made again only when
-# requirements.txt changes. The image runs the venv's interpreter; the
+# The LiteLLM image's build context, from PyPI and Debian only
+# (gateways/python-closure.sh): Debian's python3.11 and a venv at
+# /opt/litellm holding litellm[proxy] installed from requirements.txt with
+# --require-hashes, FROM scratch. The image runs the venv's interpreter; the
 # compose files add the offline settings (README.md).
 #
 # prepare.sh [RELEASE_DIR]: the release whose requirements.txt to install,
@@ -13,52 +11,5 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 rel=$(cd "${1:-$here}" && pwd)
-ctx="$rel/context" build="$rel/build" py=/usr/bin/python3.11
-export DEBIAN_FRONTEND=noninteractive
-if [ ! -x "$py" ] || ! "$py" -c 'import ensurepip, venv' 2>/dev/null; then
-  echo "prepare: installing Debian's python3.11 and python3.11-venv" >&2
-  apt-get update -qq && apt-get install -y -qq --no-install-recommends python3.11 python3.11-venv >/dev/null
-fi
-
-sum=$(sha256sum "$rel/requirements.txt" | cut -d' ' -f1)
-venv="$build/venv"
-if [ "$(cat "$build/venv.sum" 2>/dev/null)" != "$sum" ]; then
-  rm -rf "$venv" "$build/venv.sum"
-  mkdir -p "$build"
-  "$py" -m venv "$venv"
-  # --no-deps with --require-hashes: exactly the listed files, or an error.
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir \
-    --require-hashes --no-deps -r "$rel/requirements.txt"
-  echo "$sum" >"$build/venv.sum"
-fi
-
-"$here/../debian-closure.sh" "$ctx" python3.11 "$py"
-root="$ctx/rootfs"
-# The standard library (tests, IDLE and Tk left out: nothing imports them).
-mkdir -p "$root/usr/lib"
-cp -a /usr/lib/python3.11 "$root/usr/lib/"
-# Debian links sitecustomize.py to /etc/python3.11 (an apport hook): in the
-# image, where a context's links stay links, it would dangle.
-rm -f "$root/usr/lib/python3.11/sitecustomize.py"
-rm -rf "$root/usr/lib/python3.11/"{test,idlelib,tkinter,turtledemo,lib2to3/tests} "$root/usr/lib/python3.11/config-"*
-# The venv at /opt/litellm: Python finds pyvenv.cfg beside its executable's
-# directory, so the venv's python is the interpreter with the venv's packages.
-mkdir -p "$root/opt/litellm"
-cp -a "$venv/lib" "$venv/pyvenv.cfg" "$root/opt/litellm/"
-mkdir -p "$root/opt/litellm/bin"
-ln -s /usr/bin/python3.11 "$root/opt/litellm/bin/python"
-rm -rf "$root/opt/litellm/lib/python3.11/site-packages/"{pip,pip-*.dist-info,setuptools,setuptools-*.dist-info,_distutils_hack,distutils-precedence.pth}
-# Every shared library the extension modules load that their wheels do not
-# bundle (ldd resolves bundled ones inside the tree: those are left alone).
-find "$root/opt/litellm" "$root/usr/lib/python3.11/lib-dynload" -name '*.so*' -type f -print0 |
-  xargs -0 ldd 2>/dev/null | grep -o '=> /[^ ]*' | cut -c4- | sort -u | while read -r lib; do
-    case "$lib" in "$root"/*) continue ;; esac
-    [ -e "$root$lib" ] || cp -L --parents "$lib" "$root"
-  done
-cat >"$ctx/Dockerfile" <<'DOCKERFILE'
-FROM scratch
-COPY rootfs/ /
-ENV HOME=/tmp PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
-WORKDIR /tmp
-ENTRYPOINT ["/opt/litellm/bin/python", "-m", "litellm.proxy.proxy_cli"]
-DOCKERFILE
+exec "$here/../python-closure.sh" "$rel/context" "$rel/build" "$rel/requirements.txt" litellm \
+  /opt/litellm/bin/python -m litellm.proxy.proxy_cli
