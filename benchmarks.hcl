@@ -191,6 +191,9 @@ gateway "one-api-tuned" {
   api     = ["openai"]
   arm     = "tuned"
   version = "one-api v0.6.10 (SQLite, batch updates, memory cache, consumption log off)"
+  # RESULTS.md's regression gate judges the tuned settings against the
+  # defaults, in the same rounds (docs/ci.md)
+  gate_baseline = "one-api"
   fallback = true # the same two channels and retries
   api_key = "sk-gatewaybench"
   prepare = ["gateways/one-api/prepare.sh"]

@@ -13,7 +13,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/summary"
 )
 
-const compareUsage = `usage: runner compare --baseline A --candidate B [--scenario S,...] [--min-effect 5%] [--metrics added_p50,cpu_us_per_req] [DIR]
+const compareUsage = `usage: runner compare --baseline A --candidate B [--scenario S,...] [--min-effect 5%] [--metrics added_p50] [DIR]
        runner compare [--min-effect 5%] OLD_DIR NEW_DIR
 The first form gates B against A measured in the same rounds of one run (DIR, default results);
 the second sets two runs made apart side by side. Exit 0: same or improved; 1: regressed;
@@ -26,9 +26,9 @@ func cmdCompare(args []string) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	base := fs.String("baseline", "", "the arm (gateway block) to compare against, measured in the same run")
 	cand := fs.String("candidate", "", "the arm judged against the baseline")
-	minEffect := fs.String("min-effect", "5%", "the smallest change called a regression or improvement (results/gate/README.md: how it was chosen)")
+	minEffect := fs.String("min-effect", fmt.Sprintf("%g%%", 100*gate.DefaultMinEffect), "the smallest change called a regression or improvement (results/gate/README.md: how it was chosen)")
 	scenarios := fs.String("scenario", "", "compare in these scenarios only (comma-separated names); default every scenario both arms ran")
-	metrics := fs.String("metrics", "added_p50,cpu_us_per_req", "the in-run metrics whose verdicts set the exit code (added_p50, cpu_us_per_req, syscalls_per_req)")
+	metrics := fs.String("metrics", "added_p50", "the in-run metrics whose verdicts set the exit code (added_p50, cpu_us_per_req, syscalls_per_req; results/gate/README.md: why the added p50 alone by default)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, compareUsage)

@@ -31,9 +31,15 @@ usage (flags go before or after FILE; runner CMD --help prints one command's fla
   runner charts [--results DIR] [--out DIR] [--report FILE] [--readme FILE]
                           PNG figures from the CSVs alone (default results -> charts, with RESULTS.md
                           and README.md's results block; with --results or --out elsewhere, only the PNGs)
-  runner compare [--max-regression 10%] OLD_DIR NEW_DIR
-                          exit 1 when a gateway's overhead regressed beyond the threshold; exit 2 when
-                          either side has no interval (a quick look, one trial)
+  runner compare --baseline A --candidate B [--scenario x,y] [--min-effect 5%] [--metrics m,n] [DIR]
+                          the regression gate: B against A in the same rounds of one run (DIR, default
+                          results); exit 1 regressed, 2 erratic or not comparable, 0 same or improved
+  runner compare [--min-effect 5%] OLD_DIR NEW_DIR
+                          two runs made apart: a change is laid on the code only when the host's
+                          probes held still between them; otherwise inconclusive (exit 2)
+  runner gatecheck --pair BASE:CAND:PLANTED% [--pair ...] [--min-effect 5%] DIR
+                          the gate's validation: every pair judged in every run under DIR/runs/;
+                          writes DIR/VALIDATION.md, DIR/validation.csv and DIR/gate.png
   runner stability DIR    what holds across the runs kept under DIR (scripts/stability.sh adds one a day):
                           each run's figures, their spread, and how often one lies inside another's
                           interval against chance; writes DIR/STABILITY.md
@@ -93,6 +99,8 @@ func dispatch(args []string) int {
 		return cmdCompare(args[1:])
 	case "stability":
 		return cmdStability(args[1:])
+	case "gatecheck":
+		return cmdGatecheck(args[1:])
 	case "drive":
 		return cmdDrive(args[1:])
 	case "selfbench":
@@ -111,7 +119,7 @@ func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
 // command itself) and exits 0: asking for help is not a usage error.
 func help(cmd string, rest []string) int {
 	switch cmd {
-	case "validate", "plan", "build", "apply", "down", "summary", "charts", "compare", "stability", "drive":
+	case "validate", "plan", "build", "apply", "down", "summary", "charts", "compare", "stability", "gatecheck", "drive":
 		dispatch([]string{cmd, "-h"})
 	case "selfbench":
 		sub := "mock"

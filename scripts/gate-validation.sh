@@ -17,4 +17,5 @@ for i in $(seq 1 "$n"); do
   echo "gate-validation: run $i of $n -> $dir" >&2
   "$bin" apply examples/gate.hcl --results "$dir"
 done
-"$bin" gatecheck results/gate
+"$bin" gatecheck --pair ref-go:ref-go-copy:0% --pair ref-go:ref-go-5:5% --pair ref-go:ref-go-10:10% \
+  --pair ref-py:ref-py-copy:0% --pair ref-py:ref-py-5:5% --pair ref-py:ref-py-10:10% results/gate

@@ -32,7 +32,7 @@ func (r *execution) baseRow(sc *plan.Scenario, a *plan.Arm, run *plan.Run) resul
 		pt, trial, key, seed, position = run.Point, run.Trial, run.Key, run.RoundSeed, run.Position
 	}
 	row := results.Row{
-		RunID: r.runID, Scenario: sc.Name, Kind: sc.Kind, Gateway: a.Name, ArmLabel: a.Label, GatewayClass: a.Class, ReleaseOf: a.ReleaseOf,
+		RunID: r.runID, Scenario: sc.Name, Kind: sc.Kind, Gateway: a.Name, ArmLabel: a.Label, GatewayClass: a.Class, ReleaseOf: a.ReleaseOf, GateBaseline: a.GateBaseline,
 		Trial: trial, RoundSeed: seed, Position: position, Mode: pt.Mode, Point: key, Concurrency: pt.Concurrency, RateRPS: pt.Rate, PromptTokens: pt.PromptTokens,
 		Status: vocab.StatusOK, Floor: r.o.Plan.Floor,
 		CPUsDriver: l.Driver.CPUs.Text, CPUsMock: l.Mock.CPUs.Text, CPUsGateway: []string{l.Gateway.CPUs.Text},

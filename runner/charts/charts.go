@@ -501,17 +501,34 @@ func itlFigure(d *data) (*figure, string) {
 	f.XAxis, f.YAxis = "concurrent streams", "ITL p99, ms"
 	f.Note = "Controlled points only: where the direct arm's p99 exceeds baseline_k x its one-client p99, the rig, not the gateway, sets the latency, and the point is left out for every arm. " +
 		"An open circle: the rig (driver, mock, or the CPU the gateway shares with the mock) ran out at that point; it is not the gateway's own figure."
-	// A buffering verdict says the gaps drawn are between bursts, not events.
-	var buffering []string
+	// A buffering or bunched verdict says the gaps drawn are not the
+	// stream's pace: between bursts, or between events queued and relayed
+	// at once. Such points are crossed, and named.
+	var buffering, bunched []string
 	for _, t := range ts {
+		xi := slices.Index(f.X, fmt.Sprint(t.Point.Concurrency))
 		for _, a := range t.Arms {
-			if slices.ContainsFunc(a.Verdicts, func(v vocab.Verdict) bool { return v.Has(vocab.VBuffering) }) {
+			buf := slices.ContainsFunc(a.Verdicts, func(v vocab.Verdict) bool { return v.Has(vocab.VBuffering) })
+			bun := slices.ContainsFunc(a.Verdicts, func(v vocab.Verdict) bool { return v.Has(vocab.VBunched) })
+			if buf {
 				buffering = append(buffering, fmt.Sprintf("%s at %d", a.Name, t.Point.Concurrency))
+			}
+			if bun {
+				bunched = append(bunched, fmt.Sprintf("%s at %d", a.Name, t.Point.Concurrency))
+			}
+			if li := slices.IndexFunc(f.Lines, func(l line) bool { return l.Name == a.Name }); (buf || bun) && li >= 0 && xi >= 0 {
+				f.Lines[li].Y[xi].Cross = true
 			}
 		}
 	}
 	if len(buffering) > 0 {
-		f.Note += " Buffering (events arrived in bursts, in a trial or more): " + strings.Join(buffering, ", ") + " streams."
+		f.Note += " A cross: the gaps are not the stream's pace. Buffering (events arrived in bursts, in a trial or more): " + strings.Join(buffering, ", ") + " streams."
+	}
+	if len(bunched) > 0 {
+		if len(buffering) == 0 {
+			f.Note += " A cross: the gaps are not the stream's pace."
+		}
+		f.Note += " Bunched (events far closer in time than the mock sent them: held, then relayed at once, in a trial or more): " + strings.Join(bunched, ", ") + " streams."
 	}
 	f.Foot = footnote("ITL p99 pooled over the run's gaps, median over trials.", armsOf(ts))
 	return f, ""

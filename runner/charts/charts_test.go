@@ -493,6 +493,51 @@ func TestITLSaysBuffering(t *testing.T) {
 	}
 }
 
+// TestITLMarksBunched: a bunched verdict crosses the arm's point on the ITL
+// chart and names it (the gaps drawn are not the stream's pace: LiteLLM
+// 1.106.12's events were relayed 0.3 ms apart after being held); and a 0
+// puts no figure on a log axis (1.97.0's ITL p99 of 0 was drawn at the
+// axis floor as if it were 1 ms).
+func TestITLMarksBunched(t *testing.T) {
+	recs := synthetic()
+	for _, r := range recs {
+		if r.Str(results.ColScenario) == "concurrent_agents" && r.Str(results.ColGateway) == "portkey" && r.Str(results.ColConcurrency) == "16" {
+			r.Set(results.ColVerdict, "bunched: content events 0.31 ms apart at the median (ITL p50) against the mock's 4ms")
+		}
+	}
+	figs, _ := Figures(recs)
+	i := slices.IndexFunc(figs, func(f *figure) bool { return f.File == "itl_concurrency.png" })
+	if i < 0 {
+		t.Fatal("no itl_concurrency.png")
+	}
+	f := figs[i]
+	if !strings.Contains(f.Note, "Bunched (events far closer in time than the mock sent them: held, then relayed at once, in a trial or more): portkey at 16 streams.") {
+		t.Errorf("the bunched verdict is not said: %s", f.Note)
+	}
+	crossed := 0
+	for _, l := range f.Lines {
+		for xi, v := range l.Y {
+			if v.Cross {
+				crossed++
+				if l.Name != "portkey" || f.X[xi] != "16" {
+					t.Errorf("%s at %s crossed", l.Name, f.X[xi])
+				}
+			}
+		}
+	}
+	if crossed != 1 {
+		t.Errorf("%d points crossed, want portkey's at 16", crossed)
+	}
+	spread := &figure{Lines: []line{{Name: "a", Y: []value{{V: 0.5, Set: true}, {V: 100, Set: true}}}}}
+	if !logScale(spread, 100, 0.5) {
+		t.Error("a 200x spread above 0 is not drawn on a log axis")
+	}
+	spread.Lines[0].Y = append(spread.Lines[0].Y, value{V: 0, Set: true})
+	if logScale(spread, 100, 0.5) {
+		t.Error("a 0 was put on a log axis")
+	}
+}
+
 // TestMemoryTimeIsLinear: growth from the first second starts at 0 and may
 // fall below it; a log axis (which the 30x spread between arms chose)
 // drew those points on its floor as if they were 0.001 MiB.

@@ -575,7 +575,7 @@ func (p *pen) lineAxes(f *figure, x0, top, w, h int) (yOf func(v float64) int, y
 	yAxis = f.YAxis
 	var ticks []float64
 	scale := func(v float64) float64 { return v }
-	if !f.Linear && hi > 0 && hi/minPos > 30 {
+	if logScale(f, hi, minPos) {
 		for e := math.Floor(math.Log10(minPos)); e <= math.Ceil(math.Log10(hi)); e++ {
 			ticks = append(ticks, math.Pow(10, e))
 		}
@@ -598,6 +598,19 @@ func (p *pen) lineAxes(f *figure, x0, top, w, h int) (yOf func(v float64) int, y
 	p.line(x0, top+h, x0+w, top+h, axisInk, 1)
 	p.line(x0, top, x0, top+h, axisInk, 1)
 	return yOf, yAxis
+}
+
+// logScale says whether a line figure's values (highest hi, lowest above 0
+// minPos) go on a log axis: when they span more than 30x and every one is
+// above 0. A 0 has no place on a log axis, and clamped to its floor it
+// would read as a small figure (LiteLLM 1.97.0's ITL p99 of 0 ms did).
+func logScale(f *figure, hi, minPos float64) bool {
+	for _, l := range f.Lines {
+		if slices.ContainsFunc(l.Y, func(v value) bool { return v.Set && (v.V <= 0 || v.CI && v.Lo <= 0) }) {
+			return false
+		}
+	}
+	return !f.Linear && hi > 0 && hi/minPos > 30
 }
 
 // curve draws one line's points, joined where neighbours are both set,
@@ -625,6 +638,11 @@ func (p *pen) curve(l line, c drawing.Color, at func(i int) int, yOf func(v floa
 			p.r.SetStrokeWidth(1.5)
 			p.r.Circle(3.5, at(i), yOf(v.V))
 			p.r.Stroke()
+		}
+		if v.Cross {
+			x, y := at(i), yOf(v.V)
+			p.line(x-5, y-5, x+5, y+5, c, 1.5)
+			p.line(x-5, y+5, x+5, y-5, c, 1.5)
 		}
 		prev = i
 	}

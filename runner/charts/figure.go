@@ -67,6 +67,10 @@ type value struct {
 	// contended), or a frontier held at the highest rate offered (a lower
 	// bound, not a ceiling).
 	Hollow bool
+	// Cross: on a line, a point whose figure does not mean what the axis
+	// says (an ITL drawn from events that arrived bunched), drawn as a
+	// cross over its dot.
+	Cross bool
 }
 
 type line struct {

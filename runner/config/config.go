@@ -192,6 +192,12 @@ type Gateway struct {
 	// control arm), or "": the report sets their figures side by side.
 	ReleaseOf      string
 	ReleaseOfRange hcl.Range
+	// GateBaseline names the gateway RESULTS.md's gate judges this one
+	// against, in the same rounds (runner compare --baseline), or "". A
+	// release_of pair is judged without it: the earlier release is the
+	// baseline.
+	GateBaseline      string
+	GateBaselineRange hcl.Range
 	// BuildTime is how long its image took to build on a fresh machine, or
 	// 0 when not declared.
 	BuildTime time.Duration

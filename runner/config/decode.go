@@ -149,6 +149,10 @@ func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 			c.errorf(g.ReleaseOfRange, "Unknown gateway",
 				"release_of = %q names no other gateway block; it names the gateway this one is an earlier release of, so the report sets their figures side by side.", g.ReleaseOf)
 		}
+		if g.GateBaseline != "" && (g.GateBaseline == g.Name || !slices.ContainsFunc(cfg.Gateways, func(o Gateway) bool { return o.Name == g.GateBaseline })) {
+			c.errorf(g.GateBaselineRange, "Unknown gateway",
+				"gate_baseline = %q names no other gateway block; it names the gateway the report's regression gate judges this one against, in the same rounds.", g.GateBaseline)
+		}
 	}
 	cfg.Scenarios = c.scenarios(s2.Scenarios, cfg)
 	for _, g := range cfg.Gateways {

@@ -45,6 +45,9 @@ type rawGateway struct {
 	OverheadHeader *string `hcl:"overhead_header,optional"`
 	// ReleaseOf names the gateway this one is an earlier release of.
 	ReleaseOf *string `hcl:"release_of,optional"`
+	// GateBaseline names the gateway the report's gate judges this one
+	// against (a tuned configuration against its defaults).
+	GateBaseline *string `hcl:"gate_baseline,optional"`
 	// BuildTime is how long its image took to build on a fresh machine
 	// (its README says which), for a quick look to skip a slow build and
 	// say so before the cache holds this machine's own figure.
@@ -149,6 +152,8 @@ func (c *checker) gateway(r *rawGateway, cfg *Config) Gateway {
 	setIf(&g.OverheadHeader, r.OverheadHeader)
 	setIf(&g.ReleaseOf, r.ReleaseOf)
 	g.ReleaseOfRange = attrRange(b, "release_of")
+	setIf(&g.GateBaseline, r.GateBaseline)
+	g.GateBaselineRange = attrRange(b, "gate_baseline")
 	if g.OverheadHeader != "" {
 		c.checkHeaderNames(b, "overhead_header", map[string]string{g.OverheadHeader: ""})
 	}

@@ -57,6 +57,11 @@ func (v Verdict) String() string {
 	return fmt.Sprintf("verdict(%d)", int(v))
 }
 
+// DefaultMinEffect is the smallest change the gate calls a regression
+// unless told otherwise: the size the validation on this machine resolves
+// (results/gate/README.md).
+const DefaultMinEffect = 0.05
+
 // The exit codes of `runner compare`.
 const (
 	ExitPass      = 0 // every gated verdict same or improved

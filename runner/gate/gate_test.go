@@ -1,9 +1,11 @@
 package gate
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
@@ -207,4 +209,37 @@ func recsOf(tables []summary.Table) []results.Record {
 		}
 	}
 	return out
+}
+
+// TestValidate: every pair judged in every run, tallied per pair and
+// metric; a 10% pair regressed in each run, the A/A pair in none.
+func TestValidate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var runs []Run
+	for i := range 3 {
+		tables := run(t, rng, map[string]float64{"a": 2, "a-copy": 2, "a-10": 2.2}, 4, 3, 0.005, 0.005, 100)
+		runs = append(runs, Run{Dir: fmt.Sprintf("runs/2026120%dt000000", i+1), Recs: recsOf(tables)})
+	}
+	pairs := []Pair{{"a", "a-copy", 0}, {"a", "a-10", 0.10}}
+	if p, err := ParsePair("a:a-10:10%"); err != nil || p != pairs[1] {
+		t.Fatalf("ParsePair: %+v %v", p, err)
+	}
+	if _, err := ParsePair("a:a-10"); err == nil {
+		t.Error("a pair without its planted change parsed")
+	}
+	tallies := Tallies(Validate(runs, pairs, 0.05), pairs)
+	for _, ta := range tallies {
+		if ta.Metric != AddedP50 {
+			continue
+		}
+		want := map[float64]Verdict{0: Same, 0.10: Regressed}[ta.Pair.Planted]
+		if ta.Runs != 3 || ta.Counts[want] != 3 {
+			t.Errorf("%v: %v over %d runs, want %v in all 3", ta.Pair, ta.Counts, ta.Runs, want)
+		}
+	}
+	var md strings.Builder
+	WriteValidation(&md, Validate(runs, pairs, 0.05), pairs, 0.05)
+	if !strings.Contains(md.String(), "| a-10 / a | 10% more work | added_p50 | 3 | 0 | 0 | 0 | 0 |") {
+		t.Errorf("tally table:\n%s", md.String())
+	}
 }

@@ -96,6 +96,8 @@ type Arm struct {
 	Version  string `json:"version,omitempty"`
 	// ReleaseOf: the arm this one is an earlier release of (a control).
 	ReleaseOf string `json:"release_of,omitempty"`
+	// GateBaseline: the arm the report's gate judges this one against.
+	GateBaseline string `json:"gate_baseline,omitempty"`
 	// BuildTime: how long its image took to build on a fresh machine, as
 	// its HCL block declares (0: not declared).
 	BuildTime Duration `json:"build_time,omitempty"`
@@ -368,7 +370,7 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 	for i := range cfg.Gateways {
 		g := &cfg.Gateways[i]
 		a := Arm{Name: g.Name, Label: g.Arm, Class: g.Class, Fallback: g.Fallback, Port: g.Port, Version: g.Version, Floor: g.Name == cfg.Defaults.Floor,
-			ReleaseOf: g.ReleaseOf, BuildTime: Duration(g.BuildTime)}
+			ReleaseOf: g.ReleaseOf, GateBaseline: g.GateBaseline, BuildTime: Duration(g.BuildTime)}
 		if g.Hosted {
 			a.Hosted, a.URL = true, g.URL
 		} else {

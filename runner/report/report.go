@@ -14,7 +14,9 @@ import (
 	"strings"
 
 	"github.com/gatewaybench/gatewaybench/runner/charts"
+	"github.com/gatewaybench/gatewaybench/runner/gate"
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/stats"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
@@ -193,52 +195,79 @@ func writeBehaviour(w io.Writer, tables []summary.Table) {
 	markdownTable(w, []string{"scenario", "point", "arm", "behaviour"}, rows)
 }
 
-// writeReleases sets each control arm (an earlier release, its rows'
-// release_of) beside the arm it is a release of, point by point: what a
-// gateway's release costs, which no single-release figure shows.
+// gatePair is a candidate arm and the arm the gate judges it against: an
+// earlier release (its rows' release_of) against the current one, or an
+// arm against its gate_baseline.
+type gatePair struct{ base, cand summary.Figures }
+
+// gatePairs are the table's pairs, in its arms' order.
+func gatePairs(t summary.Table) []gatePair {
+	find := func(name string) (summary.Figures, bool) {
+		i := slices.IndexFunc(t.Arms, func(a summary.Figures) bool { return a.Name == name && a.Trials > 0 })
+		if i < 0 {
+			return summary.Figures{}, false
+		}
+		return t.Arms[i], true
+	}
+	var out []gatePair
+	for _, a := range t.Arms {
+		if a.Trials == 0 || len(a.Rows) == 0 {
+			continue
+		}
+		if cur, ok := find(a.Rows[0].Str(results.ColReleaseOf)); ok {
+			out = append(out, gatePair{base: a, cand: cur})
+		}
+		if base, ok := find(a.Rows[0].Str(results.ColGateBaseline)); ok {
+			out = append(out, gatePair{base: base, cand: a})
+		}
+	}
+	return out
+}
+
+// writeReleases sets each judged pair side by side, point by point (an
+// earlier release beside the current one, a tuned configuration beside
+// its defaults), with the regression gate's ratio of the two in the same
+// rounds: what a release or a setting costs, which no single figure shows.
 func writeReleases(w io.Writer, tables []summary.Table) {
 	var rows [][]string
 	for _, t := range tables {
 		if t.Uncontrolled != "" {
 			continue
 		}
-		for _, old := range t.Arms {
-			if old.Trials == 0 || len(old.Rows) == 0 {
-				continue
+		for _, p := range gatePairs(t) {
+			vs, _ := gate.AB([]summary.Table{t}, p.base.Name, p.cand.Name, gate.DefaultMinEffect)
+			cells := map[gate.Metric]string{}
+			for _, v := range vs {
+				cells[v.Metric] = gateCell(v)
 			}
-			of := old.Rows[0].Str(results.ColReleaseOf)
-			i := slices.IndexFunc(t.Arms, func(a summary.Figures) bool { return a.Name == of && a.Trials > 0 })
-			if of == "" || i < 0 {
-				continue
-			}
-			cur := t.Arms[i]
 			rows = append(rows, []string{t.Point.Scenario, t.Point.String(),
-				cur.Name, summary.Added(cur.AddedP50, cur.AddedP50CI, cur.HasCI) + " " + summary.CI(cur), summary.Fixed(cur.CPUUsPerReq, 1), summary.Fixed(cur.Median(results.ColGatewayReportedP50), 2),
-				old.Name, summary.Added(old.AddedP50, old.AddedP50CI, old.HasCI) + " " + summary.CI(old), summary.Fixed(old.CPUUsPerReq, 1), summary.Fixed(old.Median(results.ColGatewayReportedP50), 2),
-				ratioOf(cur.AddedP50, old.AddedP50), ratioOf(cur.CPUUsPerReq, old.CPUUsPerReq)})
+				p.cand.Name, summary.Added(p.cand.AddedP50, p.cand.AddedP50CI, p.cand.HasCI) + " " + summary.CI(p.cand), summary.Fixed(p.cand.CPUUsPerReq, 1), summary.Fixed(p.cand.Median(results.ColGatewayReportedP50), 2),
+				p.base.Name, summary.Added(p.base.AddedP50, p.base.AddedP50CI, p.base.HasCI) + " " + summary.CI(p.base), summary.Fixed(p.base.CPUUsPerReq, 1), summary.Fixed(p.base.Median(results.ColGatewayReportedP50), 2),
+				orDash(cells[gate.AddedP50]), orDash(cells[gate.CPU])})
 		}
 	}
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "## Release against release")
+	fmt.Fprintln(w, "## Release against release, setting against setting")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "An earlier release measured beside the current one, in the same run, rounds and starts: added p50")
-	fmt.Fprintln(w, "(arm - direct per round, with its interval and its level), the gateway's CPU per request, and the")
-	fmt.Fprintln(w, "overhead the gateway states itself on each answer (p50, median over trials). The ratios are the")
-	fmt.Fprintln(w, "current release over the earlier one.")
+	fmt.Fprintln(w, "An earlier release measured beside the current one (or a tuned configuration beside its defaults), in the")
+	fmt.Fprintln(w, "same run, rounds and starts: added p50 (arm - direct per round, with its interval and its level), the")
+	fmt.Fprintln(w, "gateway's CPU per request, and the overhead the gateway states itself on each answer (p50, median over")
+	fmt.Fprintln(w, "trials). The last two columns are the regression gate's (`runner compare --baseline B --candidate A`,")
+	fmt.Fprintf(w, "docs/ci.md): the first arm over the second, round by round, with its interval over the starts and its verdict\n")
+	fmt.Fprintf(w, "at a %.0f%% minimum effect (\"not comparable\": fewer than two starts, no interval over starts).\n", 100*gate.DefaultMinEffect)
 	fmt.Fprintln(w)
-	markdownTable(w, []string{"scenario", "point", "release", "+p50 ms", "CPU µs/req", "own overhead ms",
-		"earlier release", "+p50 ms", "CPU µs/req", "own overhead ms", "+p50 ratio", "CPU ratio"}, rows)
+	markdownTable(w, []string{"scenario", "point", "arm", "+p50 ms", "CPU µs/req", "own overhead ms",
+		"against", "+p50 ms", "CPU µs/req", "own overhead ms", "gate: +p50 ratio", "gate: CPU ratio"}, rows)
 }
 
-// ratioOf is a / b as "2.09x", or "-" where either is missing or b is not
-// above zero.
-func ratioOf(a, b vocab.Optional) string {
-	if !a.Set || !b.Set || b.V <= 0 || a.V < 0 {
-		return "-"
+// gateCell prints a gate verdict: "1.70x [1.62, 1.78] 95%, 3 starts: regressed".
+func gateCell(v gate.ABVerdict) string {
+	if v.Ratio.Est <= 0 || v.Ratio.Lo <= 0 {
+		return v.Verdict.String()
 	}
-	return fmt.Sprintf("%.2fx", a.V/b.V)
+	return fmt.Sprintf("%.2fx [%.2f, %.2f] %.0f%%, %d starts: %s", v.Ratio.Est, v.Ratio.Lo, v.Ratio.Hi, 100*stats.Level, v.Ratio.Starts, v.Verdict)
 }
 
 // markdownTable writes a Markdown table and the blank line after it.

@@ -151,16 +151,19 @@ func TestLastReproduction(t *testing.T) {
 }
 
 // TestReleaseAgainstRelease: a control arm (release_of) is set beside the
-// arm it is an earlier release of, point by point, with the ratios; an
-// arm that names no release gets no row.
+// arm it is an earlier release of, and an arm beside its gate_baseline,
+// point by point, with the gate's ratio over the starts and its verdict;
+// an arm that names neither gets no row.
 func TestReleaseAgainstRelease(t *testing.T) {
 	var b strings.Builder
-	b.WriteString("run_id,scenario,kind,gateway,release_of,trial,mode,concurrency,rate_rps,prompt_tokens,status,latency_p50_ms,gateway_cpu_us_per_req,gateway_reported_p50_ms,verdict\n")
+	b.WriteString("run_id,scenario,kind,gateway,release_of,gate_baseline,trial,start,mode,concurrency,rate_rps,prompt_tokens,status,latency_p50_ms,gateway_cpu_us_per_req,gateway_reported_p50_ms,verdict\n")
 	for trial := 1; trial <= 6; trial++ {
-		d := 1 + float64(trial)/1000
-		fmt.Fprintf(&b, "r1,overhead,overhead,direct,,%d,closed,1,0,100,ok,%g,,,ok\n", trial, d)
-		fmt.Fprintf(&b, "r1,overhead,overhead,litellm,,%d,closed,1,0,100,ok,%g,40000,26,ok\n", trial, d+40)
-		fmt.Fprintf(&b, "r1,overhead,overhead,litellm-1-97,litellm,%d,closed,1,0,100,ok,%g,20000,3.5,ok\n", trial, d+20)
+		d, start := 1+float64(trial)/1000, (trial+1)/2
+		fmt.Fprintf(&b, "r1,overhead,overhead,direct,,,%d,%d,closed,1,0,100,ok,%g,,,ok\n", trial, start, d)
+		fmt.Fprintf(&b, "r1,overhead,overhead,litellm,,,%d,%d,closed,1,0,100,ok,%g,40000,26,ok\n", trial, start, d+40)
+		fmt.Fprintf(&b, "r1,overhead,overhead,litellm-1-97,litellm,,%d,%d,closed,1,0,100,ok,%g,20000,3.5,ok\n", trial, start, d+20)
+		fmt.Fprintf(&b, "r1,overhead,overhead,one-api,,,%d,%d,closed,1,0,100,ok,%g,4000,,ok\n", trial, start, d+4)
+		fmt.Fprintf(&b, "r1,overhead,overhead,one-api-tuned,,one-api,%d,%d,closed,1,0,100,ok,%g,1000,,ok\n", trial, start, d+1)
 	}
 	path := filepath.Join(t.TempDir(), "overhead.csv")
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
@@ -173,13 +176,15 @@ func TestReleaseAgainstRelease(t *testing.T) {
 	var buf bytes.Buffer
 	writeReleases(&buf, summary.Build(recs))
 	out := buf.String()
-	for _, want := range []string{"## Release against release", "| overhead | c=1 prompt=100 | litellm | +40.000 ", "| 40000.0 | 26.00 | litellm-1-97 | +20.000 ", "| 2.00x | 2.00x |"} {
+	for _, want := range []string{"## Release against release", "| overhead | c=1 prompt=100 | litellm | +40.000 ", "| 40000.0 | 26.00 | litellm-1-97 | +20.000 ",
+		"| 2.00x [2.00, 2.00] 95%, 3 starts: regressed | 2.00x [2.00, 2.00] 95%, 3 starts: regressed |",
+		"| one-api-tuned | +1.000 ", "| 0.25x [0.25, 0.25] 95%, 3 starts: improved | 0.25x [0.25, 0.25] 95%, 3 starts: improved |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
 	}
-	if strings.Count(out, "| overhead |") != 1 {
-		t.Errorf("want one row, the control's:\n%s", out)
+	if strings.Count(out, "| overhead |") != 2 {
+		t.Errorf("want two rows, the control's and the tuned arm's:\n%s", out)
 	}
 }
 

@@ -170,6 +170,7 @@ var (
 	ColPromptTokens = col("prompt_tokens", "tokens", Common, "the prompt's size", func(r *Row) string { return itoa(int64(r.PromptTokens)) })
 	ColPoint        = col("point", "", Common, "the load point's key (mode, load, prompt size), as the plan stamped it: what readers join a point's rows by (vocab.KeyOf); empty for an arm that never came up", func(r *Row) string { return string(r.Point) })
 	ColReleaseOf    = col("release_of", "", Common, "the arm this one is an earlier release of (a control arm, HCL release_of), or empty", func(r *Row) string { return r.ReleaseOf })
+	ColGateBaseline = col("gate_baseline", "", Common, "the arm RESULTS.md's regression gate judges this one against in the same rounds (HCL gate_baseline), or empty", func(r *Row) string { return r.GateBaseline })
 	ColStatus       = col("status", "", Common, "ok, partial, failed or unavailable", func(r *Row) string { return string(r.Status) })
 	ColReason       = col("reason", "", Common, "why a row is not ok", func(r *Row) string { return r.Reason })
 	ColFloor        = col("floor", "", Common, "the scenario's floor arm, or empty", func(r *Row) string { return r.Floor })

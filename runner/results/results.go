@@ -31,6 +31,7 @@ type Row struct {
 	Kind                     vocab.Kind
 	GatewayClass             vocab.Class
 	ReleaseOf                string // the arm this one is an earlier release of (a control), or ""
+	GateBaseline             string // the arm the report's gate judges this one against, or ""
 	Trial                    int
 	Start                    int       // the fresh start of the stacks it ran in (from 1; 0: never came up)
 	RoundSeed                uint64    // the seed its round's arm order was drawn from
