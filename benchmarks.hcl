@@ -124,6 +124,33 @@ gateway "caddy" {
   log_patterns = { incomplete = "aborting with incomplete response" }
 }
 
+# Caddy's current release, same Caddyfile: does 2.11 still cut streams short?
+gateway "caddy-2-11" {
+  compose = "compose/caddy.yaml"
+  service = "caddy-2-11"
+  class   = "proxy"
+  port    = 18096
+  api     = ["openai", "responses", "anthropic"]
+  version = "Caddy 2.11.9 (Go module proxy, go.sum pinned)"
+  prepare = ["gateways/caddy/2.11/prepare.sh"]
+  build_time = "1m30s" # cold Go module cache, 2026-12-05 (README, "Image builds")
+  log_patterns = { incomplete = "aborting with incomplete response" }
+}
+
+# Debian's 2.6.2 with the request body read whole before it is proxied: the
+# remedy found for its cut streams (gateways/caddy/README.md).
+gateway "caddy-buffered" {
+  compose = "compose/caddy.yaml"
+  service = "caddy-buffered"
+  class   = "proxy"
+  port    = 18097
+  api     = ["openai", "responses", "anthropic"]
+  version = "Debian caddy 2.6.2, buffer_requests"
+  prepare = ["gateways/debian-closure.sh", "gateways/caddy/context", "caddy", "/usr/bin/caddy"]
+  build_time = "19s"
+  log_patterns = { incomplete = "aborting with incomplete response" }
+}
+
 # ---- AI gateways obtainable offline ----
 
 gateway "portkey" {
