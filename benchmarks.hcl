@@ -492,15 +492,16 @@ scenario "key_flood" {
   }
 }
 
-# A fifth of the primary's answers fail: at 16 clients a 2 s window holds
-# some 40 rescued requests through a fast gateway, enough for the error
-# path's p50 (10 samples) in every trial.
+# A fifth of the primary's answers fail: at 16 clients a 3 s window holds
+# some 70 rescued requests through a fast gateway, enough for the error
+# path's p90 (50 samples; 2 s gave 44-48, so it never filled); its p99
+# would need 500, some 20 s a trial, and is left empty.
 scenario "failover" {
   kind        = "failover"
   api         = "openai"
   stream      = true
   concurrency = [16]
-  duration    = "2s"
+  duration    = "3s"
   trials      = 3 # a behaviour (errors absorbed), judged per row
   mock {
     error_rate   = 0.2
@@ -514,7 +515,13 @@ scenario "head_of_line" {
   api           = "openai"
   stream        = true
   prompt_tokens = [100000]
-  concurrency   = [8]
+  # Its question is the small turns' tail: a p99 needs 500 of them. 8
+  # clients finished 56 in the 1 s window of the run of 2026-12-04, so no
+  # row had one; 16 clients for 5 s give a fast arm about 550 (10 s at 8
+  # would cost twice the time). A slower arm's p99 stays empty, its count
+  # beside it.
+  concurrency   = [16]
+  duration      = "5s"
   trials        = 2
 }
 

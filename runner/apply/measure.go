@@ -39,6 +39,9 @@ func (r *execution) baseRow(sc *plan.Scenario, a *plan.Arm, run *plan.Run) resul
 		RigRTTSameUs: usOf(r.topo.Same, r.topo.Err == nil), RigRTTCrossUs: usOf(r.topo.Cross, r.topo.HasCross),
 		Engines: r.enginesText(), Hosts: r.hostsText(), Drivers: max(r.o.Plan.Drivers.Instances, 1),
 	}
+	if run != nil {
+		row.OverheadHeader = run.Request.OverheadHeader
+	}
 	if len(a.Replicas) > 0 {
 		var cpus []string
 		cores := map[int]bool{}

@@ -62,6 +62,7 @@ type Row struct {
 	Errors                              vocab.ErrorCounts
 	RPS                                 float64
 	Latency, Service, TTFB              Percentiles
+	OverheadHeader                      string         // the header declared to carry the gateway's own overhead, or ""
 	GatewayReportedP50                  vocab.Optional // ms: the gateway's own overhead header
 	GatewayCPUCores, GatewayCPUUsPerReq vocab.Optional
 	// the kernel's work for the gateway per request (perf_event on its

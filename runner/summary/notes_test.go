@@ -42,6 +42,32 @@ r1,overhead,litellm,3,2,closed,1,0,100,ok,9.000,9.500,4.200,ok
 	}
 }
 
+// TestDeclaredHeaderNeverSent: an arm declared to state its overhead in a
+// header that no answer carried says so (LiteLLM's Rust path declared
+// x-litellm-overhead-duration-ms and sent it in none of 28 rows); an arm
+// with no header declared gets no such note.
+func TestDeclaredHeaderNeverSent(t *testing.T) {
+	csv := `run_id,scenario,gateway,trial,start,mode,concurrency,rate_rps,prompt_tokens,status,latency_p50_ms,overhead_header,gateway_reported_p50_ms,verdict
+r1,overhead,direct,1,1,closed,1,0,100,ok,1.000,,,ok
+r1,overhead,litellm-rust,1,1,closed,1,0,100,ok,6.000,x-litellm-overhead-duration-ms,,ok
+r1,overhead,nginx,1,1,closed,1,0,100,ok,1.100,,,ok
+r1,overhead,direct,2,1,closed,1,0,100,ok,1.000,,,ok
+r1,overhead,litellm-rust,2,1,closed,1,0,100,ok,6.500,x-litellm-overhead-duration-ms,,ok
+r1,overhead,nginx,2,1,closed,1,0,100,ok,1.100,,,ok
+`
+	tables := Build(recordsOf(t, "overhead.csv", csv))
+	if len(tables) != 1 || len(tables[0].Arms) != 3 {
+		t.Fatalf("tables: %+v", tables)
+	}
+	want := "sends no overhead of its own: x-litellm-overhead-duration-ms declared, carried by no answer of its 2 rows"
+	for _, a := range tables[0].Arms {
+		has := slices.Contains(a.Notes(), want)
+		if has != (a.Name == "litellm-rust") {
+			t.Errorf("%s: notes %q", a.Name, a.Notes())
+		}
+	}
+}
+
 // TestUncontrolledDropped: a point whose direct rows carry the
 // controlled-baseline verdict is not tabulated (overhead at 64 clients
 // was, with direct's p99 34 times its one-client value); a point where one

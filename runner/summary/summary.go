@@ -519,16 +519,25 @@ func (a Figures) Notes() []string {
 }
 
 // reportedNote gives the overhead the gateway states itself (its overhead
-// header), the median of its rows' p50s, beside the added p50 measured.
+// header), the median of its rows' p50s, beside the added p50 measured; or,
+// where a header was declared and no answer carried it, says so, so an
+// empty column is not read as "none declared".
 func (a Figures) reportedNote() string {
 	var p50s []float64
+	declared := ""
 	for _, r := range a.Rows {
 		if v := r.Num(results.ColGatewayReportedP50); v.Set {
 			p50s = append(p50s, v.V)
 		}
+		if h := r.Str(results.ColOverheadHeader); h != "" {
+			declared = h
+		}
 	}
 	if len(p50s) == 0 {
-		return ""
+		if declared == "" {
+			return ""
+		}
+		return fmt.Sprintf("sends no overhead of its own: %s declared, carried by no answer of its %d rows", declared, len(a.Rows))
 	}
 	return fmt.Sprintf("states its own overhead as %.3g ms (p50 of its overhead header, median of %d rows) against an added p50 of %s measured",
 		stats.Median(p50s), len(p50s), Signed(a.AddedP50))
