@@ -132,6 +132,7 @@ gateway "caddy-2-11" {
   port    = 18096
   api     = ["openai", "responses", "anthropic"]
   version = "Caddy 2.11.9 (Go module proxy, go.sum pinned)"
+  gate_baseline = "caddy" # RESULTS.md: 2.11.9 against 2.6.2 in the same rounds
   prepare = ["gateways/caddy/2.11/prepare.sh"]
   build_time = "1m30s" # cold Go module cache, 2026-12-05 (README, "Image builds")
   log_patterns = { incomplete = "aborting with incomplete response" }
@@ -146,6 +147,7 @@ gateway "caddy-buffered" {
   port    = 18097
   api     = ["openai", "responses", "anthropic"]
   version = "Debian caddy 2.6.2, buffer_requests"
+  gate_baseline = "caddy" # RESULTS.md: the remedy's cost, in the same rounds
   prepare = ["gateways/debian-closure.sh", "gateways/caddy/context", "caddy", "/usr/bin/caddy"]
   build_time = "19s"
   log_patterns = { incomplete = "aborting with incomplete response" }
