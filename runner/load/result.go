@@ -156,7 +156,12 @@ func (r *Result) finish(cfg Config) {
 	case total == 0:
 		r.Failed = "no request was measured in the window"
 	case float64(r.Errored()) > cfg.MaxErrorRate*float64(total):
-		r.Failed = fmt.Sprintf("%d of %d requests failed (%s), over the %g%% allowed; first: %s", r.Errored(), total,
+		// A session run counts sessions, not the requests inside them.
+		unit := "requests"
+		if cfg.Session != nil {
+			unit = "sessions"
+		}
+		r.Failed = fmt.Sprintf("%d of %d %s failed (%s), over the %g%% allowed; first: %s", r.Errored(), total, unit,
 			r.Errors, cfg.MaxErrorRate*100, r.FirstError)
 	}
 	if r.Failed != "" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/mock/server"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 func profiles(t *testing.T) []*Session {
@@ -155,4 +156,24 @@ func contextTokens(s *Session) int {
 		n += len(t.User)/4 + t.ToolOutputTokens
 	}
 	return n
+}
+
+// TestSessionFailureCountsSessions: a session run's failure counts
+// sessions, the unit its latency and error counts are in (session.png
+// said "26 of 59 requests" for 26 cut sessions of 59).
+func TestSessionFailureCountsSessions(t *testing.T) {
+	for _, tc := range []struct {
+		session *Session
+		want    string
+	}{
+		{nil, "26 of 59 requests failed"},
+		{&Session{}, "26 of 59 sessions failed"},
+	} {
+		r := &Result{RequestsOK: 33}
+		r.Errors[vocab.ErrCut] = 26
+		r.finish(Config{Session: tc.session, MaxErrorRate: 0.01})
+		if !strings.HasPrefix(r.Failed, tc.want) {
+			t.Errorf("session %v: failed %q, want it to start %q", tc.session != nil, r.Failed, tc.want)
+		}
+	}
 }
