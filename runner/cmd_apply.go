@@ -155,31 +155,44 @@ func lockHost(wait bool, holder string) (*runlock.Lock, error) {
 // repeat's plan.
 func applyPlanned(pl *planned) int {
 	p := pl.first
+	return onEngines("apply", p, func(loadCtx, hardCtx context.Context, engine stack.Engine, others map[string]stack.Engine) int {
+		// The code is read once: repeats run for an hour or more, and what
+		// is committed meanwhile is not the code this process runs.
+		code := apply.CodeOf(p, moduleDir(p.Dir))
+		return applyRepeats(pl, func(p *plan.Plan) int { return applyOnce(loadCtx, hardCtx, p, engine, others, &code) })
+	})
+}
+
+// onEngines connects to p's engines, pins the driver and calls f with the
+// two interrupt contexts (load, then teardown).
+func onEngines(cmd string, p *plan.Plan, f func(loadCtx, hardCtx context.Context, engine stack.Engine, others map[string]stack.Engine) int) int {
 	engine, err := connect()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
+		fmt.Fprintf(os.Stderr, "%s: %v\n", cmd, err)
 		return exitFailure
 	}
 	defer engine.Close()
 	others, err := connectOthers(p.Engines)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
+		fmt.Fprintf(os.Stderr, "%s: %v\n", cmd, err)
 		return exitFailure
 	}
 	for _, e := range others {
 		defer e.(*docker.Engine).Close()
 	}
 	if err := pinDriver(p); err != nil {
-		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
+		fmt.Fprintf(os.Stderr, "%s: %v\n", cmd, err)
 		return exitFailure
 	}
 	loadCtx, hardCtx, release := interrupt.Contexts("interrupted: stopping load, keeping finished runs, tearing down (again to tear down at once)",
 		"tearing down now")
 	defer release()
-	// The code is read once: repeats run for an hour or more, and what is
-	// committed meanwhile is not the code this process runs.
-	code := apply.CodeOf(p, moduleDir(p.Dir))
-	run := func(p *plan.Plan) int { return applyOnce(loadCtx, hardCtx, p, engine, others, &code) }
+	return f(loadCtx, hardCtx, engine, others)
+}
+
+// applyRepeats runs the first plan, and each repeat's with --repeat.
+func applyRepeats(pl *planned, run func(p *plan.Plan) int) int {
+	p := pl.first
 	if pl.next == nil {
 		return run(p)
 	}
@@ -218,19 +231,15 @@ func pinDriver(p *plan.Plan) error {
 
 // applyOnce runs one plan and prints what it wrote.
 func applyOnce(loadCtx, hardCtx context.Context, p *plan.Plan, engine stack.Engine, others map[string]stack.Engine, code *results.Code) int {
-	st, _ := os.Stdout.Stat()
-	out, err := apply.Run(loadCtx, hardCtx, apply.Options{
-		Plan: p, Engine: engine, Engines: others, ModuleDir: moduleDir(p.Dir), Source: p.SourceFile(), Calibrate: rig.Calibrate, Code: code,
-		Probe:    hostProbe(p),
-		Progress: &apply.Progress{W: os.Stdout, TTY: st != nil && st.Mode()&os.ModeCharDevice != 0},
-		// What each scenario's file says, read back from it: the summary
-		// sees exactly what a reader of the CSV will.
-		Finished: func(csv string) {
-			if recs, err := results.Read(csv); err == nil {
-				summary.Write(os.Stdout, summary.Build(recs))
-			}
-		},
-	})
+	o := runOptions(p, engine, others, code)
+	// What each scenario's file says, read back from it: the summary sees
+	// exactly what a reader of the CSV will.
+	o.Finished = func(csv string) {
+		if recs, err := results.Read(csv); err == nil {
+			summary.Write(os.Stdout, summary.Build(recs))
+		}
+	}
+	out, err := apply.Run(loadCtx, hardCtx, o)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 		return exitFailure
@@ -279,6 +288,17 @@ func applyOnce(loadCtx, hardCtx context.Context, p *plan.Plan, engine stack.Engi
 		return exitFailure
 	}
 	return 0
+}
+
+// runOptions are a run's options on this host: its engines, the code,
+// the probes and progress on standard output.
+func runOptions(p *plan.Plan, engine stack.Engine, others map[string]stack.Engine, code *results.Code) apply.Options {
+	st, _ := os.Stdout.Stat()
+	return apply.Options{
+		Plan: p, Engine: engine, Engines: others, ModuleDir: moduleDir(p.Dir), Source: p.SourceFile(), Calibrate: rig.Calibrate, Code: code,
+		Probe:    hostProbe(p),
+		Progress: &apply.Progress{W: os.Stdout, TTY: st != nil && st.Mode()&os.ModeCharDevice != 0},
+	}
 }
 
 // hostProbe probes the gateway's first CPU before every round, where the

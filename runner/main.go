@@ -43,6 +43,11 @@ usage (flags go before or after FILE; runner CMD --help prints one command's fla
   runner stability DIR    what holds across the runs kept under DIR (scripts/stability.sh adds one a day):
                           each run's figures, their spread, and how often one lies inside another's
                           interval against chance; writes DIR/STABILITY.md
+  runner interleave [--gateway a,b] [--scenario overhead] [--starts N] [--blocks N] [--requests N]
+        [--window N] [--designs requests,windows,long] [--seed N] [--out DIR] FILE
+                          the interleaving experiment: one request per arm per round, nothing frozen,
+                          against short windows and one long window per arm, the others frozen, block
+                          by block on the same stacks; writes DIR/blocks.csv (default results/interleave)
   runner down [FILE]      remove every container carrying the project's labels (with FILE, on its engines too)
   runner drive [-c N] [-d DUR] [-n N] [--rate R] [--poisson] [--api openai|anthropic|responses]
         [--stream] [--tools] [--prompt-tokens N] [--model M] [-H 'Name: value'] [--key K]
@@ -105,6 +110,8 @@ func dispatch(args []string) int {
 		return cmdDrive(args[1:])
 	case "selfbench":
 		return cmdSelfbench(args[1:])
+	case "interleave":
+		return cmdInterleave(args[1:])
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return 0
@@ -119,7 +126,7 @@ func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
 // command itself) and exits 0: asking for help is not a usage error.
 func help(cmd string, rest []string) int {
 	switch cmd {
-	case "validate", "plan", "build", "apply", "down", "summary", "charts", "compare", "stability", "gatecheck", "drive":
+	case "validate", "plan", "build", "apply", "down", "summary", "charts", "compare", "stability", "gatecheck", "drive", "interleave":
 		dispatch([]string{cmd, "-h"})
 	case "selfbench":
 		sub := "mock"

@@ -68,6 +68,9 @@ type Options struct {
 	// Finished, when set, is called with each scenario's CSV once it is
 	// complete (the CLI prints what it says).
 	Finished func(csv string)
+	// experiment, when set, runs the interleaving experiment (Experiment)
+	// on the stacks instead of the plan's runs.
+	experiment *Interleave
 }
 
 // Outcome says what a run produced.
@@ -239,6 +242,9 @@ func run(loadCtx, hardCtx context.Context, o Options, started **execution) (Outc
 	r.buildImages(hardCtx)
 	if err := r.readHosts(hardCtx); err != nil {
 		return r.out, err
+	}
+	if o.experiment != nil {
+		return r.out, r.interleave(loadCtx, hardCtx, o.experiment)
 	}
 	r.stamp()
 	r.calibrate(hardCtx)
