@@ -56,6 +56,11 @@ func cmdCharts(args []string) int {
 		}
 		fmt.Printf("  %s  %s\n", filepath.Join(*out, c.File), c.Title)
 	}
+	hours, err := report.ReadHours(filepath.Join(*dir, "stability"))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "charts: the runs kept beside the results: %v\n", err)
+		return exitFailure
+	}
 	if *reportPath != "" {
 		rep, err := report.ReadRepeats(filepath.Join(*dir, "reproduction"))
 		if err != nil {
@@ -63,7 +68,7 @@ func cmdCharts(args []string) int {
 			return exitFailure
 		}
 		var buf bytes.Buffer
-		report.WriteResults(&buf, recs, drawn, relative(*reportPath, *out), rep)
+		report.WriteResults(&buf, recs, drawn, relative(*reportPath, *out), rep, hours)
 		if err := os.WriteFile(*reportPath, buf.Bytes(), 0o644); err != nil {
 			fmt.Fprintf(os.Stderr, "charts: %v\n", err)
 			return exitFailure
@@ -71,7 +76,7 @@ func cmdCharts(args []string) int {
 		fmt.Printf("  %s\n", *reportPath)
 	}
 	if *readme != "" {
-		if err := report.UpdateREADME(*readme, report.Block(recs, relative(*readme, *out))); err != nil {
+		if err := report.UpdateREADME(*readme, report.Block(recs, relative(*readme, *out), hours)); err != nil {
 			fmt.Fprintf(os.Stderr, "charts: %v\n", err)
 			return exitFailure
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/gatewaybench/gatewaybench/runner/charts"
@@ -22,18 +21,11 @@ func cmdStability(args []string) int {
 		return exitUsage
 	}
 	base := pos[0]
-	entries, err := os.ReadDir(base)
-	if err != nil {
+	if _, err := os.Stat(base); err != nil {
 		fmt.Fprintf(os.Stderr, "stability: %v\n", err)
 		return exitFailure
 	}
-	var dirs []string
-	for _, e := range entries {
-		if csvs, _ := filepath.Glob(filepath.Join(base, e.Name(), "*.csv")); e.IsDir() && len(csvs) > 0 {
-			dirs = append(dirs, filepath.Join(base, e.Name()))
-		}
-	}
-	slices.Sort(dirs) // dated names: oldest first
+	dirs := summary.StabilityDirs(base)
 	if len(dirs) < 2 {
 		fmt.Fprintf(os.Stderr, "stability: %d run(s) under %s: two are needed to say what holds across runs (scripts/stability.sh adds one)\n", len(dirs), base)
 		return exitFailure

@@ -8,6 +8,8 @@
 # again from the new CSVs (unless --results sent them elsewhere). A quick
 # look (--quick) writes to results/quick/ and draws its charts there: the
 # committed results, charts, RESULTS.md and README are left as they are.
+# A full run of the whole file also keeps its headline scenarios in
+# results/stability/ (scripts/keep-headline.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/docker-up.sh
@@ -20,5 +22,11 @@ case " $* " in
   *" --quick "*)
     go run ./runner charts --results results/quick --out results/quick/charts
     echo "quick look: results/quick/ (CSVs, SUMMARY.md) and results/quick/charts/; not for comparison" ;;
-  *) go run ./runner charts ;;
+  *)
+    # A full run of the whole file is also a point of the spread across
+    # hours (results/stability), which RESULTS.md and the README state.
+    if [ $# -eq 1 ]; then
+      scripts/keep-headline.sh "results/runs/$(ls results/runs | sort | tail -1)"
+    fi
+    go run ./runner charts ;;
 esac

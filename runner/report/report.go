@@ -46,8 +46,9 @@ func hero(recs []results.Record, tables []summary.Table) (summary.Table, bool) {
 	return summary.Lowest(overhead)
 }
 
-// Block is the README's results block: the hero chart and what it shows.
-func Block(recs []results.Record, chartsDir string) string {
+// Block is the README's results block: the hero chart and what it shows,
+// and the headline arms' figures across the runs kept in hours.
+func Block(recs []results.Record, chartsDir string, hours Hours) string {
 	var b strings.Builder
 	b.WriteString(Begin + "\n\n")
 	t, ok := hero(recs, summary.Build(recs))
@@ -85,8 +86,92 @@ func Block(recs []results.Record, chartsDir string) string {
 	if len(absent) > 0 {
 		fmt.Fprintf(&b, " not measured on this machine: %s (reasons in [RESULTS.md](RESULTS.md)).", strings.Join(absent, ", "))
 	}
+	if across := hours.of(t); len(across) > 0 {
+		var cells []string
+		for _, s := range across {
+			cells = append(cells, fmt.Sprintf("%s %s", s.Arm, acrossCell(s)))
+		}
+		fmt.Fprintf(&b, " Across %s (\"95%%, N runs\": Student's t over the runs' figures; its level holds for a run at another hour here; "+
+			"[results/stability](results/stability/STABILITY.md)): %s.", hours.span(), strings.Join(cells, ", "))
+	}
 	b.WriteString(" p99, memory, CPU and cost: [RESULTS.md](RESULTS.md).\n\n" + End + "\n")
 	return b.String()
+}
+
+// Hours are the runs kept under results/stability (scripts/stability.sh
+// adds one a day, scripts/bench.sh its full run's headline scenarios),
+// read back with what holds across them; none: no section.
+type Hours struct {
+	Dirs []string
+	Stab []summary.Stability
+}
+
+// ReadHours reads the runs kept under base.
+func ReadHours(base string) (Hours, error) {
+	dirs := summary.StabilityDirs(base)
+	if len(dirs) < 2 {
+		return Hours{}, nil
+	}
+	tables, err := summary.ReadRepeats(dirs)
+	if err != nil {
+		return Hours{}, err
+	}
+	return Hours{Dirs: dirs, Stab: summary.Stabilities(tables)}, nil
+}
+
+// of is what holds across the runs for t's gateway arms, in t's order.
+func (h Hours) of(t summary.Table) []summary.Stability {
+	var out []summary.Stability
+	for _, a := range t.Arms {
+		for _, s := range h.Stab {
+			if s.Scenario == t.Point.Scenario && s.Point == t.Point.String() && s.Arm == a.Name && s.HasAcross {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// span names the runs: how many, and the first and last by their dated
+// directories.
+func (h Hours) span() string {
+	return fmt.Sprintf("%d runs made apart in time (%s to %s)", len(h.Dirs), filepath.Base(h.Dirs[0]), filepath.Base(h.Dirs[len(h.Dirs)-1]))
+}
+
+// acrossCell is a figure over runs with its interval.
+func acrossCell(s summary.Stability) string {
+	f := summary.Figures{AddedP50: vocab.Some(s.Across.Median), AddedP50CI: s.Across, HasCI: true}
+	return summary.Added(f.AddedP50, f.AddedP50CI, true) + " " + summary.CI(f)
+}
+
+// writeHours states, for the headline point, each arm's figure in this
+// run beside its figure across the kept runs, with what the spread is
+// made of and how often a run lies inside the others' prediction.
+func writeHours(w io.Writer, t summary.Table, h Hours) {
+	across := h.of(t)
+	if len(across) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "## Hour to hour")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "The headline point across %s, kept in `results/stability/` ([STABILITY.md](results/stability/STABILITY.md)). "+
+		"This run's interval is over its starts: it holds for a new start within the hours of this run. The figure over runs is their mean with "+
+		"Student's t over the runs' figures: its level holds for a run at another hour on this machine, where the host's speed for an "+
+		"interpreter moves from window to window (docs/method.md, \"Hour to hour\"). A run is inside the others' prediction when it lies in the "+
+		"%.0f%% prediction interval the other runs give, which chance makes %.0f%% when nothing but the hour moved.\n\n", h.span(), 100*stats.Level, 100*stats.Level)
+	var rows [][]string
+	for _, s := range across {
+		k := slices.IndexFunc(t.Arms, func(a summary.Figures) bool { return a.Name == s.Arm })
+		a := t.Arms[k] // of lists t's arms only
+		pred := "-"
+		if s.Predictions > 0 {
+			pred = fmt.Sprintf("%d of %d", s.InPrediction, s.Predictions)
+		}
+		f := summary.Figures{AddedP50: vocab.Some(s.Across.Median), AddedP50CI: s.Across, HasCI: true}
+		rows = append(rows, []string{s.Arm, summary.Added(a.AddedP50, a.AddedP50CI, a.HasCI) + " " + summary.CI(a), acrossCell(s), summary.HalfWidth(f),
+			summary.Fixed(s.BetweenRuns, 3), summary.Fixed(s.WithinRuns, 3), pred})
+	}
+	markdownTable(w, []string{"arm", "this run +p50 ms", "over the runs +p50 ms", "half-width", "sd between runs ms", "sd between starts ms", "inside the others' prediction"}, rows)
 }
 
 // writeCapacity states each arm's CPU per request at the throughput
@@ -321,7 +406,7 @@ func Splice(src []byte, block string) ([]byte, error) {
 
 // WriteResults writes RESULTS.md: the runs behind the CSVs, the headline
 // table, every chart (and the ones not drawn, with why).
-func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, chartsDir string, rep Repeats) {
+func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, chartsDir string, rep Repeats, hours Hours) {
 	tables := summary.Build(recs)
 	fmt.Fprintln(w, "# Results")
 	fmt.Fprintln(w)
@@ -355,6 +440,7 @@ func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, char
 				summary.Fixed(a.CPUUsPerReq, 1), summary.Fixed(a.SyscallsPerReq, 1), summary.Fixed(a.RSSPeakMiB, 1), summary.Fixed(a.CostPer1M, 6))
 		}
 		fmt.Fprintln(w)
+		writeHours(w, t, hours)
 	}
 	writeCapacity(w, tables)
 	writeBehaviour(w, tables)

@@ -48,8 +48,12 @@ func TestCommittedReportIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hours, err := ReadHours("../../results/stability")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var buf bytes.Buffer
-	WriteResults(&buf, recs, list, "charts", rep)
+	WriteResults(&buf, recs, list, "charts", rep, hours)
 	if got, _ := os.ReadFile("../../RESULTS.md"); !bytes.Equal(got, buf.Bytes()) {
 		t.Errorf("RESULTS.md differs from what the CSVs give: %s", regenerate)
 	}
@@ -57,7 +61,7 @@ func TestCommittedReportIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err := Splice(readme, Block(recs, "charts")); err != nil || !bytes.Equal(out, readme) {
+	if out, err := Splice(readme, Block(recs, "charts", hours)); err != nil || !bytes.Equal(out, readme) {
 		t.Errorf("README.md's results block differs from what the CSVs give (%v): %s", err, regenerate)
 	}
 }

@@ -21,11 +21,19 @@ const (
 	// reasonable time", ISMM 2013: the interval over the highest level
 	// repeated).
 	OverStarts
+	// OverRuns: the figures of runs made hours apart (each over its own
+	// starts). The level holds for the figure a run at another hour on
+	// the same machine would give: the hour's effect (the host's speed
+	// for an interpreter moves from window to window) is covered too.
+	OverRuns
 )
 
 func (o Over) String() string {
-	if o == OverStarts {
+	switch o {
+	case OverStarts:
 		return "starts"
+	case OverRuns:
+		return "runs"
 	}
 	return "rounds of one start"
 }
@@ -51,20 +59,86 @@ func StartsDelta(groups [][]float64) (Delta, bool) {
 	if len(figs) < 2 {
 		return PairedDelta(all)
 	}
+	d := overGroups(figs, OverStarts)
+	d.N = len(all)
+	return d, true
+}
+
+// RunsDelta is the figure over runs made apart in time, from each run's
+// figure (its StartsDelta's centre): their mean with Student's t interval
+// at Level over the K runs (K - 1 degrees of freedom), the interval over
+// the highest level repeated, so it holds whatever the shares of the
+// hour's, the start's and the round's effects (TestRunsCoverage). ok is
+// false with fewer than two runs.
+func RunsDelta(figs []float64) (Delta, bool) {
+	if len(figs) < 2 {
+		return Delta{}, false
+	}
+	d := overGroups(figs, OverRuns)
+	d.N = len(figs)
+	return d, true
+}
+
+// PredictRun is where one more run's figure falls, at Level, given K
+// runs' figures made apart in time: their mean with the t prediction
+// interval, mean ± t(K-1) x sd x sqrt(1 + 1/K). Unlike RunsDelta (where the
+// long-run figure lies), it bounds a single new run, hour effect and its
+// own starts' noise included; a run left out lies inside the interval the
+// others give at the rate Level when nothing changed (TestPredictRun).
+// ok is false with fewer than two runs.
+func PredictRun(figs []float64) (Estimate, bool) {
+	k := len(figs)
+	if k < 2 {
+		return Estimate{}, false
+	}
+	mean, sd := MeanSD(figs)
+	h := tQuantile(float64(k-1), 1-(1-Level)/2) * sd * math.Sqrt(1+1/float64(k))
+	return Estimate{Median: mean, Lo: mean - h, Hi: mean + h, N: k, Confidence: Level, Enough: true}, true
+}
+
+// RunComponents are the spread of a figure between runs made apart in
+// time (the hour's effect, beyond what the runs' own starts explain) and
+// between the starts of a run, as standard deviations, from each run's
+// interval over its starts (its standard error backed out of the
+// half-width). Method of moments, the between part floored at 0. ok is
+// false with fewer than two runs over starts.
+func RunComponents(runs []Delta) (between, within float64, ok bool) {
+	var figs []float64
+	var se2, sd2 float64
+	for _, d := range runs {
+		if d.Over != OverStarts || d.Starts < 2 {
+			continue
+		}
+		se := (d.Hi - d.Lo) / 2 / tQuantile(float64(d.Starts-1), 1-(1-Level)/2)
+		figs = append(figs, d.Median)
+		se2 += se * se
+		sd2 += se * se * float64(d.Starts)
+	}
+	k := float64(len(figs))
+	if k < 2 {
+		return 0, 0, false
+	}
+	_, sd := MeanSD(figs)
+	return math.Sqrt(max(0, sd*sd-se2/k)), math.Sqrt(sd2 / k), true
+}
+
+// overGroups is the t interval over group figures (starts or runs) and
+// the one-sample t test's p; Starts counts the groups.
+func overGroups(figs []float64, over Over) Delta {
 	s := len(figs)
-	mean, sd := meanSD(figs)
+	mean, sd := MeanSD(figs)
 	se := sd / math.Sqrt(float64(s))
 	q := tQuantile(float64(s-1), 1-(1-Level)/2)
-	d := Delta{Estimate: Estimate{Median: mean, Lo: mean - q*se, Hi: mean + q*se, N: len(all),
-		Confidence: Level, Enough: true}, Over: OverStarts, Starts: s}
+	d := Delta{Estimate: Estimate{Median: mean, Lo: mean - q*se, Hi: mean + q*se,
+		Confidence: Level, Enough: true}, Over: over, Starts: s}
 	switch {
 	case se > 0:
 		t := math.Abs(mean) / se
 		d.P, d.HasP = 2*(1-(stats.TDist{V: float64(s - 1)}).CDF(t)), true
 	case mean != 0:
-		d.P, d.HasP = 0, true // every start gave the same figure, not 0
+		d.P, d.HasP = 0, true // every group gave the same figure, not 0
 	}
-	return d, true
+	return d
 }
 
 // Components are the variance of a figure between starts and between the
@@ -86,7 +160,7 @@ func ComponentsOf(groups [][]float64) (Components, bool) {
 		if len(g) == 0 {
 			continue
 		}
-		m, _ := meanSD(g)
+		m, _ := MeanSD(g)
 		means = append(means, m)
 		for _, x := range g {
 			ssw += (x - m) * (x - m)
@@ -98,7 +172,7 @@ func ComponentsOf(groups [][]float64) (Components, bool) {
 		return Components{}, false
 	}
 	within := ssw / float64(dfw)
-	_, sdm := meanSD(means)
+	_, sdm := MeanSD(means)
 	perStart := float64(n) / float64(len(means))
 	between := max(0, sdm*sdm-within/perStart)
 	return Components{BetweenStarts: math.Sqrt(between), WithinStarts: math.Sqrt(within), Starts: len(means), Rounds: n}, true
@@ -128,7 +202,8 @@ func DiffDelta(a, b Delta) (Delta, bool) {
 		P: p, HasP: true, Over: OverStarts, Starts: min(a.Starts, b.Starts)}, true
 }
 
-func meanSD(xs []float64) (mean, sd float64) {
+// MeanSD is the mean of xs and their sample standard deviation (0 for one).
+func MeanSD(xs []float64) (mean, sd float64) {
 	for _, x := range xs {
 		mean += x
 	}
@@ -183,8 +258,8 @@ func InsideRate(s1, s2 int) float64 {
 		for i := range b {
 			b[i] = rng.NormFloat64()
 		}
-		ma, sd := meanSD(a)
-		mb, _ := meanSD(b)
+		ma, sd := MeanSD(a)
+		mb, _ := MeanSD(b)
 		if math.Abs(mb-ma) <= q*sd/math.Sqrt(float64(s1)) {
 			hits++
 		}

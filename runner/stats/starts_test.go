@@ -158,3 +158,98 @@ func TestInsideRate(t *testing.T) {
 		t.Error("one start has no interval over starts")
 	}
 }
+
+// simulateRuns draws k runs' figures (each the StartsDelta of its 3
+// starts x 2 rounds, start effect 2.5 round sds) under an hour effect of
+// sh round sds: the sizes the canary measured (the run figures' sd was 0.5
+// to 2 start sds; docs/method.md, "Hour to hour").
+func simulateRuns(rng *rand.Rand, mu, sh float64, k int) []float64 {
+	figs := make([]float64, k)
+	for i := range figs {
+		d, _ := StartsDelta(simulate(rng, mu+sh*rng.NormFloat64(), 2.5, 1, 3, 2, false))
+		figs[i] = d.Median
+	}
+	return figs
+}
+
+// TestRunsCoverage: with hour effects of 0 to 5 round sds between runs,
+// the interval over runs covers the long-run figure at its stated level,
+// for 3 to 8 runs; one run's interval over its starts does not, once the
+// hour moves it. Seeded.
+func TestRunsCoverage(t *testing.T) {
+	const sims, mu = 4000, 10.0
+	for _, sh := range []float64{0, 1, 2.5, 5} {
+		for _, k := range []int{3, 4, 6, 8} {
+			rng := rand.New(rand.NewPCG(uint64(k), uint64(sh*10)))
+			hits, oneRun := 0, 0
+			for range sims {
+				figs := simulateRuns(rng, mu, sh, k)
+				d, ok := RunsDelta(figs)
+				if !ok || d.Over != OverRuns || d.Starts != k {
+					t.Fatalf("%+v: not an interval over %d runs", d, k)
+				}
+				if d.Lo <= mu && mu <= d.Hi {
+					hits++
+				}
+				one, _ := StartsDelta(simulate(rng, mu+sh*rng.NormFloat64(), 2.5, 1, 3, 2, false))
+				if one.Lo <= mu && mu <= one.Hi {
+					oneRun++
+				}
+			}
+			cov := float64(hits) / sims
+			if cov < 0.93 || cov > 0.97 {
+				t.Errorf("hour %g, %d runs: coverage %.3f, stated %.2f", sh, k, cov, Level)
+			}
+			if one := float64(oneRun) / sims; sh >= 5 && one > 0.85 {
+				t.Errorf("hour %g: one run's interval over starts covered %.3f: the simulation does not show the hour's effect", sh, one)
+			}
+		}
+	}
+}
+
+// TestPredictRun: a run left out lies inside the prediction interval of
+// the others at the stated rate, whatever the hour's effect. Seeded.
+func TestPredictRun(t *testing.T) {
+	const sims = 4000
+	for _, sh := range []float64{0, 2.5, 5} {
+		for _, k := range []int{3, 6} {
+			rng := rand.New(rand.NewPCG(uint64(k)+100, uint64(sh*10)))
+			in := 0
+			for range sims {
+				figs := simulateRuns(rng, 10, sh, k+1)
+				p, ok := PredictRun(figs[:k])
+				if !ok {
+					t.Fatal("no prediction from", k, "runs")
+				}
+				if p.Lo <= figs[k] && figs[k] <= p.Hi {
+					in++
+				}
+			}
+			if r := float64(in) / sims; r < 0.93 || r > 0.97 {
+				t.Errorf("hour %g, %d runs: the next run inside %.3f, stated %.2f", sh, k, r, Level)
+			}
+		}
+	}
+	if _, ok := PredictRun([]float64{1}); ok {
+		t.Error("a prediction from one run")
+	}
+}
+
+// TestRunComponents: from runs' intervals over their starts, the spread
+// between runs comes back near the hour effect drawn, and near 0 without
+// one. Seeded; 400 runs each.
+func TestRunComponents(t *testing.T) {
+	for _, sh := range []float64{0, 3} {
+		rng := rand.New(rand.NewPCG(9, uint64(sh)))
+		var runs []Delta
+		for range 400 {
+			d, _ := StartsDelta(simulate(rng, 10+sh*rng.NormFloat64(), 2.5, 1, 3, 2, false))
+			runs = append(runs, d)
+		}
+		between, within, ok := RunComponents(runs)
+		// A start's figure (median of 2 rounds) has sd sqrt(2.5² + 1/2) = 2.6.
+		if !ok || math.Abs(between-sh) > 0.6 || math.Abs(within-2.6) > 0.5 {
+			t.Errorf("hour %g: between runs %.2f, within %.2f (want about %g and 2.6)", sh, between, within, sh)
+		}
+	}
+}

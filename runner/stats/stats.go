@@ -73,7 +73,7 @@ type Delta struct {
 	P    float64
 	HasP bool
 	// Over says what the interval's level holds for; Starts is how many
-	// starts it was drawn from (OverStarts).
+	// groups it was drawn from: starts (OverStarts) or runs (OverRuns).
 	Over   Over
 	Starts int
 }

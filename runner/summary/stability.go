@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,6 +30,18 @@ type Stability struct {
 	// Predicted is the mean chance rate over those pairs.
 	Inside, Pairs int
 	Predicted     float64
+	// Across is the figure over the runs, its interval over them
+	// (stats.RunsDelta: the level holds for a run at another hour), set
+	// when HasAcross; BetweenRuns and WithinRuns are its spread between
+	// runs beyond their starts' and between a run's starts
+	// (stats.RunComponents).
+	Across                  stats.Delta
+	HasAcross               bool
+	BetweenRuns, WithinRuns vocab.Optional
+	// InPrediction of Predictions runs lie inside the prediction interval
+	// the other runs give (stats.PredictRun, leave one out): a test whose
+	// rate is Level when nothing moved but the hour.
+	InPrediction, Predictions int
 }
 
 // Stabilities matches the runs' tables arm by arm and point.
@@ -73,9 +86,51 @@ func Stabilities(runs [][]Table) []Stability {
 		if s.Pairs > 0 {
 			s.Predicted = predicted / float64(s.Pairs)
 		}
+		s.acrossRuns()
 		out = append(out, s)
 	}
 	return out
+}
+
+// acrossRuns fills what the runs over starts say together: the figure
+// over them, its components, and the leave-one-out predictions.
+func (s *Stability) acrossRuns() {
+	var figs []float64
+	var ds []stats.Delta
+	for _, a := range s.Runs {
+		if a.AddedP50.Set && a.HasCI && a.AddedP50CI.Over == stats.OverStarts {
+			figs = append(figs, a.AddedP50CI.Median)
+			ds = append(ds, a.AddedP50CI)
+		}
+	}
+	s.Across, s.HasAcross = stats.RunsDelta(figs)
+	if b, w, ok := stats.RunComponents(ds); ok {
+		s.BetweenRuns, s.WithinRuns = vocab.Some(b), vocab.Some(w)
+	}
+	if len(figs) < 3 {
+		return // a prediction from one run has no spread to go by
+	}
+	for j := range figs {
+		p, _ := stats.PredictRun(slices.Delete(slices.Clone(figs), j, j+1))
+		s.Predictions++
+		if p.Lo <= figs[j] && figs[j] <= p.Hi {
+			s.InPrediction++
+		}
+	}
+}
+
+// StabilityDirs are the runs kept under base (results/stability/<date>,
+// each a directory with CSVs), oldest first; none when base is absent.
+func StabilityDirs(base string) []string {
+	entries, _ := os.ReadDir(base)
+	var dirs []string
+	for _, e := range entries {
+		if csvs, _ := filepath.Glob(filepath.Join(base, e.Name(), "*.csv")); e.IsDir() && len(csvs) > 0 {
+			dirs = append(dirs, filepath.Join(base, e.Name()))
+		}
+	}
+	slices.Sort(dirs) // dated names: oldest first
+	return dirs
 }
 
 // ratio is the largest of the runs' values over the smallest, when every
@@ -111,7 +166,7 @@ func WriteStability(w io.Writer, dirs []string, tables [][]Table, ss []Stability
 	for _, s := range ss {
 		for i, a := range s.Runs {
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, filepath.Base(dirs[i]),
-				Added(a.AddedP50, a.AddedP50CI, a.HasCI), CI(a), halfWidth(a), num1(a.CPUUsPerReq), num1(a.SyscallsPerReq), num1(a.Median(results.ColProbePyNs)))
+				Added(a.AddedP50, a.AddedP50CI, a.HasCI), CI(a), HalfWidth(a), num1(a.CPUUsPerReq), num1(a.SyscallsPerReq), num1(a.Median(results.ColProbePyNs)))
 		}
 	}
 	fmt.Fprintln(w)
@@ -125,11 +180,29 @@ func WriteStability(w io.Writer, dirs []string, tables [][]Table, ss []Stability
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, times(s.Spread), times(s.SyscallSpread), inside, pred)
 	}
+	fmt.Fprintf(w, "\nAcross the runs: the figure over them with its interval over runs (its level holds for a run at another hour on this machine: "+
+		"docs/method.md, \"Hour to hour\"); the sd between runs beyond what their starts explain, and between a run's starts; "+
+		"and how many runs lie inside the %.0f%% prediction interval the other runs give (leave one out), which chance makes %.0f%% when nothing moved but the hour.\n\n",
+		100*stats.Level, 100*stats.Level)
+	fmt.Fprintln(w, "| scenario | point | arm | +p50 over runs | interval | half-width | sd between runs ms | sd between starts ms | inside the others' prediction |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	for _, s := range ss {
+		if !s.HasAcross {
+			continue
+		}
+		a := Figures{AddedP50: vocab.Some(s.Across.Median), AddedP50CI: s.Across, HasCI: true}
+		pred := "-"
+		if s.Predictions > 0 {
+			pred = fmt.Sprintf("%d of %d", s.InPrediction, s.Predictions)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, Added(a.AddedP50, a.AddedP50CI, true), CI(a),
+			HalfWidth(a), Fixed(s.BetweenRuns, 3), Fixed(s.WithinRuns, 3), pred)
+	}
 }
 
-// halfWidth is an interval's half-width as a share of its figure: what
+// HalfWidth is an interval's half-width as a share of its figure: what
 // "to within 15%" is judged by.
-func halfWidth(a Figures) string {
+func HalfWidth(a Figures) string {
 	if !a.HasCI || !a.AddedP50.Set || a.AddedP50.V == 0 {
 		return "-"
 	}

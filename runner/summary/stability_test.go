@@ -35,9 +35,19 @@ func TestStabilities(t *testing.T) {
 	if s.Pairs != 6 || s.Inside != 2 || s.Predicted < 0.83 || s.Predicted > 0.95 || !s.Spread.Set || s.Spread.V < 1.4 || s.SyscallSpread.V != 1.04 {
 		t.Errorf("%+v", s)
 	}
+	// Over the runs: the moved host widens the interval over runs (its
+	// level stated by runs), the spread between runs is most of it, and
+	// the third run lies outside the prediction the first two give.
+	if !s.HasAcross || s.Across.Over != stats.OverRuns || s.Across.Starts != 3 || s.Across.Lo > 10.1 || s.Across.Hi < 15.1 ||
+		!s.BetweenRuns.Set || s.BetweenRuns.V < 2.5 || s.WithinRuns.V > 0.3 || s.Predictions != 3 || s.InPrediction != 2 {
+		t.Errorf("across runs: %+v", s)
+	}
 	var b bytes.Buffer
 	WriteStability(&b, []string{"a/d1", "a/d2", "a/d3"}, runs, ss)
-	if !strings.Contains(b.String(), "| overhead | c=1 prompt=100 | litellm | 1.49x | 1.04x | 2 of 6 | 91% |") {
-		t.Errorf("markdown:\n%s", b.String())
+	for _, want := range []string{"| overhead | c=1 prompt=100 | litellm | 1.49x | 1.04x | 2 of 6 | 91% |",
+		"| overhead | c=1 prompt=100 | litellm | +11.8 | [+4.7, +18.9] 95%, 3 runs | 60% | 2.862 | 0.101 | 2 of 3 |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, b.String())
+		}
 	}
 }

@@ -729,8 +729,11 @@ func Interval(d stats.Delta, has bool) string {
 
 // Level is what an interval's level is and what it holds for.
 func Level(d stats.Delta) string {
-	if d.Over == stats.OverStarts {
+	switch d.Over {
+	case stats.OverStarts:
 		return fmt.Sprintf("%.0f%%, %d starts", d.Confidence*100, d.Starts)
+	case stats.OverRuns:
+		return fmt.Sprintf("%.0f%%, %d runs", d.Confidence*100, d.Starts)
 	}
 	return fmt.Sprintf("%.0f%%, 1 start", d.Confidence*100)
 }
