@@ -89,3 +89,32 @@ func TestJudge(t *testing.T) {
 		})
 	}
 }
+
+// TestCommittedFailoverExercised: in the committed run, every AI gateway
+// measured in failover tried the primary first and absorbed some of its
+// failures. litellm-rs's default breaker once kept the primary out of every
+// window (it saw 0 of 224) and the rows said only "ok"; a configuration
+// that does so again fails here once its run is committed.
+func TestCommittedFailoverExercised(t *testing.T) {
+	recs, err := results.Read("../../results/failover.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tried, absorbed := map[string]float64{}, map[string]float64{}
+	for _, r := range recs {
+		if r.Class() != vocab.ClassAI || r.Status() == vocab.StatusUnavailable {
+			continue
+		}
+		g := r.Str(results.ColGateway)
+		tried[g] += r.Num(results.ColUpstreamErrors).V
+		absorbed[g] += r.Num(results.ColAbsorbed).V
+	}
+	if len(tried) < 4 {
+		t.Fatalf("%d AI gateways measured in results/failover.csv: %v", len(tried), tried)
+	}
+	for g, n := range tried {
+		if n == 0 || absorbed[g] == 0 {
+			t.Errorf("%s: the primary failed %.0f requests, %.0f absorbed: failover not exercised (gateways/%s/README.md)", g, n, absorbed[g], g)
+		}
+	}
+}

@@ -42,6 +42,18 @@ type Stability struct {
 	// the other runs give (stats.PredictRun, leave one out): a test whose
 	// rate is Level when nothing moved but the hour.
 	InPrediction, Predictions int
+	// Normalised is whether dividing each run's figure by a reading of its
+	// own run brings the runs closer: the runs' coefficient of variation
+	// of the figure, of the figure over the run's CPython probe, and of
+	// the figure over the gateway's CPU per request (runs having all three).
+	Normalised Normalised
+}
+
+// Normalised are coefficients of variation across runs (sd over mean, as
+// shares), over the N runs that have every reading.
+type Normalised struct {
+	N                      int
+	Figure, ByProbe, ByCPU float64
 }
 
 // Stabilities matches the runs' tables arm by arm and point.
@@ -104,6 +116,7 @@ func (s *Stability) acrossRuns() {
 		}
 	}
 	s.Across, s.HasAcross = stats.RunsDelta(figs)
+	s.Normalised = normalised(s.Runs)
 	if b, w, ok := stats.RunComponents(ds); ok {
 		s.BetweenRuns, s.WithinRuns = vocab.Some(b), vocab.Some(w)
 	}
@@ -117,6 +130,30 @@ func (s *Stability) acrossRuns() {
 			s.InPrediction++
 		}
 	}
+}
+
+// normalised compares the runs' spread of the figure with its spread
+// once divided by the run's CPython probe or by its CPU per request.
+func normalised(runs []Figures) Normalised {
+	var fig, byProbe, byCPU []float64
+	for _, a := range runs {
+		probe := a.Median(results.ColProbePyNs)
+		if !a.AddedP50.Set || !a.HasCI || a.AddedP50CI.Over != stats.OverStarts || !probe.Set || probe.V <= 0 || !a.CPUUsPerReq.Set || a.CPUUsPerReq.V <= 0 {
+			continue
+		}
+		f := a.AddedP50CI.Median
+		fig, byProbe, byCPU = append(fig, f), append(byProbe, f/probe.V), append(byCPU, f/a.CPUUsPerReq.V)
+	}
+	if len(fig) < 3 {
+		return Normalised{}
+	}
+	return Normalised{N: len(fig), Figure: cv(fig), ByProbe: cv(byProbe), ByCPU: cv(byCPU)}
+}
+
+// cv is xs' coefficient of variation: sd over |mean|.
+func cv(xs []float64) float64 {
+	m, sd := stats.MeanSD(xs)
+	return sd / math.Abs(m)
 }
 
 // StabilityDirs are the runs kept under base (results/stability/<date>,
@@ -197,6 +234,18 @@ func WriteStability(w io.Writer, dirs []string, tables [][]Table, ss []Stability
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, Added(a.AddedP50, a.AddedP50CI, true), CI(a),
 			HalfWidth(a), Fixed(s.BetweenRuns, 3), Fixed(s.WithinRuns, 3), pred)
+	}
+	fmt.Fprintln(w, "\nWould a reading of the run bring the runs closer? The spread of the figure across runs (coefficient of variation), "+
+		"beside its spread once each run's figure is divided by that run's median CPython probe, or by the gateway's own CPU µs per request "+
+		"in the same windows. A figure is normalised by a probe only where that narrows the spread (docs/method.md, \"Host probes\"); "+
+		"none is: the CPU column is a reading of the gateway itself, not of the host.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| scenario | point | arm | runs | +p50 spread | over the CPython probe | over CPU µs/req |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	for _, s := range ss {
+		if n := s.Normalised; n.N > 0 {
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %.1f%% | %.1f%% | %.1f%% |\n", s.Scenario, s.Point, s.Arm, n.N, 100*n.Figure, 100*n.ByProbe, 100*n.ByCPU)
+		}
 	}
 }
 

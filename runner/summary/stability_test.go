@@ -2,6 +2,7 @@ package summary
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -49,5 +50,25 @@ func TestStabilities(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestNormalised: a figure that follows the gateway's own CPU per request
+// is steady once divided by it, and a probe that moves while the figure
+// holds makes the normalised spread wider, not narrower.
+func TestNormalised(t *testing.T) {
+	arm := func(fig, cpu, probe float64) Figures {
+		d, _ := stats.StartsDelta([][]float64{{fig}, {fig * 1.01}, {fig * 0.99}})
+		csv := "run_id,scenario,kind,gateway,trial,mode,concurrency,rate_rps,prompt_tokens,status,probe_python_ns\n" +
+			"r1,overhead,overhead,litellm,1,closed,1,0,100,ok," + strconv.FormatFloat(probe, 'f', 1, 64) + "\n"
+		return Figures{Name: "litellm", AddedP50: vocab.Some(d.Median), AddedP50CI: d, HasCI: true, CPUUsPerReq: vocab.Some(cpu),
+			Rows: recordsOf(t, "overhead.csv", csv)}
+	}
+	n := normalised([]Figures{arm(10, 1000, 140), arm(12, 1200, 140), arm(11, 1100, 230), {}})
+	if n.N != 3 || n.Figure < 0.08 || n.ByCPU > 0.001 || n.ByProbe <= n.Figure {
+		t.Errorf("%+v: want 3 runs, the figure's spread gone by CPU, widened by the probe", n)
+	}
+	if n := normalised([]Figures{arm(10, 1000, 140), arm(12, 1200, 140)}); n.N != 0 {
+		t.Errorf("%+v from two runs", n)
 	}
 }
