@@ -54,7 +54,7 @@ func TestInterleaved(t *testing.T) {
 		t.Errorf("%d distinct orders in 20 rounds: not drawn afresh each round", len(orders))
 	}
 
-	refuse := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no key", 401) })
+	refuse := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no key", http.StatusUnauthorized) })
 	cfgs[1].URL = serve(t, refuse) + "/v1/chat/completions"
 	_, err = Interleaved(context.Background(), cfgs, 5, rand.New(rand.NewPCG(1, 2)))
 	if err == nil || !strings.Contains(err.Error(), "status 401") || !strings.Contains(err.Error(), "no key") {
