@@ -362,7 +362,8 @@ func (s *scanner) digits() bool {
 // end checks that only white space follows the value and returns the
 // first error met.
 func (s *scanner) end() error {
-	if s.err == nil && s.peek() != 0 {
+	// Not peek() != 0: a NUL byte after the value reads as peek's end.
+	if s.ws(); s.err == nil && s.i < len(s.b) {
 		s.fail("the end of the text")
 	}
 	return s.err

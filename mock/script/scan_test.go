@@ -173,6 +173,7 @@ var parseCorpus = []string{
 	`{"a":[1,]}`,
 	`{"a":"unterminated`,
 	"{\"messages\":[{\"role\":\"user\",\"content\":\"bad utf8 \xff\"}]}",
+	"{\"messages\":[{\"role\":\"user\"}]}\x00", // a NUL after the value once read as the end (fuzz)
 	strings.Repeat("[", 400) + strings.Repeat("]", 400),
 	`{"x":` + strings.Repeat("[", 299) + strings.Repeat("]", 299) + `,"messages":[{"role":"user","content":"deep"}]}`,
 }
