@@ -307,6 +307,49 @@ gateway "litellm-rs" {
   build_time = "19m55s" # its image on a fresh machine, 2026-12-03 (README, "Image builds")
 }
 
+# MLflow's AI Gateway, built into its tracking server, with the database it
+# needs (SQLite, its default backend store): gateways/mlflow/README.md.
+gateway "mlflow" {
+  compose  = "compose/mlflow.yaml"
+  service  = "mlflow"
+  port     = 18098
+  api      = ["openai", "responses"]
+  # its OpenAI passthrough (the provider's own API, its stream with [DONE]);
+  # the model names the gateway endpoint. Its unified route
+  # (/gateway/mlflow/v1/chat/completions) ends streams with no [DONE].
+  paths    = { openai = "/gateway/openai/v1/chat/completions", responses = "/gateway/openai/v1/responses" }
+  model    = "mock-model"
+  fallback = true # the endpoint's fallback model is the fallback mock
+  version  = "MLflow 3.17.2 AI Gateway (Python, FastAPI on uvicorn), mlflow[genai] from PyPI, SQLite backend store, Python 3.11"
+  prepare  = ["gateways/mlflow/prepare.sh"]
+  build_time = "3m48s" # its image on a fresh machine, 2026-12-05, beside two cargo builds (README, "Image builds")
+  # After its health check answers, the server's job runner starts eight
+  # more interpreters (huey consumers) that import MLflow for about a minute
+  # of CPU on the gateway's core: by hand, c=1 took 84-112 ms a request 20 s
+  # after start and 9 ms after 90 s. CPython's caches settle after that.
+  warmup_requests = 3000
+  warmup_max      = "180s"
+  # MLflow states its own overhead on non-streamed answers (its time less
+  # the provider call's, whole milliseconds); recorded as gateway_reported_p50_ms
+  overhead_header = "x-mlflow-gateway-overhead-duration-ms"
+}
+
+# LangDB's AI gateway (Rust), from the Rust crate registry
+# (gateways/langdb/README.md). Its failover is a router the client names in
+# each request's body, not a gateway setting: failover is not declared.
+gateway "langdb" {
+  compose = "compose/langdb.yaml"
+  service = "langdb"
+  port    = 18099
+  api     = ["openai"]
+  version = "LangDB AI gateway 0.3.2 (Rust crate ai-gateway, actix-web), built with cargo --locked"
+  prepare = ["gateways/langdb/prepare.sh"]
+  build_time = "17m28s" # its image on a fresh machine, 2026-12-05, beside other builds (README, "Image builds")
+  # every scenario of its API but failover
+  scenarios = ["overhead", "streaming_turn", "tool_call_loop", "large_context", "concurrent_agents", "throughput",
+               "throughput_frontier", "key_flood", "head_of_line", "cancellation", "memory", "cold_start"]
+}
+
 # ---- declared for users with an image registry; recorded as unavailable offline ----
 # Each has a real configuration pointing at the mock (compose/<name>.yaml,
 # gateways/<name>/README.md); where an image can be pulled they are measured

@@ -51,7 +51,9 @@ ln -s /usr/bin/python3.11 "$root/opt/$name/bin/python"
 rm -rf "$root/opt/$name/lib/python3.11/site-packages/"{pip,pip-*.dist-info,setuptools,setuptools-*.dist-info,_distutils_hack,distutils-precedence.pth}
 # Every shared library the extension modules load that their wheels do not
 # bundle (ldd resolves bundled ones inside the tree: those are left alone).
-find "$root/opt/$name" "$root/usr/lib/python3.11/lib-dynload" -name '*.so*' -type f -print0 |
+# Named *.so or *.so.N: '*.so*' also matched pyarrow's test data
+# (v0.7.1.some-named-index.parquet), on which ldd fails the pipeline.
+find "$root/opt/$name" "$root/usr/lib/python3.11/lib-dynload" -type f \( -name '*.so' -o -name '*.so.*' \) -print0 |
   xargs -0 ldd 2>/dev/null | grep -o '=> /[^ ]*' | cut -c4- | sort -u | while read -r lib; do
     case "$lib" in "$root"/*) continue ;; esac
     [ -e "$root$lib" ] || cp -L --parents "$lib" "$root"
