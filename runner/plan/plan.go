@@ -507,11 +507,12 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 		case len(sc.Gateways) > 0 && !slices.Contains(sc.Gateways, a.Name) && !a.Floor:
 			s.Skipped = append(s.Skipped, Skip{a.Name, "not in the scenario's gateways list"})
 			continue
-		case len(g.Scenarios) > 0 && !slices.Contains(g.Scenarios, sc.Name):
-			s.Skipped = append(s.Skipped, Skip{a.Name, "not in the gateway's scenarios list"})
-			continue
+		// the API first: it says more than the list that follows from it
 		case !g.Supports(sc.API):
 			s.Skipped = append(s.Skipped, Skip{a.Name, fmt.Sprintf("does not serve the %s API", sc.API)})
+			continue
+		case len(g.Scenarios) > 0 && !slices.Contains(g.Scenarios, sc.Name):
+			s.Skipped = append(s.Skipped, Skip{a.Name, "not in the gateway's scenarios list"})
 			continue
 		}
 		steady := sc.Steady

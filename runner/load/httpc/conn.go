@@ -14,7 +14,9 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
+	"unsafe"
 )
 
 // A lean HTTP/1.1 client connection: net/http adds 50-65 µs per request here
@@ -47,6 +49,14 @@ type Conn struct {
 	r, w   int // unread bytes are buf[r:w]
 	reads  int
 	dialed int // connections opened (Dialed)
+	// lastRead stamps the last socket read: how long the connection has
+	// lain idle. raw is its socket, for the check before reuse (alive).
+	lastRead time.Duration
+	raw      syscall.RawConn
+	peekFn   func(fd uintptr) bool // c.peek, bound once: no allocation per check
+	peekN    uintptr
+	peekErr  syscall.Errno
+	peekBuf  [1]byte
 	// Head is the last response's header block and End how its body ended:
 	// the evidence a failed answer is described by. Head reuses its array,
 	// so keeping it allocates nothing once it has grown.
@@ -101,7 +111,42 @@ var (
 // NewConn is a connection to addr (TLS when tlsConf is set); base is the
 // driver clock's origin, which read stamps count from.
 func NewConn(addr string, tlsConf *tls.Config, base time.Time) *Conn {
-	return &Conn{addr: addr, tls: tlsConf, base: base, buf: make([]byte, 64<<10)}
+	c := &Conn{addr: addr, tls: tlsConf, base: base, buf: make([]byte, 64<<10)}
+	c.peekFn = c.peek
+	return c
+}
+
+// IdleCheck is how long a connection lies idle before it is checked for a
+// close by the server before its next request. Servers close keep-alive
+// connections they find idle (uvicorn and Node after 5 s); a client that
+// writes on one gets EOF for a request the server never read. Production
+// clients look before they reuse (httpx drops a connection that is readable
+// while idle, Go's net/http reads every idle connection in the background);
+// so does this one, but only after an idle spell: a busy connection pays no
+// syscall.
+const IdleCheck = 500 * time.Millisecond
+
+// alive reports whether the server has left the idle connection open: a
+// non-blocking peek finds nothing to read. End of stream, an error, or bytes
+// nobody asked for (a 408 before the close, a TLS close_notify) all mean
+// the server is done with it.
+func (c *Conn) alive() bool {
+	if c.raw == nil {
+		return true
+	}
+	if err := c.raw.Read(c.peekFn); err != nil {
+		return false
+	}
+	return c.peekErr == syscall.EAGAIN
+}
+
+// peek is a recv with MSG_PEEK|MSG_DONTWAIT on fd: it never waits and never
+// consumes a byte. It always returns true, so RawConn.Read does not wait for
+// the socket to become readable.
+func (c *Conn) peek(fd uintptr) bool {
+	c.peekN, _, c.peekErr = syscall.Syscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&c.peekBuf[0])), 1,
+		syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
+	return true
 }
 
 // Close closes the socket; the next exchange dials again.
@@ -135,6 +180,7 @@ func (c *Conn) fill() (time.Duration, error) {
 	}
 	n, err := c.nc.Read(c.buf[c.w:])
 	at := time.Since(c.base)
+	c.lastRead = at
 	c.w += n
 	c.reads++
 	if n > 0 {
@@ -161,8 +207,12 @@ func (c *Conn) RoundTrip(req []byte, deadline time.Time, s Sink) (int, error) {
 	return c.Receive(s)
 }
 
-// send writes req, dialling first if the connection is closed.
+// send writes req, dialling first if the connection is closed, or was
+// closed by the server while it lay idle.
 func (c *Conn) Send(req []byte, deadline time.Time) error {
+	if c.nc != nil && time.Since(c.base)-c.lastRead >= IdleCheck && !c.alive() {
+		c.Close()
+	}
 	if c.nc == nil {
 		if c.isAborted() {
 			return errAborted
@@ -170,6 +220,10 @@ func (c *Conn) Send(req []byte, deadline time.Time) error {
 		nc, err := net.DialTimeout("tcp", c.addr, time.Until(deadline))
 		if err != nil {
 			return err
+		}
+		c.raw = nil
+		if sc, ok := nc.(syscall.Conn); ok {
+			c.raw, _ = sc.SyscallConn() // without it the connection is used unchecked
 		}
 		if c.tls != nil {
 			tc := tls.Client(nc, c.tls)
