@@ -356,6 +356,25 @@ gateway "langdb" {
                "throughput_frontier", "head_of_line", "cancellation", "memory", "cold_start"]
 }
 
+# new-api, the successor of one-api (Go), from the Go module proxy with its
+# web UI from npm (gateways/new-api/README.md): its defaults, SQLite, the same
+# two channels and RetryTimes=2 as one-api.
+gateway "new-api" {
+  compose  = "compose/new-api.yaml"
+  service  = "new-api"
+  port     = 18100
+  api      = ["openai", "responses", "anthropic"]
+  fallback = true
+  api_key  = "sk-gatewaybench"
+  version  = "new-api v0.10.2 (Go, gin; SQLite, defaults), built from its Go module, web UI from npm"
+  prepare  = ["gateways/new-api/prepare.sh"]
+  build_time = "3m4s" # its image, 2026-12-05, empty Go, bun and npm caches (README, "Image builds")
+  # it writes a log row and the quota to SQLite per request, as one-api does:
+  # warmed as one-api is
+  warmup_requests = 3000
+  warmup_max      = "90s"
+}
+
 # ---- declared for users with an image registry; recorded as unavailable offline ----
 # Each has a real configuration pointing at the mock (compose/<name>.yaml,
 # gateways/<name>/README.md); where an image can be pulled they are measured
