@@ -26,18 +26,10 @@ set +a
 db="$ctx/rootfs/data/mlflow.db"
 mkdir -p "$(dirname "$db")"
 rm -f "$db"
-"$build/venv/bin/python" -m mlflow server --backend-store-uri "sqlite:///$db" \
-  --host 127.0.0.1 --port "$GATEWAY_PORT" --workers 1 >"$build/seed.log" 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null || true' EXIT
 base="http://127.0.0.1:$GATEWAY_PORT"
-for _ in $(seq 1 600); do
-  curl -sf "$base/health" >/dev/null && break
-  kill -0 $pid 2>/dev/null || { cat "$build/seed.log" >&2; exit 1; }
-  sleep 0.1
-done
+. "$here/../seed-server.sh"
+seed_start "$build/seed.log" "$base/health" "$build/venv/bin/python" -m mlflow server --backend-store-uri "sqlite:///$db" \
+  --host 127.0.0.1 --port "$GATEWAY_PORT" --workers 1
 "$build/venv/bin/python" "$here/seed.py" "$base" "$MOCK_URL" "$MOCK_FALLBACK_URL" >>"$build/seed.log" 2>&1 ||
   { tail -20 "$build/seed.log" >&2; echo "prepare: MLflow refused the gateway's seed" >&2; exit 1; }
-kill $pid
-wait $pid 2>/dev/null || true
-trap - EXIT
+seed_stop

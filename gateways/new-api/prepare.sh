@@ -53,15 +53,10 @@ fi
 mkdir -p "$ctx/rootfs/data" "$ctx/rootfs/tmp/logs"
 db="$ctx/rootfs/data/new-api.db"
 rm -f "$db"
-SQLITE_PATH="$db" GIN_MODE=release "$build/new-api" --port "$GATEWAY_PORT" --log-dir "$build/logs" >"$build/seed.log" 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null || true' EXIT
 base="http://127.0.0.1:$GATEWAY_PORT"
-for _ in $(seq 1 200); do
-  curl -sf "$base/api/status" >/dev/null && break
-  kill -0 $pid 2>/dev/null || { cat "$build/seed.log" >&2; exit 1; }
-  sleep 0.1
-done
+. "$here/../seed-server.sh"
+seed_start "$build/seed.log" "$base/api/status" env SQLITE_PATH="$db" GIN_MODE=release \
+  "$build/new-api" --port "$GATEWAY_PORT" --log-dir "$build/logs"
 password=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
 jar="$build/cookies"
 rm -f "$jar"
@@ -83,9 +78,7 @@ call POST /api/channel/ "{\"mode\":\"single\",\"channel\":$(channel channel-fall
 call PUT /api/option/ '{"key":"RetryTimes","value":"2"}' >/dev/null
 call PUT /api/option/ '{"key":"ModelRatio","value":"{\"mock-model\":1}"}' >/dev/null
 call POST /api/token/ '{"name":"gatewaybench","remain_quota":0,"unlimited_quota":true,"expired_time":-1}' >/dev/null
-kill $pid
-wait $pid 2>/dev/null || true
-trap - EXIT
+seed_stop
 # The token's key is random; benchmarks.hcl names it, so it is set here.
 python3 - "$db" <<'EOF'
 import sqlite3, sys

@@ -44,6 +44,7 @@ done
 
 # Seed the databases with one-api itself, on loopback, then stop it.
 mkdir -p "$ctx/rootfs/data" "$ctx/rootfs/tmp/logs"
+. "$here/../seed-server.sh"
 admin=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 channel=$(sed "s|\${MOCK_URL}|$MOCK_URL|" "$here/channel.json")
 fallback=$(sed "s|\${MOCK_FALLBACK_URL}|$MOCK_FALLBACK_URL|" "$here/channel-fallback.json")
@@ -51,26 +52,17 @@ seed() { # seed DB [option=value...]
   local db=$1
   shift
   rm -f "$db"
-  SQLITE_PATH="$db" INITIAL_ROOT_TOKEN=gatewaybench INITIAL_ROOT_ACCESS_TOKEN="$admin" \
-    TIKTOKEN_CACHE_DIR="$ctx/rootfs/tiktoken" GIN_MODE=release \
-    "$build/one-api" --port "$GATEWAY_PORT" --log-dir "$build/logs" >"$build/seed.log" 2>&1 &
-  local pid=$!
-  trap 'kill $pid 2>/dev/null || true' EXIT
   local base="http://127.0.0.1:$GATEWAY_PORT"
-  for _ in $(seq 1 100); do
-    curl -sf "$base/api/status" >/dev/null && break
-    kill -0 $pid 2>/dev/null || { cat "$build/seed.log" >&2; exit 1; }
-    sleep 0.1
-  done
+  seed_start "$build/seed.log" "$base/api/status" env SQLITE_PATH="$db" INITIAL_ROOT_TOKEN=gatewaybench \
+    INITIAL_ROOT_ACCESS_TOKEN="$admin" TIKTOKEN_CACHE_DIR="$ctx/rootfs/tiktoken" GIN_MODE=release \
+    "$build/one-api" --port "$GATEWAY_PORT" --log-dir "$build/logs"
   api() { curl -sf -X "$1" "$base$2" -H "Authorization: $admin" -H 'Content-Type: application/json' -d "$3" | grep -q '"success":true'; }
   api POST /api/channel/ "$channel" || { echo "prepare: one-api refused the channel" >&2; exit 1; }
   api POST /api/channel/ "$fallback" || { echo "prepare: one-api refused the fallback channel" >&2; exit 1; }
   for kv in "$@"; do
     api PUT /api/option/ "{\"key\":\"${kv%%=*}\",\"value\":\"${kv#*=}\"}" || { echo "prepare: one-api refused option $kv" >&2; exit 1; }
   done
-  kill $pid
-  wait $pid 2>/dev/null || true
-  trap - EXIT
+  seed_stop
 }
 seed "$ctx/rootfs/data/default.db" RetryTimes=2
 seed "$ctx/rootfs/data/tuned.db" RetryTimes=2 LogConsumeEnabled=false
