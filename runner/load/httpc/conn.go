@@ -54,7 +54,6 @@ type Conn struct {
 	lastRead time.Duration
 	raw      syscall.RawConn
 	peekFn   func(fd uintptr) bool // c.peek, bound once: no allocation per check
-	peekN    uintptr
 	peekErr  syscall.Errno
 	peekBuf  [1]byte
 	// Head is the last response's header block and End how its body ended:
@@ -144,7 +143,7 @@ func (c *Conn) alive() bool {
 // consumes a byte. It always returns true, so RawConn.Read does not wait for
 // the socket to become readable.
 func (c *Conn) peek(fd uintptr) bool {
-	c.peekN, _, c.peekErr = syscall.Syscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&c.peekBuf[0])), 1,
+	_, _, c.peekErr = syscall.Syscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&c.peekBuf[0])), 1,
 		syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
 	return true
 }
