@@ -893,9 +893,16 @@ func (r *execution) kept(s *scenarioRun) ([]results.Record, error) {
 		return nil, err
 	}
 	measured := func(gw string) bool { return s.sc.Arm(gw) != nil }
+	// An arm the benchmark file now leaves out of this scenario (its
+	// scenarios list, its APIs) is not a narrowed-away one: its earlier
+	// rows describe a scenario it no longer runs, and go.
+	skipped := func(gw string) bool {
+		return slices.ContainsFunc(s.sc.Skipped, func(k plan.Skip) bool { return k.Arm == gw })
+	}
+	other := func(gw string) bool { return !measured(gw) && !skipped(gw) }
 	runs := map[string]bool{}
 	for _, rec := range old {
-		if !measured(rec.Str(results.ColGateway)) {
+		if other(rec.Str(results.ColGateway)) {
 			runs[rec.Str(results.ColRunID)] = true
 		}
 	}
@@ -904,7 +911,7 @@ func (r *execution) kept(s *scenarioRun) ([]results.Record, error) {
 	for _, rec := range old {
 		gw := rec.Str(results.ColGateway)
 		switch {
-		case !measured(gw):
+		case other(gw):
 			arms[gw] = true
 		case runs[rec.Str(results.ColRunID)] && (gw == vocab.Direct || gw == rec.Str(results.ColFloor)):
 		default:

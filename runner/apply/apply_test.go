@@ -866,20 +866,25 @@ func TestContainersChangedUnderARun(t *testing.T) {
 // scenario keeps the rows of the others already in its CSV, with the direct
 // rows of their run (their figures are relative to it), and replaces the
 // rows of the arms it measured (a narrowed re-run replaced a CSV of 13 arms
-// with its own few).
+// with its own few). The rows of an arm the plan now skips in the scenario
+// (its scenarios list dropped it) go, with their run's direct rows: a full
+// run once kept MLflow's key_flood rows from the run before.
 func TestNarrowedRunKeepsOtherArms(t *testing.T) {
 	ps := newPorts(t)
 	p, o := testPlan(t, ps, 200*time.Millisecond)
 	o.Engine = inProcess(t, ps, p)
+	p.Scenarios[0].Skipped = append(p.Scenarios[0].Skipped, plan.Skip{Arm: "retired", Reason: "not in the gateway's scenarios list"})
 	path := filepath.Join(p.Dir, p.Scenarios[0].CSV)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	var old []results.Row
-	for _, gw := range []string{"direct", "proxy", "portkey"} {
-		for trial := 1; trial <= 2; trial++ {
-			old = append(old, results.Row{RunID: "20261130t000000-aaaaaa", Scenario: "overhead", Kind: vocab.KindOverhead, Gateway: gw,
-				Trial: trial, Mode: vocab.Closed, Concurrency: 1, PromptTokens: 100, Status: vocab.StatusOK, RequestsOK: 10})
+	for run, gws := range map[string][]string{"20261130t000000-aaaaaa": {"direct", "proxy", "portkey"}, "20261129t000000-bbbbbb": {"direct", "retired"}} {
+		for _, gw := range gws {
+			for trial := 1; trial <= 2; trial++ {
+				old = append(old, results.Row{RunID: run, Scenario: "overhead", Kind: vocab.KindOverhead, Gateway: gw,
+					Trial: trial, Mode: vocab.Closed, Concurrency: 1, PromptTokens: 100, Status: vocab.StatusOK, RequestsOK: 10})
+			}
 		}
 	}
 	if err := results.Write(path, old); err != nil {
@@ -896,7 +901,7 @@ func TestNarrowedRunKeepsOtherArms(t *testing.T) {
 	newRun := out.RunID[:9]
 	want := map[string]int{"20261130t portkey": 2, "20261130t direct": 2, newRun + " direct": 2, newRun + " proxy": 2, newRun + " broken": 1}
 	if !maps.Equal(count, want) {
-		t.Errorf("rows by run and arm %v, want %v (the old run's proxy rows replaced, its portkey and direct kept)", count, want)
+		t.Errorf("rows by run and arm %v, want %v (the old run's proxy rows replaced, its portkey and direct kept, the retired arm's run gone)", count, want)
 	}
 }
 
