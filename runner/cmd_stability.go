@@ -35,20 +35,38 @@ func cmdStability(args []string) int {
 		fmt.Fprintf(os.Stderr, "stability: %v\n", err)
 		return exitFailure
 	}
-	ss := summary.Stabilities(tables)
+	machines := summary.ByHost(dirs, tables)
 	var md strings.Builder
-	md.WriteString("# Stability across runs\n\n![the AI gateways' added p50 at one client over the runs, and the host's probes](stability.png)\n\n")
-	summary.WriteStability(&md, dirs, tables, ss)
+	fmt.Fprintf(&md, "# Stability across runs\n\n%d runs on %d host(s). What holds across runs is read on each host alone, "+
+		"the host of the newest run first: a run on another CPU is another machine, not another hour.\n\n", len(dirs), len(machines))
+	chart, charted := filepath.Join(base, "stability.png"), ""
+	for _, m := range machines {
+		fmt.Fprintf(&md, "## %s: %d run(s)\n\n", m.Name(), len(m.Dirs))
+		if len(m.Dirs) < 2 {
+			fmt.Fprintf(&md, "- %s: %s\n\nOne run: nothing across runs on this host yet.\n\n", filepath.Base(m.Dirs[0]), summary.Provenance(m.Tables[0]))
+			continue
+		}
+		ss := summary.Stabilities(m.Tables)
+		if charted == "" {
+			if err := charts.RenderStability(chart, m.Dirs, m.Tables, ss); err != nil {
+				fmt.Fprintf(os.Stderr, "stability: %v\n", err)
+				return exitFailure
+			}
+			charted = m.Name()
+			fmt.Fprintf(&md, "![the AI gateways' added p50 at one client over the runs on this host, and the host's probes](stability.png)\n\n")
+		}
+		summary.WriteStability(&md, m.Dirs, m.Tables, ss)
+		md.WriteString("\n")
+	}
+	if charted == "" {
+		fmt.Fprintf(os.Stderr, "stability: no host under %s has two runs: two on one host are needed to say what holds across runs\n", base)
+		return exitFailure
+	}
 	path := filepath.Join(base, "STABILITY.md")
 	if err := os.WriteFile(path, []byte(md.String()), 0o644); err != nil {
 		fmt.Fprintf(os.Stderr, "stability: %v\n", err)
 		return exitFailure
 	}
-	chart := filepath.Join(base, "stability.png")
-	if err := charts.RenderStability(chart, dirs, tables, ss); err != nil {
-		fmt.Fprintf(os.Stderr, "stability: %v (STABILITY.md written)\n", err)
-		return exitFailure
-	}
-	fmt.Printf("%d runs: %s, %s\n", len(dirs), path, chart)
+	fmt.Printf("%d runs on %d host(s): %s, %s (runs on %s)\n", len(dirs), len(machines), path, chart, charted)
 	return 0
 }

@@ -99,15 +99,20 @@ func Block(recs []results.Record, chartsDir string, hours Hours) string {
 }
 
 // Hours are the runs kept under results/stability (scripts/stability.sh
-// adds one a day, scripts/bench.sh its full run's headline scenarios),
-// read back with what holds across them; none: no section.
+// adds one a day, scripts/bench.sh its full run's headline scenarios) on
+// the host of the results they stand beside, read back with what holds
+// across them; fewer than two: no section.
 type Hours struct {
+	Host string
 	Dirs []string
 	Stab []summary.Stability
+	// Elsewhere counts the runs kept on other hosts, left out: another
+	// machine, not another hour.
+	Elsewhere int
 }
 
-// ReadHours reads the runs kept under base.
-func ReadHours(base string) (Hours, error) {
+// ReadHours reads the runs kept under base that ran on host.
+func ReadHours(base, host string) (Hours, error) {
 	dirs := summary.StabilityDirs(base)
 	if len(dirs) < 2 {
 		return Hours{}, nil
@@ -116,7 +121,12 @@ func ReadHours(base string) (Hours, error) {
 	if err != nil {
 		return Hours{}, err
 	}
-	return Hours{Dirs: dirs, Stab: summary.Stabilities(tables)}, nil
+	for _, m := range summary.ByHost(dirs, tables) {
+		if m.Host == host && len(m.Dirs) >= 2 {
+			return Hours{Host: host, Dirs: m.Dirs, Stab: summary.Stabilities(m.Tables), Elsewhere: len(dirs) - len(m.Dirs)}, nil
+		}
+	}
+	return Hours{}, nil
 }
 
 // of is what holds across the runs for t's gateway arms, in t's order.
@@ -135,7 +145,11 @@ func (h Hours) of(t summary.Table) []summary.Stability {
 // span names the runs: how many, and the first and last by their dated
 // directories.
 func (h Hours) span() string {
-	return fmt.Sprintf("%d runs made apart in time (%s to %s)", len(h.Dirs), filepath.Base(h.Dirs[0]), filepath.Base(h.Dirs[len(h.Dirs)-1]))
+	s := fmt.Sprintf("%d runs on %s made apart in time (%s to %s", len(h.Dirs), h.Host, filepath.Base(h.Dirs[0]), filepath.Base(h.Dirs[len(h.Dirs)-1]))
+	if h.Elsewhere > 0 {
+		s += fmt.Sprintf("; %d kept from other hosts left out", h.Elsewhere)
+	}
+	return s + ")"
 }
 
 // acrossCell is a figure over runs with its interval.

@@ -277,6 +277,17 @@ func ProvenanceOf(recs []Record) Provenance {
 	return p
 }
 
+// HostCPU is the CPU model the first record that names one was measured
+// on, "" when none does.
+func HostCPU(recs []Record) string {
+	for _, r := range recs {
+		if h := r.Str(ColHostCPU); h != "" {
+			return h
+		}
+	}
+	return ""
+}
+
 // CodeText is the run's code version as reports print it: a short commit
 // and whether the tree was clean; "unknown" without a manifest or commit.
 func (m *Manifest) CodeText() string {

@@ -170,6 +170,51 @@ func StabilityDirs(base string) []string {
 	return dirs
 }
 
+// HostOf is the CPU model a run's rows were measured on (its manifest's
+// host.cpu), "" when they do not say.
+func HostOf(tables []Table) string {
+	var recs []results.Record
+	for _, t := range tables {
+		for _, a := range t.Arms {
+			recs = append(recs, a.Rows...)
+		}
+	}
+	return results.HostCPU(recs)
+}
+
+// Machine is the runs kept on one host, oldest first.
+type Machine struct {
+	Host   string
+	Dirs   []string
+	Tables [][]Table
+}
+
+// ByHost parts the runs by the host they ran on, the newest run's host
+// first. A figure over runs holds for another hour on one machine: a run
+// on another CPU is another machine, whose figures are not draws of this
+// one's (the VM under this project moved from a Xeon to an EPYC).
+func ByHost(dirs []string, tables [][]Table) []Machine {
+	var out []Machine
+	for i := len(dirs) - 1; i >= 0; i-- {
+		h := HostOf(tables[i])
+		k := slices.IndexFunc(out, func(m Machine) bool { return m.Host == h })
+		if k < 0 {
+			out, k = append(out, Machine{Host: h}), len(out)
+		}
+		out[k].Dirs = slices.Insert(out[k].Dirs, 0, dirs[i])
+		out[k].Tables = slices.Insert(out[k].Tables, 0, tables[i])
+	}
+	return out
+}
+
+// Name is the host as a heading says it.
+func (m Machine) Name() string {
+	if m.Host == "" {
+		return "host not recorded"
+	}
+	return m.Host
+}
+
 // ratio is the largest of the runs' values over the smallest, when every
 // run has one above 0.
 func ratio(runs []Figures, v func(Figures) vocab.Optional) vocab.Optional {
