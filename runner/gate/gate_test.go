@@ -2,9 +2,11 @@ package gate
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,7 +64,7 @@ func run(t *testing.T, rng *rand.Rand, added map[string]float64, starts, rounds 
 	trial := 0
 	for s := 1; s <= starts; s++ {
 		armEffect := map[string]float64{}
-		for name := range added {
+		for _, name := range slices.Sorted(maps.Keys(added)) { // map order would make the seeded draws differ per run
 			armEffect[name] = rng.NormFloat64() * startSD // each start is a fresh stack of each arm
 		}
 		for range rounds {
@@ -77,7 +79,8 @@ func run(t *testing.T, rng *rand.Rand, added map[string]float64, starts, rounds 
 					GatewayCPUUsPerReq: vocab.Some(cpu), ProbePyNs: vocab.Some(probe)}
 			}
 			rows = append(rows, row(vocab.Direct, 1, 0))
-			for name, a := range added {
+			for _, name := range slices.Sorted(maps.Keys(added)) {
+				a := added[name]
 				f := math.Exp(armEffect[name] + rng.NormFloat64()*roundSD)
 				rows = append(rows, row(name, 1+a*f, 100*a*f))
 			}
