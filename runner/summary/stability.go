@@ -172,15 +172,7 @@ func StabilityDirs(base string) []string {
 
 // HostOf is the CPU model a run's rows were measured on (its manifest's
 // host.cpu), "" when they do not say.
-func HostOf(tables []Table) string {
-	var recs []results.Record
-	for _, t := range tables {
-		for _, a := range t.Arms {
-			recs = append(recs, a.Rows...)
-		}
-	}
-	return results.HostCPU(recs)
-}
+func HostOf(tables []Table) string { return results.HostCPU(records(tables)) }
 
 // Machine is the runs kept on one host, oldest first.
 type Machine struct {

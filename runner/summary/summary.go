@@ -603,14 +603,17 @@ func firstLine(s string) string {
 }
 
 // Provenance is the runs and code versions behind the tables' rows.
-func Provenance(tables []Table) results.Provenance {
+func Provenance(tables []Table) results.Provenance { return results.ProvenanceOf(records(tables)) }
+
+// records are the rows behind tables.
+func records(tables []Table) []results.Record {
 	var recs []results.Record
 	for _, t := range tables {
 		for _, a := range t.Arms {
 			recs = append(recs, a.Rows...)
 		}
 	}
-	return results.ProvenanceOf(recs)
+	return recs
 }
 
 // Write prints the tables for people.
