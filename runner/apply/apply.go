@@ -515,7 +515,7 @@ func (r *execution) measureStart(loadCtx, hardCtx context.Context, s *scenarioRu
 			}
 		}
 	}
-	if err := r.warm(loadCtx, hardCtx, s); err != nil {
+	if err := r.warm(loadCtx, hardCtx, s, start); err != nil {
 		return err
 	}
 	if err := r.idleMemory(hardCtx, s); err != nil {
@@ -713,6 +713,17 @@ func (r *execution) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, run
 		if err := r.isolate(hardCtx, s, run.Arm); err != nil {
 			return err
 		}
+		var check results.Check
+		if needsCheck(a, run) && noCapacity == "" {
+			p.Start(fmt.Sprintf("%s: back to a steady state at %s before its window, at most %s", run.Arm, run.Point, plan.CheckMax), plan.CheckMax.D())
+			c, err := checkArm(loadCtx, hardCtx, s, run, a)
+			if err != nil {
+				return err
+			}
+			check = c
+			a.served += int(c.Requests.V)
+			p.Done(fmt.Sprintf("%s: %s after %.0f requests in %.1fs", run.Arm, c.State, c.Requests.V, c.Seconds.V))
+		}
 		p.Start(fmt.Sprintf("[%d/%d] %s %s%s trial %d %s (about %s of load left in the plan)", n, total, sc.Name, run.Point, variant(run), run.Trial, run.Arm,
 			r.loadLeft().Round(time.Second)), run.Warmup.D()+run.Duration.D())
 		m := r.meter(sc, run, a, s.mocks.source)
@@ -722,6 +733,7 @@ func (r *execution) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, run
 		if s.probe.HasSteal {
 			m.Base.HostStealShare = vocab.Some(results.Round6(s.probe.Steal))
 		}
+		m.Base.Check = check
 		row := m.Base
 		if noCapacity != "" {
 			row.Status, row.Reason = vocab.StatusFailed, noCapacity

@@ -205,6 +205,23 @@ func testPlan(t *testing.T, ps *ports, window time.Duration) (*plan.Plan, Option
 		CgroupRoot: t.TempDir(), ReadyTimeout: 5 * time.Second, Progress: &Progress{W: testWriter{t}}}
 }
 
+// copyEach copies src to dst chunk by chunk, calling before ahead of each.
+func copyEach(dst io.Writer, src io.Reader, before func()) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			before()
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
 type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) {
@@ -283,7 +300,11 @@ func inProcess(t *testing.T, ps *ports, p *plan.Plan) *fake.Engine {
 // httputil.ReverseProxy here closed a client connection now and then in
 // the middle of a short run, 4 of 23 requests once, and failed rows that
 // these tests need whole.)
-func pipe(ln net.Listener, target string) (stop func()) {
+func pipe(ln net.Listener, target string) (stop func()) { return pipeWith(ln, target, nil) }
+
+// pipeWith is pipe with a hook run before each chunk the client sends is
+// passed on (at one client, before each request).
+func pipeWith(ln net.Listener, target string, before func()) (stop func()) {
 	var mu sync.Mutex
 	open := map[net.Conn]bool{}
 	track := func(cs ...net.Conn) bool {
@@ -313,7 +334,11 @@ func pipe(ln net.Listener, target string) (stop func()) {
 					return
 				}
 				go func() {
-					io.Copy(u, c)
+					if before == nil {
+						io.Copy(u, c)
+					} else {
+						copyEach(u, c, before)
+					}
 					u.(*net.TCPConn).CloseWrite() // the client is done sending
 				}()
 				io.Copy(c, u)

@@ -121,7 +121,7 @@ func (r *execution) interleaveStart(loadCtx, hardCtx context.Context, s *scenari
 	if err := r.startArms(hardCtx, s, start); err != nil {
 		return nil, err
 	}
-	if err := r.warm(loadCtx, hardCtx, s); err != nil {
+	if err := r.warm(loadCtx, hardCtx, s, start); err != nil {
 		return nil, err
 	}
 	var names []string

@@ -28,9 +28,12 @@ const warmClients = 32
 // scenario's own request, in blocks of plan.SteadyBlock, until it served
 // the requests asked and its latency stopped moving (steadyAfter), or its
 // bound ran out. The other arms are frozen meanwhile, as in a measured run.
-func (r *execution) warm(loadCtx, hardCtx context.Context, s *scenarioRun) error {
+// The arms are warmed in an order drawn afresh for each start
+// (plan.WarmOrder): warmed in the file's order, the first arm sat frozen
+// longest and was measured colder in 8 of 8 starts (issue 62).
+func (r *execution) warm(loadCtx, hardCtx context.Context, s *scenarioRun, start int) error {
 	sc := s.sc
-	for i := range sc.Arms {
+	for place, i := range plan.WarmOrder(sc.Name, start, len(sc.Arms)) {
 		pa := &sc.Arms[i]
 		a := s.arms[pa.Name]
 		// A hosted arm is a paid API: it is never driven but in its runs.
@@ -58,7 +61,7 @@ func (r *execution) warm(loadCtx, hardCtx context.Context, s *scenarioRun) error
 		if err != nil {
 			return err
 		}
-		w.Stack, w.Before = a.warmup.Stack, a.warmup.Before
+		w.Stack, w.Before, w.Order = a.warmup.Stack, a.warmup.Before, vocab.Some(float64(place+1))
 		a.warmup = w
 		a.served += int(w.Requests.V)
 		a.warmed = a.warmed || a.served >= pa.Steady.Requests
@@ -78,29 +81,64 @@ func (r *execution) warm(loadCtx, hardCtx context.Context, s *scenarioRun) error
 // warmArm runs one arm's warm-up: at least need requests, then until
 // steadyAfter, for at most bound.
 func warmArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *liveArm, conns, need int, bound plan.Duration) (results.Warmup, error) {
-	pa := a.plan
+	cfg := measure.RequestConfig(run, s.sc.Knobs)
+	cfg.Conns, cfg.Requests = conns, plan.SteadyBlock
+	c, err := blocksUntilSteady(loadCtx, hardCtx, cfg, need, bound)
+	if err != nil {
+		return results.Warmup{}, fmt.Errorf("%s: warm-up: %w", a.plan.Name, err)
+	}
+	return results.Warmup{Requests: c.Requests, Seconds: c.Seconds, State: c.State, P50s: c.P50s}, nil
+}
+
+// checkArm brings an arm back to a steady state at the run's own load
+// after its thaw, just before its window: blocks of the run's request at
+// its clients (plan.CheckBlock requests, or plan.CheckBlockTime when
+// answers are slow) until steadyAfter holds, for at most
+// plan.CheckMax. A warm-up at 32 clients left Portkey falling 15-30%
+// over the rounds at one client, and an arm frozen longer was measured
+// colder (issue 62): the window now opens on the state it is judged in.
+func checkArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *liveArm) (results.Check, error) {
+	cfg := measure.RequestConfig(run, s.sc.Knobs)
+	cfg.Conns, cfg.Requests, cfg.Duration = run.Point.Concurrency, plan.CheckBlock, plan.CheckBlockTime.D()
+	c, err := blocksUntilSteady(loadCtx, hardCtx, cfg, 0, plan.CheckMax)
+	if err != nil {
+		return c, fmt.Errorf("%s: check before the window: %w", a.plan.Name, err)
+	}
+	return c, nil
+}
+
+// needsCheck: the check before the window is for gateway arms that are
+// warmed (a steady state is asked of them), at closed-loop points, where
+// its blocks are the run's own load.
+func needsCheck(a *liveArm, run *plan.Run) bool {
+	return a.plan.Steady.Requests > 0 && !a.plan.Hosted && len(a.containers) > 0 && run.Point.Mode == vocab.Closed && run.Point.Concurrency > 0
+}
+
+// blocksUntilSteady drives blocks of cfg (warm-up none, so every request
+// counts) until at least need requests were served and their p50s show a
+// steady state (steadyAfter), or bound ran out.
+func blocksUntilSteady(loadCtx, hardCtx context.Context, cfg load.Config, need int, bound plan.Duration) (results.Check, error) {
 	ctx, cancel := context.WithTimeout(loadCtx, bound.D())
 	defer cancel()
 	began := time.Now()
-	var w results.Warmup
+	var c results.Check
 	var p50s []float64
 	served := 0
+	cfg.Warmup, cfg.MinSamples, cfg.MaxDuration, cfg.MaxErrorRate, cfg.Abort, cfg.Window = 0, 0, 0, 1, hardCtx, nil
 	for ctx.Err() == nil {
-		cfg := measure.RequestConfig(run, s.sc.Knobs)
-		cfg.Conns, cfg.Requests, cfg.MaxErrorRate, cfg.Abort = conns, plan.SteadyBlock, 1, hardCtx
-		// In this process, even where drivers run in containers: a
-		// warm-up's figures only decide when it ends.
+		// In this process, even where drivers run in containers: these
+		// figures only decide when the blocks end.
 		res, err := load.Run(ctx, cfg)
 		if hardCtx.Err() != nil {
-			return w, hardCtx.Err()
+			return c, hardCtx.Err()
 		}
 		if err != nil {
-			return w, fmt.Errorf("%s: warm-up: %w", pa.Name, err)
+			return c, err
 		}
 		served += int(res.RequestsOK + res.Errored())
 		if res.RequestsOK == 0 {
 			if loadCtx.Err() == nil && ctx.Err() == nil {
-				w.State = vocab.WarmFailed // nothing to judge by: its runs will say why
+				c.State = vocab.WarmFailed // nothing to judge by: its runs will say why
 			}
 			break
 		}
@@ -109,17 +147,17 @@ func warmArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a 
 		}
 		p50 := float64(res.Latency.ValueAtQuantile(50)) / 1e3
 		p50s = append(p50s, p50)
-		w.P50s = append(w.P50s, vocab.Some(p50))
+		c.P50s = append(c.P50s, vocab.Some(p50))
 		if served >= need && steadyAfter(p50s) {
-			w.State = vocab.WarmSteady
+			c.State = vocab.WarmSteady
 			break
 		}
 	}
-	if w.State == "" {
-		w.State = vocab.WarmBounded
+	if c.State == "" {
+		c.State = vocab.WarmBounded
 	}
-	w.Requests, w.Seconds = vocab.Some(float64(served)), vocab.Some(time.Since(began).Seconds())
-	return w, nil
+	c.Requests, c.Seconds = vocab.Some(float64(served)), vocab.Some(time.Since(began).Seconds())
+	return c, nil
 }
 
 // steadyAfter says whether a warm-up whose blocks had these p50s has

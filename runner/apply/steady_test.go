@@ -1,6 +1,19 @@
 package apply
 
-import "testing"
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/plan"
+	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/stack"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
+)
 
 // TestSteadyAfter: a warm-up is steady when its last two blocks agree
 // within 5% and the last blocks show no trend; a run of agreeing pairs on
@@ -27,5 +40,77 @@ func TestSteadyAfter(t *testing.T) {
 		if got := steadyAfter(c.p50s); got != c.want {
 			t.Errorf("%s %v: steady %v, want %v", c.name, c.p50s, got, c.want)
 		}
+	}
+}
+
+// TestCheckBeforeWindow: an arm that is slow for its first requests after
+// every thaw (a JIT's code cooled while frozen, planted here: 40 requests
+// held 40 ms down to 1 ms, less each) is brought back to its steady state
+// before each window, so no window sees the cold requests; without the
+// check the 100 ms warm-up before the window held a few of them and every
+// window opened cold.
+// The rows say how each check ended and where the arm came in its start's
+// warm-up order.
+func TestCheckBeforeWindow(t *testing.T) {
+	const cold, delay = 40, 40 * time.Millisecond
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 200*time.Millisecond)
+	p.Isolation = config.Freeze
+	sc := &p.Scenarios[0]
+	sc.Arm("proxy").Steady = plan.Steady{Requests: 100, Max: plan.Duration(time.Minute)}
+	e := inProcess(t, ps, p)
+	var left atomic.Int64
+	start := e.StartFunc
+	e.StartFunc = func(spec stack.ContainerSpec) error {
+		if spec.Labels[stack.LabelStack] != "proxy" {
+			return start(spec)
+		}
+		port, _ := strconv.Atoi(spec.Cmd[1])
+		ln, err := ps.listen(port)
+		if err != nil {
+			return err
+		}
+		target, _ := url.Parse(p.Mock.URL)
+		t.Cleanup(pipeWith(ln, target.Host, func() {
+			if n := left.Add(-1); n >= 0 {
+				time.Sleep(delay * time.Duration(n+1) / cold) // cooling off as a JIT re-tiers: less each request
+			}
+		}))
+		return nil
+	}
+	e.PauseFunc = func(spec stack.ContainerSpec, paused bool) {
+		if spec.Labels[stack.LabelStack] == "proxy" && !paused {
+			left.Store(cold)
+		}
+	}
+	o.Engine = e
+	out, err := Run(context.Background(), context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for _, r := range readCSV(t, out.Files[0]) {
+		if r.Str(results.ColGateway) != "proxy" || !r.Measured() {
+			continue
+		}
+		rows++
+		p50 := r.Num(results.ColLatency.P50)
+		// The cold requests' median takes half the delay on top of the
+		// stream's 8 ms; a warm one none: the bound is half-way.
+		if !p50.Set || p50.V >= float64(delay/time.Millisecond)/4+8 {
+			t.Errorf("trial %d: p50 %v ms: the window saw the cold requests", r.Int(results.ColTrial), p50)
+		}
+		if n := r.Num(results.ColCheckRequests); !(n.V >= cold) || len(r.List(results.ColCheckP50s)) == 0 {
+			t.Errorf("trial %d: check of %v requests, blocks %q; want at least the %d cold ones", r.Int(results.ColTrial), n, r.List(results.ColCheckP50s), cold)
+		}
+		if s := vocab.WarmupState(r.Str(results.ColCheckState)); s != vocab.WarmSteady && s != vocab.WarmBounded {
+			t.Errorf("trial %d: check %q", r.Int(results.ColTrial), s)
+		}
+		if o := r.Num(results.ColWarmupOrder); !o.Set || o.V < 1 || o.V > 3 {
+			t.Errorf("trial %d: warm-up order %v", r.Int(results.ColTrial), o)
+		}
+	}
+	if rows != 2 {
+		t.Errorf("%d measured proxy rows, want 2", rows)
 	}
 }

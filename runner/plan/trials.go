@@ -131,3 +131,14 @@ func RoundSeed(scenario string, key vocab.PointKey, trial int) uint64 {
 func RoundOrder(n int, seed uint64) []int {
 	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)).Perm(n)
 }
+
+// WarmOrder is the order, a permutation of the scenario's n arms' indexes,
+// in which a start warms its arms: drawn afresh for every start from the
+// scenario and the start, so no arm is always warmed first (and frozen
+// longest before its first round; issue 62) and a plan made again draws
+// the same orders.
+func WarmOrder(scenario string, start, n int) []int {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00warm-up\x00%d", scenario, start)
+	return RoundOrder(n, h.Sum64())
+}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,5 +38,25 @@ func TestNextTrials(t *testing.T) {
 	s.CIWidth = config.CIWidth{}
 	if extra, _ := s.NextTrials(runs, 1, rows); extra != nil {
 		t.Errorf("without ci_width: %+v", extra)
+	}
+}
+
+// TestWarmOrder: every start draws its own warm-up order, the same each
+// time the plan is made; over 30 starts each of three arms is warmed
+// first at least once (the file's first arm is not always first).
+func TestWarmOrder(t *testing.T) {
+	first := map[int]int{}
+	for start := 1; start <= 30; start++ {
+		o := WarmOrder("gate", start, 3)
+		if !slices.Equal(o, WarmOrder("gate", start, 3)) {
+			t.Fatalf("start %d: two draws differ", start)
+		}
+		if s := slices.Sorted(slices.Values(o)); !slices.Equal(s, []int{0, 1, 2}) {
+			t.Fatalf("start %d: %v is no permutation of three arms", start, o)
+		}
+		first[o[0]]++
+	}
+	if len(first) != 3 {
+		t.Errorf("arms warmed first over 30 starts: %v; want each of the three", first)
 	}
 }

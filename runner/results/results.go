@@ -84,6 +84,7 @@ type Row struct {
 	// (docs/method.md, "Steady state"): requests, seconds, how it ended,
 	// and the p50 of each block of requests (ms), the first one cold
 	Warmup                      Warmup
+	Check                       Check
 	CostUSDPer1M, RPSPerUSDHour vocab.Optional
 	InstanceUSDPer1M            vocab.Optional // on the cost block's provisioned instance, at the same rps
 	Verdict                     vocab.Verdict
@@ -236,6 +237,19 @@ type Warmup struct {
 	// before this warm-up (earlier warm-ups and windows).
 	Stack  vocab.StackState
 	Before vocab.Optional
+	// Order: this arm's place in its start's warm-up order, drawn afresh
+	// every start (plan.WarmOrder), so no arm is always warmed first.
+	Order vocab.Optional
+}
+
+// Check is how an arm was brought back to a steady state at the run's own
+// load after its thaw, just before its window: blocks of that load until
+// their p50 showed no trend, or its bound ran out (docs/method.md,
+// "Steady state").
+type Check struct {
+	Requests, Seconds vocab.Optional
+	State             vocab.WarmupState
+	P50s              []vocab.Optional // ms, one per block, in order
 }
 
 // Percentiles of one histogram, in milliseconds, and how many samples it

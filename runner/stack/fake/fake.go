@@ -42,6 +42,8 @@ type Engine struct {
 	StatsFunc   func(spec stack.ContainerSpec) stack.Stats
 	// RemoveFunc runs when a container is removed (e.g. to stop a server the test started).
 	RemoveFunc func(spec stack.ContainerSpec)
+	// PauseFunc runs after a container is frozen (paused true) or thawed.
+	PauseFunc func(spec stack.ContainerSpec, paused bool)
 	// RunFunc, when it claims a container (ok), is its process: it runs from
 	// Start in its own goroutine with the files CopyTo put in, and the
 	// container stops when it returns, with that output and exit code.
@@ -332,16 +334,24 @@ func (e *Engine) Unpause(_ context.Context, id string) error {
 }
 
 func (e *Engine) setPaused(id string, paused bool) error {
+	spec, err := e.markPaused(id, paused)
+	if err == nil && e.PauseFunc != nil {
+		e.PauseFunc(spec, paused)
+	}
+	return err
+}
+
+func (e *Engine) markPaused(id string, paused bool) (stack.ContainerSpec, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	spec, ok := e.containers[id]
 	switch {
 	case !ok:
-		return fmt.Errorf("no container %s", id)
+		return spec, fmt.Errorf("no container %s", id)
 	case !e.running[id]:
-		return fmt.Errorf("container %s is not running", spec.Name)
+		return spec, fmt.Errorf("container %s is not running", spec.Name)
 	case e.paused[id] == paused:
-		return fmt.Errorf("container %s is already in that state (paused %v)", spec.Name, paused)
+		return spec, fmt.Errorf("container %s is already in that state (paused %v)", spec.Name, paused)
 	}
 	if e.paused == nil {
 		e.paused = map[string]bool{}
@@ -352,7 +362,7 @@ func (e *Engine) setPaused(id string, paused bool) error {
 		verb = "pause"
 	}
 	e.record("%s %s", verb, spec.Name)
-	return nil
+	return spec, nil
 }
 
 // Paused says whether the container named name is frozen now.
