@@ -16,8 +16,8 @@ import (
 const compareUsage = `usage: runner compare --baseline A --candidate B [--scenario S,...] [--min-effect 5%] [--metrics added_p50] [DIR]
        runner compare [--min-effect 5%] OLD_DIR NEW_DIR
 The first form gates B against A measured in the same rounds of one run (DIR, default results);
-the second sets two runs made apart side by side. Exit 0: same or improved; 1: regressed;
-2: erratic, not comparable or inconclusive (and for a usage error).`
+the second sets two runs made apart side by side. Exit 0: same, improved, or a change under the
+minimum effect; 1: regressed; 2: erratic, not comparable or inconclusive; 3: a usage error.`
 
 // cmdCompare is the regression gate (runner/gate): in one run, candidate
 // against baseline round by round; across two runs, each arm's figures,
@@ -32,17 +32,17 @@ func cmdCompare(args []string) int {
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, compareUsage)
-		return exitUsage
+		return gate.ExitUsage
 	}
 	m, err := strconv.ParseFloat(strings.TrimSuffix(*minEffect, "%"), 64)
-	if err != nil || m <= 0 || m >= 100 {
+	if err != nil || !(m > 0 && m < 100) { // NaN fails both
 		fmt.Fprintf(os.Stderr, "compare: --min-effect %q: write a percentage between 0 and 100, like 5%%\n", *minEffect)
-		return exitUsage
+		return gate.ExitUsage
 	}
 	switch {
 	case (*base == "") != (*cand == ""):
 		fmt.Fprintln(os.Stderr, "compare: --baseline and --candidate go together\n"+compareUsage)
-		return exitUsage
+		return gate.ExitUsage
 	case *base != "" && len(pos) <= 1:
 		dir := "results"
 		if len(pos) == 1 {
@@ -53,7 +53,7 @@ func cmdCompare(args []string) int {
 		return compareRuns(pos[0], pos[1], m/100)
 	}
 	fmt.Fprintln(os.Stderr, compareUsage)
-	return exitUsage
+	return gate.ExitUsage
 }
 
 func compareInRun(dir, base, cand, scenarios, metricList string, minEffect float64) int {
@@ -62,7 +62,7 @@ func compareInRun(dir, base, cand, scenarios, metricList string, minEffect float
 		mt, ok := gate.ParseMetric(strings.TrimSpace(s))
 		if !ok {
 			fmt.Fprintf(os.Stderr, "compare: --metrics: %q is no metric; name added_p50, cpu_us_per_req or syscalls_per_req\n", s)
-			return exitUsage
+			return gate.ExitUsage
 		}
 		gated = append(gated, mt)
 	}
@@ -146,7 +146,7 @@ func exitWords(code int) string {
 	case gate.ExitUnsure:
 		return "no verdict for every figure: erratic, not comparable or inconclusive (exit 2)"
 	}
-	return "pass: same or improved (exit 0)"
+	return "pass: same, improved, or a change under the minimum effect (exit 0)"
 }
 
 // noInterval says why a result set has no interval to compare, or "": a

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/internal/hostile"
 	"github.com/gatewaybench/gatewaybench/internal/runlock"
+	"github.com/gatewaybench/gatewaybench/runner/gate"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
@@ -38,10 +39,12 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"compare", "../results/reproduction/run-1", "../results/reproduction/run-2"}, 2},
 		{[]string{"compare", "--baseline", "litellm-1-97", "--candidate", "litellm", "--scenario", "overhead", "../results"}, 1},
 		{[]string{"compare", "--baseline", "litellm", "--candidate", "litellm-1-97", "--scenario", "overhead", "../results"}, 0},
-		{[]string{"compare", "--baseline", "litellm", "../results"}, exitUsage},
+		// compare's usage errors have a code of their own, not "no verdict" (2)
+		{[]string{"compare", "--baseline", "litellm", "../results"}, gate.ExitUsage},
 		{[]string{"compare", "--baseline", "litellm", "--candidate", "nobody", "../results"}, 2},
-		{[]string{"compare", "../results"}, exitUsage},
-		{[]string{"compare", "--min-effect", "ten", "../results", "../results"}, exitUsage},
+		{[]string{"compare", "../results"}, gate.ExitUsage},
+		{[]string{"compare", "--min-effect", "ten", "../results", "../results"}, gate.ExitUsage},
+		{[]string{"compare", "--min-effect", "NaN%", "../results", "../results"}, gate.ExitUsage},
 		{[]string{"summary", "--markdown", "../results"}, 0},
 		{[]string{"validate", "config/testdata/invalid/decode.hcl"}, exitUsage},
 		{[]string{"validate", "config/testdata/invalid/compose.hcl"}, exitUsage},

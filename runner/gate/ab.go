@@ -170,10 +170,14 @@ func pairRounds(a, b, d *summary.Figures, m Metric, minEffect float64) (base flo
 			"one start: the rounds of one start are not independent draws; give the scenario starts = 2 or more"
 	}
 	base = stats.Median(bases)
-	r, enough := logRatio(groups)
+	r, enough := logRatio(groups, minEffect)
 	if !enough {
 		return base, r, NotComparable, "too few rounds for an interval"
 	}
 	v = judge(r, minEffect)
-	return base, r, v, fmt.Sprintf("%d rounds in %d starts", r.Rounds, r.Starts)
+	why = fmt.Sprintf("%d rounds in %d starts", r.Rounds, r.Starts)
+	if v == Erratic && r.HasPower {
+		why += "; " + r.PowerWords(minEffect)
+	}
+	return base, r, v, why
 }

@@ -37,6 +37,11 @@ const (
 	// Inconclusive: two runs apart in time differ, and the host moved
 	// between them (or nothing says it did not).
 	Inconclusive
+	// SlowerUnder and FasterUnder: the interval lies above (below) 1, so
+	// the change is real at the interval's level, but it is smaller than
+	// the minimum effect: not a regression, and not "same" either.
+	SlowerUnder
+	FasterUnder
 )
 
 func (v Verdict) String() string {
@@ -53,6 +58,10 @@ func (v Verdict) String() string {
 		return "not comparable"
 	case Inconclusive:
 		return "inconclusive"
+	case SlowerUnder:
+		return "slower, under the minimum effect"
+	case FasterUnder:
+		return "faster, under the minimum effect"
 	}
 	return fmt.Sprintf("verdict(%d)", int(v))
 }
@@ -64,9 +73,10 @@ const DefaultMinEffect = 0.05
 
 // The exit codes of `runner compare`.
 const (
-	ExitPass      = 0 // every gated verdict same or improved
+	ExitPass      = 0 // every gated verdict same, improved, or a change under the minimum effect
 	ExitRegressed = 1 // a gated verdict regressed
 	ExitUnsure    = 2 // none regressed, but one is erratic, not comparable or inconclusive
+	ExitUsage     = 3 // the command was given wrong: no verdict was attempted
 )
 
 // Exit is the exit code for the verdicts: a regression wins, then any
@@ -93,7 +103,20 @@ type Ratio struct {
 	Rounds      int
 	P           float64 // the test's p for "no change"; HasP false when it could not be made
 	HasP        bool
+	// Power, from the spread between this run's starts (each a new process
+	// of both arms): Callable, the smallest change (a share, 0.05 for 5%)
+	// whose interval would leave out 1 at its level; StartsFor, how many
+	// starts the same spread needs for an interval narrower than the
+	// minimum effect on each side (0: more than maxStarts). HasPower false
+	// when the interval is not over starts.
+	Callable  float64
+	StartsFor int
+	HasPower  bool
 }
+
+// maxStarts bounds the starts StartsFor looks at: past it, the design,
+// not the count, has to change.
+const maxStarts = 100
 
 // judge calls a ratio with its interval: a regression (or improvement)
 // needs both the interval clear of 1 and a change of at least minEffect;
@@ -107,8 +130,10 @@ func judge(r Ratio, minEffect float64) Verdict {
 		return Regressed
 	case r.Hi < 1 && r.Est <= down:
 		return Improved
-	case r.Lo > 1 || r.Hi < 1:
-		return Same // a change the interval shows, below the minimum effect
+	case r.Lo > 1:
+		return SlowerUnder // a change the interval shows, below the minimum effect
+	case r.Hi < 1:
+		return FasterUnder
 	case r.Hi < up && r.Lo > down:
 		return Same // the interval rules out a change of the minimum effect
 	}
@@ -118,11 +143,27 @@ func judge(r Ratio, minEffect float64) Verdict {
 // logRatio is the ratio from per-round log ratios grouped by start: the
 // interval over starts when there are two or more (stats.StartsDelta), so
 // the level holds for a new start of both arms.
-func logRatio(groups [][]float64) (Ratio, bool) {
+func logRatio(groups [][]float64, minEffect float64) (Ratio, bool) {
 	d, ok := stats.StartsDelta(groups)
 	if !ok {
 		return Ratio{}, false
 	}
-	return Ratio{Est: math.Exp(d.Median), Lo: math.Exp(d.Lo), Hi: math.Exp(d.Hi), Over: d.Over, Starts: d.Starts,
-		Rounds: d.N, P: d.P, HasP: d.HasP}, d.Enough
+	r := Ratio{Est: math.Exp(d.Median), Lo: math.Exp(d.Lo), Hi: math.Exp(d.Hi), Over: d.Over, Starts: d.Starts,
+		Rounds: d.N, P: d.P, HasP: d.HasP}
+	if res, ok := stats.ResolutionOf(d); ok {
+		r.Callable, r.StartsFor, r.HasPower = math.Exp(res.Half)-1, res.StartsFor(math.Log1p(minEffect), maxStarts), true
+	}
+	return r, d.Enough
+}
+
+// PowerWords says what this run's spread between starts resolves: the
+// smallest change it could have called, and the starts the minimum effect
+// would take.
+func (r Ratio) PowerWords(minEffect float64) string {
+	need := "more than 100 starts would be needed: change the design, not the count (docs/method.md, \"The regression gate\")"
+	if r.StartsFor > 0 {
+		need = fmt.Sprintf("about %d starts would resolve %.0f%%", r.StartsFor, 100*minEffect)
+	}
+	return fmt.Sprintf("this run could call a change of %.1f%% or more at %.0f%% (the spread between its %d starts); %s",
+		100*r.Callable, 100*stats.Level, r.Starts, need)
 }

@@ -16,7 +16,8 @@ import (
 )
 
 // TestJudge: a regression needs the interval above 1 and the minimum
-// effect; a change the interval shows but under the minimum is the same;
+// effect; a change the interval shows but under the minimum is a verdict
+// of its own (slower or faster, under the minimum effect), never "same";
 // an interval that holds both 1 and the minimum effect is erratic.
 func TestJudge(t *testing.T) {
 	for _, c := range []struct {
@@ -24,12 +25,12 @@ func TestJudge(t *testing.T) {
 		want Verdict
 	}{
 		{Ratio{Est: 1.10, Lo: 1.06, Hi: 1.14}, Regressed},
-		{Ratio{Est: 1.03, Lo: 1.01, Hi: 1.05}, Same}, // real, under the minimum effect
-		{Ratio{Est: 1.00, Lo: 0.98, Hi: 1.02}, Same}, // rules out 5%
+		{Ratio{Est: 1.03, Lo: 1.01, Hi: 1.05}, SlowerUnder}, // real, under the minimum effect
+		{Ratio{Est: 1.00, Lo: 0.98, Hi: 1.02}, Same},        // rules out 5%
 		{Ratio{Est: 1.02, Lo: 0.97, Hi: 1.08}, Erratic},
 		{Ratio{Est: 1.20, Lo: 0.90, Hi: 1.60}, Erratic}, // a big change the rounds cannot resolve
 		{Ratio{Est: 0.90, Lo: 0.86, Hi: 0.94}, Improved},
-		{Ratio{Est: 0.97, Lo: 0.95, Hi: 0.99}, Same},
+		{Ratio{Est: 0.97, Lo: 0.95, Hi: 0.99}, FasterUnder},
 	} {
 		if got := judge(c.r, 0.05); got != c.want {
 			t.Errorf("%+v: %v, want %v", c.r, got, c.want)
@@ -44,6 +45,7 @@ func TestExit(t *testing.T) {
 	}{
 		{nil, ExitPass},
 		{[]Verdict{Same, Improved}, ExitPass},
+		{[]Verdict{SlowerUnder, FasterUnder}, ExitPass}, // real changes, under the minimum effect
 		{[]Verdict{Same, Erratic}, ExitUnsure},
 		{[]Verdict{Inconclusive, Regressed, NotComparable}, ExitRegressed},
 		{[]Verdict{NotComparable}, ExitUnsure},
@@ -244,5 +246,39 @@ func TestValidate(t *testing.T) {
 	WriteValidation(&md, Validate(runs, pairs, 0.05), pairs, 0.05)
 	if !strings.Contains(md.String(), "| a-10 / a | 10% more work | added_p50 | 3 | 0 | 0 | 0 | 0 |") {
 		t.Errorf("tally table:\n%s", md.String())
+	}
+}
+
+// TestPower: the smallest change a run could call is its interval's
+// half-width, and the starts the minimum effect needs fall as the spread
+// between starts narrows; an erratic verdict says both.
+func TestPower(t *testing.T) {
+	spread := func(sd float64) [][]float64 {
+		// four starts whose medians sit at -1.5, -0.5, +0.5, +1.5 sd around 0
+		var g [][]float64
+		for _, z := range []float64{-1.5, -0.5, 0.5, 1.5} {
+			g = append(g, []float64{z * sd, z * sd})
+		}
+		return g
+	}
+	wide, _ := logRatio(spread(0.06), 0.05)
+	narrow, _ := logRatio(spread(0.01), 0.05)
+	if !wide.HasPower || !narrow.HasPower {
+		t.Fatalf("no power: %+v %+v", wide, narrow)
+	}
+	if !(math.Abs(math.Log1p(wide.Callable)-math.Log(wide.Hi/wide.Est)) < 1e-9) {
+		t.Errorf("callable %.4f, want the half-width exp(%.4f)-1", wide.Callable, math.Log(wide.Hi/wide.Est))
+	}
+	if !(narrow.Callable < wide.Callable) || !(narrow.StartsFor < wide.StartsFor) || narrow.StartsFor < 2 || wide.StartsFor <= 4 {
+		t.Errorf("wide: callable %.3f, starts %d; narrow: callable %.3f, starts %d", wide.Callable, wide.StartsFor, narrow.Callable, narrow.StartsFor)
+	}
+	if v := judge(wide, 0.05); v != Erratic {
+		t.Fatalf("wide spread: %v, want erratic", v)
+	}
+	if w := wide.PowerWords(0.05); !strings.Contains(w, fmt.Sprintf("about %d starts would resolve 5%%", wide.StartsFor)) {
+		t.Errorf("erratic verdict's words: %q", w)
+	}
+	if huge, _ := logRatio(spread(2), 0.05); huge.StartsFor != 0 || !strings.Contains(huge.PowerWords(0.05), "more than 100 starts") {
+		t.Errorf("a spread no count of starts resolves: %+v, %q", huge, huge.PowerWords(0.05))
 	}
 }

@@ -13,25 +13,37 @@ import (
 // the rate at which one would be a regression by chance.
 func WriteAB(w io.Writer, baseline, candidate string, vs []ABVerdict, gated []Metric, minEffect float64) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "scenario\tpoint\tmetric\t%s\t%s / %s\tinterval\tverdict\tgates\twhy\n", baseline, candidate, baseline)
+	fmt.Fprintf(tw, "scenario\tpoint\tmetric\t%s\t%s / %s\tinterval\tcallable\tstarts for %.0f%%\tverdict\tgates\twhy\n", baseline, candidate, baseline, 100*minEffect)
 	n := 0
 	for _, v := range vs {
 		g := "no"
 		if isGated(v.Metric, gated) {
 			g, n = "yes", n+1
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.Scenario, v.Point, v.Metric, baseValue(v), ratio(v.Ratio.Est, v.Ratio.Rounds > 0 && v.Ratio.Est > 0),
-			ratioInterval(v.Ratio), v.Verdict, g, v.Why)
+		callable, starts := "-", "-"
+		if v.Ratio.HasPower {
+			callable = fmt.Sprintf("%.1f%%", 100*v.Ratio.Callable)
+			starts = ">100"
+			if v.Ratio.StartsFor > 0 {
+				starts = fmt.Sprint(v.Ratio.StartsFor)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.Scenario, v.Point, v.Metric, baseValue(v), ratio(v.Ratio.Est, v.Ratio.Rounds > 0 && v.Ratio.Est > 0),
+			ratioInterval(v.Ratio), callable, starts, v.Verdict, g, v.Why)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\n%s: the baseline's median over the rounds compared (ms added to direct's p50, CPU µs or system calls per request).\n", baseline)
 	fmt.Fprintf(w, "%s / %s: the two arms' figures in the same round (each round runs every arm once, in a fresh random order), as a ratio;\n", candidate, baseline)
 	fmt.Fprintln(w, "  the geometric mean of the starts' median ratios, its interval Student's t over the starts at the level shown (docs/method.md, \"The regression gate\").")
-	fmt.Fprintf(w, "regressed: the interval above 1 and the ratio at least %s; improved: the same below 1; same: a change under %s, or an interval that rules\n", pct(1+minEffect), pct(1+minEffect))
-	fmt.Fprintf(w, "  it out; erratic: an interval that holds both 1 and a change of %.0f%%. With no change, a verdict is \"regressed\" by chance at most %.1f%% of the time\n",
+	fmt.Fprintf(w, "regressed: the interval above 1 and the ratio at least %s; improved: the same below 1; slower (faster), under the minimum effect:\n", pct(1+minEffect))
+	fmt.Fprintf(w, "  the interval above (below) 1 and the change under %.0f%% (exit 0); same: an interval that holds 1 and rules out %.0f%% either way;\n", 100*minEffect, 100*minEffect)
+	fmt.Fprintf(w, "  erratic: an interval that holds both 1 and a change of %.0f%%. With no change, a verdict is \"regressed\" by chance at most %.1f%% of the time\n",
 		100*minEffect, 100*(1-stats.Level)/2)
 	fmt.Fprintf(w, "  (one side of the interval); %d verdicts gate the exit code, so at most %.1f%% for the run (results/gate/README.md: the rate measured).\n",
 		n, 100*float64(n)*(1-stats.Level)/2)
+	fmt.Fprintf(w, "callable: the smallest change this run's interval would set apart from 1 at %.0f%%, from the spread between its starts (each a new process\n", 100*stats.Level)
+	fmt.Fprintf(w, "  of both arms); starts for %.0f%%: how many starts that spread needs for an interval narrower than %.0f%% on each side (a guide: the spread\n", 100*minEffect, 100*minEffect)
+	fmt.Fprintln(w, "  is itself estimated from this run's few starts).")
 }
 
 func isGated(m Metric, gated []Metric) bool {

@@ -266,3 +266,39 @@ func InsideRate(s1, s2 int) float64 {
 	}
 	return float64(hits) / draws
 }
+
+// Resolution is what an interval over starts resolves: Half, its
+// half-width (in the figure's units); SD, the spread between the starts'
+// figures it was drawn from (backed out of Half), and Starts, how many.
+type Resolution struct {
+	Half, SD float64
+	Starts   int
+}
+
+// ResolutionOf reads an interval over starts' resolution; ok is false for
+// any other interval.
+func ResolutionOf(d Delta) (Resolution, bool) {
+	if d.Over != OverStarts || d.Starts < 2 || !(d.Hi >= d.Lo) {
+		return Resolution{}, false
+	}
+	half := (d.Hi - d.Lo) / 2
+	q := tQuantile(float64(d.Starts-1), 1-(1-Level)/2)
+	return Resolution{Half: half, SD: half / q * math.Sqrt(float64(d.Starts)), Starts: d.Starts}, true
+}
+
+// StartsFor is how many starts the same spread between starts would need
+// for an interval at Level narrower than half on each side: the smallest
+// n >= 2 with t(n-1) x SD / sqrt(n) < half; 0 when not even limit starts
+// would do. The spread is itself estimated from few starts, so this is a
+// guide, not a promise.
+func (r Resolution) StartsFor(half float64, limit int) int {
+	if r.SD == 0 {
+		return 2
+	}
+	for n := 2; n <= limit; n++ {
+		if tQuantile(float64(n-1), 1-(1-Level)/2)*r.SD/math.Sqrt(float64(n)) < half {
+			return n
+		}
+	}
+	return 0
+}
