@@ -1,21 +1,45 @@
 #!/usr/bin/env bash
-# The regression gate's validation (issue 50; results/gate/README.md): N runs
-# (default 20) of examples/gate.hcl, each into results/gate/runs/<UTC date
-# and time>/, never replacing an earlier one; then `runner gatecheck` judges,
-# in every run, each reference's A/A pair and its planted 5% and 10%
-# slowdowns, and writes results/gate/VALIDATION.md, validation.csv and
-# gate.png. Run it with nothing else on the machine. The runner is built
-# once, before the first run, so no compile runs beside a measurement.
+# The regression gate's validation (results/gate/README.md): N runs of one
+# validation file, each into <dir>/runs/<UTC date and time>/, never
+# replacing an earlier one; then `runner gatecheck` judges every run's
+# pairs and writes <dir>/VALIDATION.md, validation.csv and gate.png.
+#
+#   scripts/gate-validation.sh [reference|portkey|litellm] [N]
+#
+# reference (the default; issue 50): examples/gate.hcl, our two reference
+# gateways, into results/gate/. portkey and litellm (issue 62):
+# examples/gate-NAME.hcl, the gateway's production service as an A/A pair
+# and with a 10% slowdown planted in its process, into
+# results/gate/NAME/. Run it with nothing else on the machine. The runner
+# is built once, before the first run, so no compile runs beside a
+# measurement.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/docker-up.sh
+what=reference
+if [ $# -gt 0 ] && ! [[ $1 =~ ^[0-9]+$ ]]; then
+  what=$1
+  shift
+fi
 n=${1:-20}
+case $what in
+  reference)
+    file=examples/gate.hcl dir=results/gate
+    pairs=(ref-go:ref-go-copy:0% ref-go:ref-go-5:5% ref-go:ref-go-10:10% ref-py:ref-py-copy:0% ref-py:ref-py-5:5% ref-py:ref-py-10:10%) ;;
+  portkey | litellm)
+    file=examples/gate-$what.hcl dir=results/gate/$what
+    pairs=("$what:$what-copy:0%" "$what:$what-10:10%") ;;
+  *)
+    echo "gate-validation: $what: name reference, portkey or litellm" >&2
+    exit 2 ;;
+esac
+source scripts/docker-up.sh
 bin="${TMPDIR:-/tmp}/gatewaybench-gate-runner"
 go build -o "$bin" ./runner
 for i in $(seq 1 "$n"); do
-  dir="results/gate/runs/$(date -u +%Y%m%dt%H%M%S)"
-  echo "gate-validation: run $i of $n -> $dir" >&2
-  "$bin" apply examples/gate.hcl --results "$dir"
+  run="$dir/runs/$(date -u +%Y%m%dt%H%M%S)"
+  echo "gate-validation: $what, run $i of $n -> $run" >&2
+  "$bin" apply "$file" --results "$run"
 done
-"$bin" gatecheck --pair ref-go:ref-go-copy:0% --pair ref-go:ref-go-5:5% --pair ref-go:ref-go-10:10% \
-  --pair ref-py:ref-py-copy:0% --pair ref-py:ref-py-5:5% --pair ref-py:ref-py-10:10% results/gate
+args=()
+for p in "${pairs[@]}"; do args+=(--pair "$p"); done
+"$bin" gatecheck "${args[@]}" "$dir"

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -60,6 +61,7 @@ type Trial struct {
 	Pair Pair
 	ABVerdict
 	WallS  float64                    // the run's wall time, from its manifest; 0 when not recorded
+	Host   string                     // the CPU model the run's rows name
 	Probes map[results.Col][2]float64 // each probe's lowest and highest reading in the run
 }
 
@@ -73,7 +75,7 @@ func Validate(runs []Run, pairs []Pair, minEffect float64) []Trial {
 		for _, p := range pairs {
 			vs, _ := AB(tables, p.Baseline, p.Candidate, minEffect)
 			for _, v := range vs {
-				out = append(out, Trial{Run: filepath.Base(r.Dir), Pair: p, ABVerdict: v, WallS: wall, Probes: probes})
+				out = append(out, Trial{Run: filepath.Base(r.Dir), Pair: p, ABVerdict: v, WallS: wall, Probes: probes, Host: results.HostCPU(r.Recs)})
 			}
 		}
 	}
@@ -145,15 +147,15 @@ func WriteValidation(w io.Writer, trials []Trial, pairs []Pair, minEffect float6
 		runs[t.Run] = t
 	}
 	fmt.Fprintf(w, "%d runs; minimum effect %.0f%%; each ratio's interval at %.0f%% over the run's starts.\n\n", len(runs), 100*minEffect, 100*stats.Level)
-	fmt.Fprintln(w, "| pair | planted | metric | regressed | same | erratic | improved | not comparable | ratio: median [lowest, highest] |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| pair | planted | metric | regressed | slower, under the minimum effect | same | faster, under the minimum effect | improved | erratic | not comparable | ratio: median [lowest, highest] |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, t := range Tallies(trials, pairs) {
 		span := "-"
 		if len(t.Ratios) > 0 {
 			span = fmt.Sprintf("%.3f [%.3f, %.3f]", stats.Median(t.Ratios), slices.Min(t.Ratios), slices.Max(t.Ratios))
 		}
-		fmt.Fprintf(w, "| %s / %s | %s | %s | %d | %d | %d | %d | %d | %s |\n", t.Pair.Candidate, t.Pair.Baseline, t.Pair.PlantedWords(), t.Metric,
-			t.Counts[Regressed], t.Counts[Same], t.Counts[Erratic], t.Counts[Improved], t.Counts[NotComparable], span)
+		fmt.Fprintf(w, "| %s / %s | %s | %s | %d | %d | %d | %d | %d | %d | %d | %s |\n", t.Pair.Candidate, t.Pair.Baseline, t.Pair.PlantedWords(), t.Metric,
+			t.Counts[Regressed], t.Counts[SlowerUnder], t.Counts[Same], t.Counts[FasterUnder], t.Counts[Improved], t.Counts[Erratic], t.Counts[NotComparable], span)
 	}
 	var walls []float64
 	probes := map[results.Col][2]float64{}
@@ -169,6 +171,18 @@ func WriteValidation(w io.Writer, trials []Trial, pairs []Pair, minEffect float6
 			probes[c] = [2]float64{min(cur[0], lh[0]), max(cur[1], lh[1])}
 		}
 	}
+	hosts := map[string]int{}
+	for _, t := range runs {
+		hosts[t.Host]++
+	}
+	for _, h := range slices.Sorted(maps.Keys(hosts)) {
+		name := h
+		if name == "" {
+			name = "a host the rows do not name"
+		}
+		fmt.Fprintf(w, "\n%d of the runs on %s.", hosts[h], name)
+	}
+	fmt.Fprintln(w)
 	if len(walls) > 0 {
 		fmt.Fprintf(w, "\nWall time of a run (every pair above compared from it): median %.0f s, %.0f to %.0f s.\n", stats.Median(walls), slices.Min(walls), slices.Max(walls))
 	}
