@@ -4,12 +4,13 @@
 # replacing an earlier one; then `runner gatecheck` judges every run's
 # pairs and writes <dir>/VALIDATION.md, validation.csv and gate.png.
 #
-#   scripts/gate-validation.sh [reference|portkey|litellm] [N]
+#   scripts/gate-validation.sh [reference|portkey|litellm|one-api] [N]
 #
 # reference (the default; issue 50): examples/gate.hcl, our two reference
-# gateways, into results/gate/. portkey and litellm (issue 62):
+# gateways, into results/gate/. portkey, litellm and one-api (issue 62):
 # examples/gate-NAME.hcl, the gateway's production service as an A/A pair
-# and with a 10% slowdown planted in its process, into
+# and with a 10% slowdown planted in its process (beside it, for one-api),
+# into
 # results/gate/NAME/. Run it with nothing else on the machine. The runner
 # is built once, before the first run, so no compile runs beside a
 # measurement.
@@ -25,11 +26,11 @@ case $what in
   reference)
     file=examples/gate.hcl dir=results/gate
     pairs=(ref-go:ref-go-copy:0% ref-go:ref-go-5:5% ref-go:ref-go-10:10% ref-py:ref-py-copy:0% ref-py:ref-py-5:5% ref-py:ref-py-10:10%) ;;
-  portkey | litellm)
+  portkey | litellm | one-api)
     file=examples/gate-$what.hcl dir=results/gate/$what
     pairs=("$what:$what-copy:0%" "$what:$what-10:10%") ;;
   *)
-    echo "gate-validation: $what: name reference, portkey or litellm" >&2
+    echo "gate-validation: $what: name reference, portkey, litellm or one-api" >&2
     exit 2 ;;
 esac
 source scripts/docker-up.sh
