@@ -1,11 +1,14 @@
 package summary
 
 import (
+	"cmp"
 	"maps"
+	"math"
 	"slices"
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
+	"github.com/gatewaybench/gatewaybench/runner/stats"
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
@@ -73,4 +76,49 @@ func Rounds(t Table) []Round {
 		out = append(out, *rd)
 	}
 	return out
+}
+
+// RoundTrend is whether what the arms add moves with the round index
+// inside starts: per arm and start, the log of its last round's added p50
+// over its first's (Moves), how many fell (Falls), and the sign-flip
+// test's p over all of them that they are centred on 0. A warm-up that
+// left arms still warming shows as falls beyond chance (issue 62).
+type RoundTrend struct {
+	Moves []float64
+	Falls int
+	P     float64
+	OK    bool // at least one arm with two rounds in a start, not every move 0
+}
+
+// TrendInStarts is the table's RoundTrend.
+func TrendInStarts(t Table) RoundTrend {
+	type key struct {
+		arm   string
+		start int
+	}
+	first, last := map[key]float64{}, map[key]float64{}
+	for _, rd := range Rounds(t) { // in trial order
+		for arm, v := range rd.Added {
+			k := key{arm, rd.Start}
+			if _, seen := first[k]; !seen {
+				first[k] = v
+				continue
+			}
+			last[k] = v
+		}
+	}
+	var tr RoundTrend
+	for _, k := range slices.SortedFunc(maps.Keys(last), func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.arm, b.arm), cmp.Compare(a.start, b.start))
+	}) {
+		if f, l := first[k], last[k]; f > 0 && l > 0 {
+			m := math.Log(l / f)
+			tr.Moves = append(tr.Moves, m)
+			if m < 0 {
+				tr.Falls++
+			}
+		}
+	}
+	tr.P, tr.OK = stats.SignFlipP(tr.Moves)
+	return tr
 }

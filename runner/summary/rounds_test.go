@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -44,5 +45,44 @@ r1,s,overhead,gw,4,2,2026-12-04T17:51:04Z,closed,1,0,100,ok,4,,
 			r.Probes[results.ColProbePyNs].V != w.py || has != w.has || added != w.added {
 			t.Errorf("round %d: %+v, want %+v", i, r, w)
 		}
+	}
+}
+
+// TestTrendInStarts: arms that fall from a start's first round to its last
+// in every start are a trend beyond chance; the same figures with the
+// rounds in a random order within each start are not; one round per start
+// gives nothing to judge.
+func TestTrendInStarts(t *testing.T) {
+	csvOf := func(added func(arm, start, round int) float64, rounds int) string {
+		s := "run_id,scenario,kind,gateway,trial,start,mode,concurrency,rate_rps,prompt_tokens,status,latency_p50_ms\n"
+		trial := 0
+		for start := 1; start <= 4; start++ {
+			for round := 0; round < rounds; round++ {
+				trial++
+				s += fmt.Sprintf("r,s,overhead,direct,%d,%d,closed,1,0,100,ok,1\n", trial, start)
+				for arm := range 4 {
+					s += fmt.Sprintf("r,s,overhead,gw%d,%d,%d,closed,1,0,100,ok,%g\n", arm, trial, start, 1+added(arm, start, round))
+				}
+			}
+		}
+		return s
+	}
+	warming := func(arm, start, round int) float64 { return (1 + 0.1*float64(arm)) * (1.3 - 0.1*float64(round)) }
+	tr := TrendInStarts(Build(recordsOf(t, "s.csv", csvOf(warming, 3)))[0])
+	if !tr.OK || len(tr.Moves) != 16 || tr.Falls != 16 || tr.P >= 0.01 {
+		t.Errorf("warming arms: %+v, want 16 falls and p under 1%%", tr)
+	}
+	// the same sizes, the first round higher in half the arm-starts, lower in the other half
+	mixed := func(arm, start, round int) float64 {
+		if (arm+start)%2 == 0 {
+			round = 2 - round
+		}
+		return warming(arm, start, round)
+	}
+	if tr := TrendInStarts(Build(recordsOf(t, "s.csv", csvOf(mixed, 3)))[0]); !tr.OK || tr.Falls != 8 || tr.P < 0.5 {
+		t.Errorf("no trend: %+v, want 8 falls of 16 and a large p", tr)
+	}
+	if tr := TrendInStarts(Build(recordsOf(t, "s.csv", csvOf(warming, 1)))[0]); tr.OK || len(tr.Moves) != 0 {
+		t.Errorf("one round per start: %+v, want nothing to judge", tr)
 	}
 }
