@@ -62,20 +62,40 @@ func (r *execution) warm(loadCtx, hardCtx context.Context, s *scenarioRun, start
 			return err
 		}
 		w.Stack, w.Before, w.Order = a.warmup.Stack, a.warmup.Before, vocab.Some(float64(place+1))
-		a.warmup = w
 		a.served += int(w.Requests.V)
 		a.warmed = a.warmed || a.served >= pa.Steady.Requests
 		if loadCtx.Err() != nil {
+			a.warmup = w
 			return nil // interrupted: nothing more is measured
 		}
-		first, last := "-", "-"
-		if n := len(w.P50s); n > 0 {
-			first, last = w.P50s[0].String()+"ms", w.P50s[n-1].String()+"ms"
+		r.o.Progress.Done(fmt.Sprintf("%s: %s %s after %.0f requests in %.1fs (p50 of the first block and the last: %s)",
+			pa.Name, what, w.State, w.Requests.V, w.Seconds.V, firstLast(w.P50s)))
+		if needsCheck(a, &run) {
+			// Then at the load the runs measure: 32 clients left Portkey's
+			// p50 at one client twice its settled figure, falling over
+			// some 2,000 requests (results/gate/design/).
+			r.o.Progress.Start(fmt.Sprintf("%s: %s at the measured load, %s, at least %d blocks, at most %s",
+				pa.Name, what, run.Point, plan.SteadyTrendBlocks, plan.AtLoadMax), plan.AtLoadMax.D())
+			c, err := atLoad(loadCtx, hardCtx, s, &run, a, plan.SteadyTrendBlocks, plan.AtLoadMax)
+			if err != nil {
+				return err
+			}
+			w.AtLoad = c
+			a.served += int(c.Requests.V)
+			r.o.Progress.Done(fmt.Sprintf("%s: %s at %s %s after %.0f requests in %.1fs (p50 of the first block and the last: %s)",
+				pa.Name, what, run.Point, c.State, c.Requests.V, c.Seconds.V, firstLast(c.P50s)))
 		}
-		r.o.Progress.Done(fmt.Sprintf("%s: %s %s after %.0f requests in %.1fs (p50 of the first block %s, of the last %s)",
-			pa.Name, what, w.State, w.Requests.V, w.Seconds.V, first, last))
+		a.warmup = w
 	}
 	return nil
+}
+
+// firstLast is the first and the last of a warm-up's block p50s, as text.
+func firstLast(p50s []vocab.Optional) string {
+	if n := len(p50s); n > 0 {
+		return p50s[0].String() + "ms, " + p50s[n-1].String() + "ms"
+	}
+	return "none"
 }
 
 // warmArm runs one arm's warm-up: at least need requests, then until
@@ -83,7 +103,7 @@ func (r *execution) warm(loadCtx, hardCtx context.Context, s *scenarioRun, start
 func warmArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *liveArm, conns, need int, bound plan.Duration) (results.Warmup, error) {
 	cfg := measure.RequestConfig(run, s.sc.Knobs)
 	cfg.Conns, cfg.Requests = conns, plan.SteadyBlock
-	c, err := blocksUntilSteady(loadCtx, hardCtx, cfg, need, bound)
+	c, err := blocksUntilSteady(loadCtx, hardCtx, cfg, need, 0, bound)
 	if err != nil {
 		return results.Warmup{}, fmt.Errorf("%s: warm-up: %w", a.plan.Name, err)
 	}
@@ -98,13 +118,20 @@ func warmArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a 
 // over the rounds at one client, and an arm frozen longer was measured
 // colder (issue 62): the window now opens on the state it is judged in.
 func checkArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *liveArm) (results.Check, error) {
-	cfg := measure.RequestConfig(run, s.sc.Knobs)
-	cfg.Conns, cfg.Requests, cfg.Duration = run.Point.Concurrency, plan.CheckBlock, plan.CheckBlockTime.D()
-	c, err := blocksUntilSteady(loadCtx, hardCtx, cfg, 0, plan.CheckMax)
+	c, err := atLoad(loadCtx, hardCtx, s, run, a, 3, plan.CheckMax)
 	if err != nil {
 		return c, fmt.Errorf("%s: check before the window: %w", a.plan.Name, err)
 	}
 	return c, nil
+}
+
+// atLoad drives the run's own load in blocks of plan.CheckBlock requests
+// (cut at plan.CheckBlockTime) until at least minBlocks blocks and
+// steadyAfter holds, or bound ran out.
+func atLoad(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *liveArm, minBlocks int, bound plan.Duration) (results.Check, error) {
+	cfg := measure.RequestConfig(run, s.sc.Knobs)
+	cfg.Conns, cfg.Requests, cfg.Duration = run.Point.Concurrency, plan.CheckBlock, plan.CheckBlockTime.D()
+	return blocksUntilSteady(loadCtx, hardCtx, cfg, 0, minBlocks, bound)
 }
 
 // needsCheck: the check before the window is for gateway arms that are
@@ -115,9 +142,9 @@ func needsCheck(a *liveArm, run *plan.Run) bool {
 }
 
 // blocksUntilSteady drives blocks of cfg (warm-up none, so every request
-// counts) until at least need requests were served and their p50s show a
-// steady state (steadyAfter), or bound ran out.
-func blocksUntilSteady(loadCtx, hardCtx context.Context, cfg load.Config, need int, bound plan.Duration) (results.Check, error) {
+// counts) until at least need requests and minBlocks blocks were served
+// and their p50s show a steady state (steadyAfter), or bound ran out.
+func blocksUntilSteady(loadCtx, hardCtx context.Context, cfg load.Config, need, minBlocks int, bound plan.Duration) (results.Check, error) {
 	ctx, cancel := context.WithTimeout(loadCtx, bound.D())
 	defer cancel()
 	began := time.Now()
@@ -148,7 +175,7 @@ func blocksUntilSteady(loadCtx, hardCtx context.Context, cfg load.Config, need i
 		p50 := float64(res.Latency.ValueAtQuantile(50)) / 1e3
 		p50s = append(p50s, p50)
 		c.P50s = append(c.P50s, vocab.Some(p50))
-		if served >= need && steadyAfter(p50s) {
+		if served >= need && len(p50s) >= minBlocks && steadyAfter(p50s) {
 			c.State = vocab.WarmSteady
 			break
 		}

@@ -49,8 +49,8 @@ func TestSteadyAfter(t *testing.T) {
 // before each window, so no window sees the cold requests; without the
 // check the 100 ms warm-up before the window held a few of them and every
 // window opened cold.
-// The rows say how each check ended and where the arm came in its start's
-// warm-up order.
+// The rows say how each check ended, the warm-up's part at the measured
+// load, and where the arm came in its start's warm-up order.
 func TestCheckBeforeWindow(t *testing.T) {
 	const cold, delay = 40, 40 * time.Millisecond
 	ps := newPorts(t)
@@ -105,6 +105,11 @@ func TestCheckBeforeWindow(t *testing.T) {
 		}
 		if s := vocab.WarmupState(r.Str(results.ColCheckState)); s != vocab.WarmSteady && s != vocab.WarmBounded {
 			t.Errorf("trial %d: check %q", r.Int(results.ColTrial), s)
+		}
+		// the warm-up's second part, at the window's one client: at least
+		// eight blocks before the rule is judged, or its bound
+		if b := r.List(results.ColWarmupAtLoadP50s); len(b) < 8 && r.Str(results.ColWarmupAtLoadState) != string(vocab.WarmBounded) {
+			t.Errorf("trial %d: the warm-up at the measured load gave %d blocks (%s)", r.Int(results.ColTrial), len(b), r.Str(results.ColWarmupAtLoadState))
 		}
 		if o := r.Num(results.ColWarmupOrder); !o.Set || o.V < 1 || o.V > 3 {
 			t.Errorf("trial %d: warm-up order %v", r.Int(results.ColTrial), o)

@@ -167,6 +167,12 @@ const (
 	CheckMax       = Duration(5 * time.Second)
 )
 
+// AtLoadMax bounds the warm-up's second part, at the measured load: the
+// same blocks as the check, at least SteadyTrendBlocks of them before the
+// rule is judged (three let Portkey's p50 sit on a noisy plateau at twice
+// its settled figure), for at most this long.
+const AtLoadMax = Duration(20 * time.Second)
+
 // Replica is one container of a gateway arm.
 type Replica struct {
 	Port    int           `json:"port"`

@@ -240,6 +240,8 @@ type Warmup struct {
 	// Order: this arm's place in its start's warm-up order, drawn afresh
 	// every start (plan.WarmOrder), so no arm is always warmed first.
 	Order vocab.Optional
+	// AtLoad: the warm-up's second part, at the load the runs measure.
+	AtLoad Check
 }
 
 // Check is how an arm was brought back to a steady state at the run's own
