@@ -72,7 +72,7 @@ gateway "portkey-10" {
   service = "portkey-10"
   port    = 18186
   api     = ["openai"]
-  version = "portkey with the plant preload doing 64,000 rounds of work per request (about 10% of what it adds here)"
+  version = "portkey with the plant preload doing 95,000 rounds of work per request (about 10% of what it adds here)"
   prepare = ["../gateways/portkey/prepare.sh"]
   warmup_requests = 5000
   headers = {

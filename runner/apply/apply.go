@@ -146,6 +146,10 @@ type liveArm struct {
 	idleRSS     uint64
 	idleRSSRead bool
 	warmup      results.Warmup // how it was brought to a steady state in this start
+	// level: at each load point, the p50 (ms) this process settled at
+	// when last steady there, which the check before a window brings it
+	// back to (checkArm).
+	level map[vocab.PointKey]float64
 	frozen      bool           // paused while another arm is measured (isolation)
 	// A stack's life over the scenarios it serves (Plan.Stacks kept): what
 	// it runs, the requests it served (warm-ups and windows), whether a

@@ -76,10 +76,11 @@ func (r *execution) warm(loadCtx, hardCtx context.Context, s *scenarioRun, start
 			// some 2,000 requests (results/gate/design/).
 			r.o.Progress.Start(fmt.Sprintf("%s: %s at the measured load, %s, at least %d blocks, at most %s",
 				pa.Name, what, run.Point, plan.SteadyTrendBlocks, plan.AtLoadMax), plan.AtLoadMax.D())
-			c, err := atLoad(loadCtx, hardCtx, s, &run, a, plan.SteadyTrendBlocks, plan.AtLoadMax)
+			c, err := atLoad(loadCtx, hardCtx, s, &run, a, plan.SteadyTrendBlocks, 0, plan.AtLoadMax)
 			if err != nil {
 				return err
 			}
+			a.settle(run.Key, c)
 			w.AtLoad = c
 			a.served += int(c.Requests.V)
 			r.o.Progress.Done(fmt.Sprintf("%s: %s at %s %s after %.0f requests in %.1fs (p50 of the first block and the last: %s)",
@@ -103,7 +104,7 @@ func firstLast(p50s []vocab.Optional) string {
 func warmArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *liveArm, conns, need int, bound plan.Duration) (results.Warmup, error) {
 	cfg := measure.RequestConfig(run, s.sc.Knobs)
 	cfg.Conns, cfg.Requests = conns, plan.SteadyBlock
-	c, err := blocksUntilSteady(loadCtx, hardCtx, cfg, need, 0, bound)
+	c, err := blocksUntil(loadCtx, hardCtx, cfg, need, steadyAfter, bound)
 	if err != nil {
 		return results.Warmup{}, fmt.Errorf("%s: warm-up: %w", a.plan.Name, err)
 	}
@@ -117,21 +118,51 @@ func warmArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a 
 // plan.CheckMax. A warm-up at 32 clients left Portkey falling 15-30%
 // over the rounds at one client, and an arm frozen longer was measured
 // colder (issue 62): the window now opens on the state it is judged in.
+//
+// Steady is not enough: idle for the 15-40 s the other arms take, Portkey
+// came back at twice its settled p50 and sat on that plateau for blocks
+// that agreed (results/gate/design/). So the check also ends only once the
+// last block is back within plan.LevelTolerance of the p50 this process
+// settled at, at this point, when last steady (liveArm.level), or when its
+// bound runs out; the level then follows what the blocks last read, so an
+// arm that truly drifts is not held to its past.
 func checkArm(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *liveArm) (results.Check, error) {
-	c, err := atLoad(loadCtx, hardCtx, s, run, a, 3, plan.CheckMax)
+	c, err := atLoad(loadCtx, hardCtx, s, run, a, 3, a.level[run.Key], plan.CheckMax)
 	if err != nil {
 		return c, fmt.Errorf("%s: check before the window: %w", a.plan.Name, err)
 	}
+	a.settle(run.Key, c)
 	return c, nil
 }
 
 // atLoad drives the run's own load in blocks of plan.CheckBlock requests
 // (cut at plan.CheckBlockTime) until at least minBlocks blocks and
-// steadyAfter holds, or bound ran out.
-func atLoad(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *liveArm, minBlocks int, bound plan.Duration) (results.Check, error) {
+// steadyAfter hold, with the last block within plan.LevelTolerance of
+// level when it is above 0, or bound ran out.
+func atLoad(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *liveArm, minBlocks int, level float64, bound plan.Duration) (results.Check, error) {
 	cfg := measure.RequestConfig(run, s.sc.Knobs)
 	cfg.Conns, cfg.Requests, cfg.Duration = run.Point.Concurrency, plan.CheckBlock, plan.CheckBlockTime.D()
-	return blocksUntilSteady(loadCtx, hardCtx, cfg, 0, minBlocks, bound)
+	until := func(p50s []float64) bool {
+		return len(p50s) >= minBlocks && steadyAfter(p50s) && (level <= 0 || p50s[len(p50s)-1] <= level*(1+plan.LevelTolerance))
+	}
+	return blocksUntil(loadCtx, hardCtx, cfg, 0, until, bound)
+}
+
+// settle keeps, as the arm's level at key, the median of the last three
+// block p50s of a part that reached its end (steady or bounded).
+func (a *liveArm) settle(key vocab.PointKey, c results.Check) {
+	n := len(c.P50s)
+	if n < 3 || c.State == vocab.WarmFailed {
+		return
+	}
+	var last []float64
+	for _, v := range c.P50s[n-3:] {
+		last = append(last, v.V)
+	}
+	if a.level == nil {
+		a.level = map[vocab.PointKey]float64{}
+	}
+	a.level[key] = stats.Median(last)
 }
 
 // needsCheck: the check before the window is for gateway arms that are
@@ -141,10 +172,10 @@ func needsCheck(a *liveArm, run *plan.Run) bool {
 	return a.plan.Steady.Requests > 0 && !a.plan.Hosted && len(a.containers) > 0 && run.Point.Mode == vocab.Closed && run.Point.Concurrency > 0
 }
 
-// blocksUntilSteady drives blocks of cfg (warm-up none, so every request
-// counts) until at least need requests and minBlocks blocks were served
-// and their p50s show a steady state (steadyAfter), or bound ran out.
-func blocksUntilSteady(loadCtx, hardCtx context.Context, cfg load.Config, need, minBlocks int, bound plan.Duration) (results.Check, error) {
+// blocksUntil drives blocks of cfg (warm-up none, so every request
+// counts) until at least need requests were served and done says of their
+// p50s that the state sought is reached, or bound ran out.
+func blocksUntil(loadCtx, hardCtx context.Context, cfg load.Config, need int, done func(p50s []float64) bool, bound plan.Duration) (results.Check, error) {
 	ctx, cancel := context.WithTimeout(loadCtx, bound.D())
 	defer cancel()
 	began := time.Now()
@@ -175,7 +206,7 @@ func blocksUntilSteady(loadCtx, hardCtx context.Context, cfg load.Config, need, 
 		p50 := float64(res.Latency.ValueAtQuantile(50)) / 1e3
 		p50s = append(p50s, p50)
 		c.P50s = append(c.P50s, vocab.Some(p50))
-		if served >= need && len(p50s) >= minBlocks && steadyAfter(p50s) {
+		if served >= need && done(p50s) {
 			c.State = vocab.WarmSteady
 			break
 		}

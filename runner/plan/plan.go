@@ -173,6 +173,11 @@ const (
 // its settled figure), for at most this long.
 const AtLoadMax = Duration(20 * time.Second)
 
+// LevelTolerance is how far above the p50 an arm last settled at a check
+// may end: twice SteadyTolerance, so block-to-block noise (Portkey's
+// settled blocks move 2-5%) does not hold a settled arm to the bound.
+const LevelTolerance = 2 * SteadyTolerance
+
 // Replica is one container of a gateway arm.
 type Replica struct {
 	Port    int           `json:"port"`
