@@ -149,8 +149,8 @@ type liveArm struct {
 	// level: at each load point, the p50 (ms) this process settled at
 	// when last steady there, which the check before a window brings it
 	// back to (checkArm).
-	level map[vocab.PointKey]float64
-	frozen      bool           // paused while another arm is measured (isolation)
+	level  map[vocab.PointKey]float64
+	frozen bool // paused while another arm is measured (isolation)
 	// A stack's life over the scenarios it serves (Plan.Stacks kept): what
 	// it runs, the requests it served (warm-ups and windows), whether a
 	// warm-up reached its requests, and the scenarios it was measured in.

@@ -106,9 +106,9 @@ type Ratio struct {
 	// Power, from the spread between this run's starts (each a new process
 	// of both arms): Callable, the smallest change (a share, 0.05 for 5%)
 	// whose interval would leave out 1 at its level; StartsFor, how many
-	// starts the same spread needs for an interval narrower than the
-	// minimum effect on each side (0: more than maxStarts). HasPower false
-	// when the interval is not over starts.
+	// starts the same spread needs for a build with no change to be called
+	// "same" in about 4 runs of 5 (stats.Resolution.StartsFor; 0: more than
+	// maxStarts). HasPower false when the interval is not over starts.
 	Callable  float64
 	StartsFor int
 	HasPower  bool

@@ -112,6 +112,10 @@ type Tally struct {
 	Counts map[Verdict]int
 	Runs   int
 	Ratios []float64 // each run's ratio, where one was formed
+	// Callable and StartsFor: each run's power (Ratio.Callable and
+	// StartsFor, 0 for more than 100 starts), where its interval was over
+	// starts.
+	Callable, StartsFor []float64
 }
 
 // Tallies counts the trials' verdicts per pair and metric, in the pairs'
@@ -127,6 +131,10 @@ func Tallies(trials []Trial, pairs []Pair) []Tally {
 					t.Runs++
 					if tr.Ratio.Est > 0 {
 						t.Ratios = append(t.Ratios, tr.Ratio.Est)
+					}
+					if tr.Ratio.HasPower {
+						t.Callable = append(t.Callable, tr.Ratio.Callable)
+						t.StartsFor = append(t.StartsFor, float64(tr.Ratio.StartsFor))
 					}
 				}
 			}
@@ -147,15 +155,23 @@ func WriteValidation(w io.Writer, trials []Trial, pairs []Pair, minEffect float6
 		runs[t.Run] = t
 	}
 	fmt.Fprintf(w, "%d runs; minimum effect %.0f%%; each ratio's interval at %.0f%% over the run's starts.\n\n", len(runs), 100*minEffect, 100*stats.Level)
-	fmt.Fprintln(w, "| pair | planted | metric | regressed | slower, under the minimum effect | same | faster, under the minimum effect | improved | erratic | not comparable | ratio: median [lowest, highest] |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| pair | planted | metric | regressed | slower, under the minimum effect | same | faster, under the minimum effect | improved | erratic | not comparable | ratio: median [lowest, highest] | callable: median | starts for the minimum effect: median |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, t := range Tallies(trials, pairs) {
 		span := "-"
 		if len(t.Ratios) > 0 {
 			span = fmt.Sprintf("%.3f [%.3f, %.3f]", stats.Median(t.Ratios), slices.Min(t.Ratios), slices.Max(t.Ratios))
 		}
-		fmt.Fprintf(w, "| %s / %s | %s | %s | %d | %d | %d | %d | %d | %d | %d | %s |\n", t.Pair.Candidate, t.Pair.Baseline, t.Pair.PlantedWords(), t.Metric,
-			t.Counts[Regressed], t.Counts[SlowerUnder], t.Counts[Same], t.Counts[FasterUnder], t.Counts[Improved], t.Counts[Erratic], t.Counts[NotComparable], span)
+		callable, need := "-", "-"
+		if len(t.Callable) > 0 {
+			callable = fmt.Sprintf("%.1f%%", 100*stats.Median(t.Callable))
+			need = fmt.Sprintf("%.0f", stats.Median(t.StartsFor))
+			if slices.Contains(t.StartsFor, 0) {
+				need += " (some over 100)"
+			}
+		}
+		fmt.Fprintf(w, "| %s / %s | %s | %s | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s |\n", t.Pair.Candidate, t.Pair.Baseline, t.Pair.PlantedWords(), t.Metric,
+			t.Counts[Regressed], t.Counts[SlowerUnder], t.Counts[Same], t.Counts[FasterUnder], t.Counts[Improved], t.Counts[Erratic], t.Counts[NotComparable], span, callable, need)
 	}
 	var walls []float64
 	probes := map[results.Col][2]float64{}
@@ -194,7 +210,7 @@ func WriteValidation(w io.Writer, trials []Trial, pairs []Pair, minEffect float6
 }
 
 // validationCols are validation.csv's columns.
-var validationCols = []string{"run", "baseline", "candidate", "planted", "metric", "baseline_value", "ratio", "lo", "hi", "starts", "rounds", "verdict", "why", "wall_s"}
+var validationCols = []string{"run", "baseline", "candidate", "planted", "metric", "baseline_value", "ratio", "lo", "hi", "starts", "rounds", "verdict", "why", "wall_s", "callable", "starts_for_min_effect"}
 
 // WriteValidationCSV writes one line per trial.
 func WriteValidationCSV(w io.Writer, trials []Trial) error {
@@ -205,7 +221,10 @@ func WriteValidationCSV(w io.Writer, trials []Trial) error {
 	for _, t := range trials {
 		cells := []string{t.Run, t.Pair.Baseline, t.Pair.Candidate, strconv.FormatFloat(t.Pair.Planted, 'g', -1, 64), t.Metric.String(),
 			num(t.Baseline), num(t.Ratio.Est), num(t.Ratio.Lo), num(t.Ratio.Hi), strconv.Itoa(t.Ratio.Starts), strconv.Itoa(t.Ratio.Rounds),
-			t.Verdict.String(), t.Why, num(t.WallS)}
+			t.Verdict.String(), t.Why, num(t.WallS), "", ""}
+		if t.Ratio.HasPower {
+			cells[len(cells)-2], cells[len(cells)-1] = num(t.Ratio.Callable), strconv.Itoa(t.Ratio.StartsFor)
+		}
 		if err := cw.Write(cells); err != nil {
 			return err
 		}

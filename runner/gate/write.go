@@ -42,8 +42,8 @@ func WriteAB(w io.Writer, baseline, candidate string, vs []ABVerdict, gated []Me
 	fmt.Fprintf(w, "  (one side of the interval); %d verdicts gate the exit code, so at most %.1f%% for the run (results/gate/README.md: the rate measured).\n",
 		n, 100*float64(n)*(1-stats.Level)/2)
 	fmt.Fprintf(w, "callable: the smallest change this run's interval would set apart from 1 at %.0f%%, from the spread between its starts (each a new process\n", 100*stats.Level)
-	fmt.Fprintf(w, "  of both arms); starts for %.0f%%: how many starts that spread needs for an interval narrower than %.0f%% on each side (a guide: the spread\n", 100*minEffect, 100*minEffect)
-	fmt.Fprintln(w, "  is itself estimated from this run's few starts).")
+	fmt.Fprintf(w, "  of both arms); starts for %.0f%%: how many starts that spread needs for a build with no change to be called same in about 4 runs of 5\n", 100*minEffect)
+	fmt.Fprintln(w, "  (a guide: the spread is itself estimated from this run's few starts).")
 }
 
 func isGated(m Metric, gated []Metric) bool {

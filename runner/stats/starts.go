@@ -287,16 +287,19 @@ func ResolutionOf(d Delta) (Resolution, bool) {
 }
 
 // StartsFor is how many starts the same spread between starts would need
-// for an interval at Level narrower than half on each side: the smallest
-// n >= 2 with t(n-1) x SD / sqrt(n) < half; 0 when not even limit starts
+// for a figure with no change to have its whole interval at Level inside
+// half on each side about 4 times in 5: the smallest n >= 2 with
+// (t(n-1) + z(0.8)) x SD / sqrt(n) < half (the interval's half-width plus
+// how far its centre strays in 4 of 5 runs); 0 when not even limit starts
 // would do. The spread is itself estimated from few starts, so this is a
 // guide, not a promise.
 func (r Resolution) StartsFor(half float64, limit int) int {
 	if r.SD == 0 {
 		return 2
 	}
+	const z80 = 0.8416 // the standard normal's 80th percentile
 	for n := 2; n <= limit; n++ {
-		if tQuantile(float64(n-1), 1-(1-Level)/2)*r.SD/math.Sqrt(float64(n)) < half {
+		if (tQuantile(float64(n-1), 1-(1-Level)/2)+z80)*r.SD/math.Sqrt(float64(n)) < half {
 			return n
 		}
 	}
