@@ -302,6 +302,20 @@ func inProcess(t *testing.T, ps *ports, p *plan.Plan) *fake.Engine {
 // these tests need whole.)
 func pipe(ln net.Listener, target string) (stop func()) { return pipeWith(ln, target, nil) }
 
+// servePipe serves a gateway container the fake engine starts as a byte
+// pipe to the plan's mock, on the port its command names, with before
+// run ahead of each chunk the client sends (nil: none).
+func servePipe(t *testing.T, ps *ports, p *plan.Plan, spec stack.ContainerSpec, before func()) error {
+	port, _ := strconv.Atoi(spec.Cmd[1])
+	ln, err := ps.listen(port)
+	if err != nil {
+		return err
+	}
+	target, _ := url.Parse(p.Mock.URL)
+	t.Cleanup(pipeWith(ln, target.Host, before))
+	return nil
+}
+
 // pipeWith is pipe with a hook run before each chunk the client sends is
 // passed on (at one client, before each request).
 func pipeWith(ln net.Listener, target string, before func()) (stop func()) {
@@ -1016,14 +1030,7 @@ func TestIsolation(t *testing.T) {
 					return start(spec)
 				}
 				// a second working gateway, the first one's neighbour
-				port, _ := strconv.Atoi(spec.Cmd[1])
-				ln, err := ps.listen(port)
-				if err != nil {
-					return err
-				}
-				target, _ := url.Parse(p.Mock.URL)
-				t.Cleanup(pipe(ln, target.Host))
-				return nil
+				return servePipe(t, ps, p, spec, nil)
 			}
 			e.InspectFunc = nil
 			frozen := func() map[string]bool {

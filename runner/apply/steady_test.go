@@ -2,8 +2,6 @@ package apply
 
 import (
 	"context"
-	"net/url"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -66,18 +64,11 @@ func TestCheckBeforeWindow(t *testing.T) {
 		if spec.Labels[stack.LabelStack] != "proxy" {
 			return start(spec)
 		}
-		port, _ := strconv.Atoi(spec.Cmd[1])
-		ln, err := ps.listen(port)
-		if err != nil {
-			return err
-		}
-		target, _ := url.Parse(p.Mock.URL)
-		t.Cleanup(pipeWith(ln, target.Host, func() {
+		return servePipe(t, ps, p, spec, func() {
 			if left.Add(-1) >= 0 {
 				time.Sleep(delay) // a plateau: blocks that agree, at the cold figure
 			}
-		}))
-		return nil
+		})
 	}
 	e.PauseFunc = func(spec stack.ContainerSpec, paused bool) {
 		if spec.Labels[stack.LabelStack] == "proxy" && !paused {
