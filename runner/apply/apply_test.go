@@ -954,7 +954,7 @@ func TestWarmupAndLogPatterns(t *testing.T) {
 	p, o := testPlan(t, ps, 200*time.Millisecond)
 	sc := &p.Scenarios[0]
 	pa := sc.Arm("proxy")
-	pa.Steady = plan.Steady{Requests: 300, Max: plan.Duration(time.Minute)}
+	pa.Steady = plan.Steady{Requests: 300, Max: plan.Duration(time.Minute), Clients: plan.WarmClients}
 	pa.LogPatterns = []config.LogPattern{{Name: "db_locked", Text: "database is locked"}}
 	e := inProcess(t, ps, p)
 	e.LogFunc = func(spec stack.ContainerSpec) string {
@@ -1277,7 +1277,7 @@ func TestKeptStacks(t *testing.T) {
 	for i := range first.Runs {
 		first.Runs[i].Start = first.Runs[i].Trial
 	}
-	first.Arm("proxy").Steady = plan.Steady{Requests: 300, Max: plan.Duration(time.Minute)}
+	first.Arm("proxy").Steady = plan.Steady{Requests: 300, Max: plan.Duration(time.Minute), Clients: plan.WarmClients}
 	scenario := func(name string, fresh bool) plan.Scenario {
 		sc := *first
 		sc.Name, sc.CSV, sc.Starts, sc.FreshStacks = name, filepath.Join("results", name+".csv"), 1, fresh

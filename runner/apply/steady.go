@@ -18,12 +18,6 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
-// warmClients are the clients of every warm-up: it exercises the request
-// path until the runtime has settled (a JIT's tiers, an interpreter's
-// caches, a database's first pages), it is not a load point; at one client
-// a streamed answer of 150 ms would take 75 s for 500 requests.
-const warmClients = 32
-
 // warm drives each arm that asks for it (plan.Arm.Steady) with the
 // scenario's own request, in blocks of plan.SteadyBlock, until it served
 // the requests asked and its latency stopped moving (steadyAfter), or its
@@ -48,7 +42,7 @@ func (r *execution) warm(loadCtx, hardCtx context.Context, s *scenarioRun, start
 			return err
 		}
 		run := sc.Runs[k]
-		conns := warmClients
+		conns := pa.Steady.Clients
 		// A stack that served its warm-up's requests in an earlier scenario
 		// is re-checked at this one's request: the same rule, a shorter bound.
 		need, bound, what := max(pa.Steady.Requests-a.served, 0), pa.Steady.Max, "warm-up"

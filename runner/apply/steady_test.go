@@ -56,7 +56,7 @@ func TestCheckBeforeWindow(t *testing.T) {
 	p, o := testPlan(t, ps, 200*time.Millisecond)
 	p.Isolation = config.Freeze
 	sc := &p.Scenarios[0]
-	sc.Arm("proxy").Steady = plan.Steady{Requests: 100, Max: plan.Duration(time.Minute)}
+	sc.Arm("proxy").Steady = plan.Steady{Requests: 100, Max: plan.Duration(time.Minute), Clients: plan.WarmClients}
 	e := inProcess(t, ps, p)
 	var left atomic.Int64
 	start := e.StartFunc

@@ -90,22 +90,29 @@ type Run struct {
 
 // Steady bounds an arm's warm-up: at least Requests of the scenario's own
 // request, then on until its latency has stopped moving, never past Max.
-// Zero Requests: measured fresh.
+// Zero Requests: measured fresh. Clients: how many drive it (zero: the
+// plan's default).
 type Steady struct {
 	Requests int           `json:"requests"`
 	Max      time.Duration `json:"max"`
+	Clients  int           `json:"clients,omitempty"`
 	// Fresh: a scenario that says warmup_requests = 0 measures every arm
 	// as it starts, whatever its gateway asks for (cold_start).
 	Fresh bool `json:"fresh,omitempty"`
 }
 
 // Over is the warm-up a scenario's s and a gateway's o ask for together:
-// the larger of each bound, or none for a scenario measured fresh.
+// the larger of each bound, or none for a scenario measured fresh; the
+// gateway's clients when it names them (its runtime is what warms).
 func (s Steady) Over(o Steady) Steady {
 	if s.Fresh {
 		return s
 	}
-	return Steady{Requests: max(s.Requests, o.Requests), Max: max(s.Max, o.Max)}
+	clients := s.Clients
+	if o.Clients > 0 {
+		clients = o.Clients
+	}
+	return Steady{Requests: max(s.Requests, o.Requests), Max: max(s.Max, o.Max), Clients: clients}
 }
 
 // Isolation is how the arms of a scenario that are not being measured

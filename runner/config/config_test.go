@@ -416,11 +416,11 @@ func TestWarmupAndLogPatterns(t *testing.T) {
 		return "gateway \"g\" {\n  compose = \"c.yaml\"\n  service = \"s\"\n  port = 19001\n  api = [\"openai\"]\n  " + lines +
 			"\n}\nscenario \"s\" {\n  kind = \"overhead\"\n  concurrency = [1]\n}\n"
 	}
-	cfg, diags := Parse("b.hcl", []byte(gw("warmup_requests = 3000\n  warmup_max = \"90s\"\n  log_patterns = { db_locked = \"database is locked\", busy = \"SQLITE_BUSY\" }")))
+	cfg, diags := Parse("b.hcl", []byte(gw("warmup_requests = 3000\n  warmup_max = \"90s\"\n  warmup_clients = 1\n  log_patterns = { db_locked = \"database is locked\", busy = \"SQLITE_BUSY\" }")))
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	if g := cfg.Gateways[0]; g.Steady != (Steady{Requests: 3000, Max: 90 * time.Second}) || len(g.LogPatterns) != 2 || g.LogPatterns[0] != (LogPattern{"busy", "SQLITE_BUSY"}) {
+	if g := cfg.Gateways[0]; g.Steady != (Steady{Requests: 3000, Max: 90 * time.Second, Clients: 1}) || len(g.LogPatterns) != 2 || g.LogPatterns[0] != (LogPattern{"busy", "SQLITE_BUSY"}) {
 		t.Errorf("warm-up %+v, patterns %v", g.Steady, g.LogPatterns)
 	}
 	if s := cfg.Scenarios[0].Steady; s != (Steady{Max: time.Minute}) {
@@ -430,6 +430,8 @@ func TestWarmupAndLogPatterns(t *testing.T) {
 		{`warmup_max = "1h"`, "Value out of range"},
 		{`warmup_max = "soon"`, "Invalid duration"},
 		{`warmup_requests = -1`, "Value out of range"},
+		{`warmup_clients = 0`, "Value out of range"},
+		{`warmup_clients = 100000`, "Value out of range"},
 		{`log_patterns = { "Bad Name" = "x" }`, "Invalid log pattern name"},
 		{`log_patterns = { empty = "" }`, "Invalid log pattern"},
 	} {

@@ -258,7 +258,7 @@ func attrRange(body hcl.Body, name string) hcl.Range {
 var intRanges = map[string][2]int{
 	"trials": {1, 1000}, "max_trials": {1, 1000}, "max_in_flight": {1, 100_000}, "concurrency": {1, 100_000}, "prompt_tokens": {1, 2_000_000},
 	"cancel_after": {1, 100_000}, "min_samples": {0, 1_000_000},
-	"warmup_requests": {0, 10_000_000}, "starts": {1, 100},
+	"warmup_requests": {0, 10_000_000}, "warmup_clients": {1, 10_000}, "starts": {1, 100},
 }
 
 var durationMax = map[string]time.Duration{

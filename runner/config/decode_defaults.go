@@ -34,6 +34,7 @@ type rawRun struct {
 	Settle         *string  `hcl:"settle,optional"`
 	WarmupRequests *int     `hcl:"warmup_requests,optional"`
 	WarmupMax      *string  `hcl:"warmup_max,optional"`
+	WarmupClients  *int     `hcl:"warmup_clients,optional"`
 	RequestTimeout *string  `hcl:"request_timeout,optional"`
 	MaxErrorRate   *float64 `hcl:"max_error_rate,optional"`
 	SLO            *rawSLO  `hcl:"slo,block"`
@@ -130,6 +131,7 @@ func (c *checker) run(body, remain hcl.Body, out *Run) {
 	c.intIn(body, "warmup_requests", r.WarmupRequests, &out.Steady.Requests)
 	out.Steady.Fresh = r.WarmupRequests != nil && *r.WarmupRequests == 0
 	c.duration(body, "warmup_max", r.WarmupMax, &out.Steady.Max)
+	c.intIn(body, "warmup_clients", r.WarmupClients, &out.Steady.Clients)
 	c.duration(body, "max_duration", r.MaxDuration, &out.MaxDuration)
 	c.timeout(body, r.RequestTimeout, &out.RequestTimeout)
 	c.slo(r.SLO, &out.SLO)

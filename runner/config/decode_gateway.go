@@ -66,6 +66,10 @@ type rawGateway struct {
 	// control arm, such as an earlier release, need not run them all).
 	Scenarios []string `hcl:"scenarios,optional"`
 	WarmupMax *string  `hcl:"warmup_max,optional"`
+	// WarmupClients: warmed at the load it is measured at (Portkey served
+	// 32 clients slower per request than one, and came out of that warm-up
+	// still falling at one: issue 62).
+	WarmupClients *int `hcl:"warmup_clients,optional"`
 	// LogPatterns are counted in the container's log over each measured
 	// window: name -> the text a line holds.
 	LogPatterns map[string]string `hcl:"log_patterns,optional"`
@@ -145,6 +149,7 @@ func (c *checker) gateway(r *rawGateway, cfg *Config) Gateway {
 	c.intIn(b, "warmup_requests", r.WarmupRequests, &g.Steady.Requests)
 	g.Scenarios, g.ScenariosRange = r.Scenarios, attrRange(b, "scenarios")
 	c.duration(b, "warmup_max", r.WarmupMax, &g.Steady.Max)
+	c.intIn(b, "warmup_clients", r.WarmupClients, &g.Steady.Clients)
 	c.duration(b, "build_time", r.BuildTime, &g.BuildTime)
 	c.logPatterns(b, r.LogPatterns, &g)
 	setIf(&g.Model, r.Model)

@@ -129,11 +129,20 @@ type Arm struct {
 
 // Steady is an arm's warm-up: at least Requests of the scenario's own
 // request in blocks of SteadyBlock, on until the blocks' p50 stops moving,
-// never past Max (docs/method.md, "Steady state"). Zero: measured fresh.
+// never past Max (docs/method.md, "Steady state"), driven by Clients.
+// Zero: measured fresh.
 type Steady struct {
 	Requests int      `json:"requests"`
 	Max      Duration `json:"max"`
+	Clients  int      `json:"clients"`
 }
+
+// WarmClients drive a warm-up whose gateway names no warmup_clients: it
+// exercises the request path until the runtime has settled (a JIT's tiers,
+// an interpreter's caches, a database's first pages), it is not a load
+// point; at one client a streamed answer of 150 ms would take 75 s for 500
+// requests.
+const WarmClients = 32
 
 // SteadyBlock is how many requests one p50 of the warm-up rests on,
 // SteadyTolerance how far two blocks' p50 may differ (a share) for the
@@ -543,7 +552,11 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 			steady = steady.Over(g.Steady)
 		}
 		if steady.Requests > 0 {
-			a.Steady = Steady{Requests: steady.Requests, Max: Duration(steady.Max)}
+			clients := steady.Clients
+			if clients == 0 {
+				clients = WarmClients
+			}
+			a.Steady = Steady{Requests: steady.Requests, Max: Duration(steady.Max), Clients: clients}
 		}
 		s.Arms = append(s.Arms, a)
 	}

@@ -205,9 +205,9 @@ func TestStartsAndSteady(t *testing.T) {
 		t.Errorf("nginx's trials at c=1 by start: %v, want 1-2, 3-4 and 5-6", trials)
 	}
 	for arm, want := range map[string]Steady{
-		"direct": {500, Duration(time.Minute)}, "nginx": {500, Duration(time.Minute)},
-		"portkey": {5000, Duration(time.Minute)}, "one-api": {3000, Duration(90 * time.Second)},
-		"litellm": {1500, Duration(2 * time.Minute)},
+		"direct": {500, Duration(time.Minute), WarmClients}, "nginx": {500, Duration(time.Minute), WarmClients},
+		"portkey": {5000, Duration(time.Minute), WarmClients}, "one-api": {3000, Duration(90 * time.Second), WarmClients},
+		"litellm": {1500, Duration(2 * time.Minute), WarmClients},
 	} {
 		if got := s.Arm(arm).Steady; got != want {
 			t.Errorf("%s's warm-up %+v, want %+v", arm, got, want)
@@ -216,6 +216,14 @@ func TestStartsAndSteady(t *testing.T) {
 	cold := p.Scenarios[slices.IndexFunc(p.Scenarios, func(s Scenario) bool { return s.Name == "cold_start" })]
 	if cold.Starts != 3 || cold.Arm("portkey").Steady.Requests != 0 {
 		t.Errorf("cold_start: %d starts, portkey's warm-up %+v: it must measure 3 starts as they start", cold.Starts, cold.Arm("portkey").Steady)
+	}
+	// A gateway that names its warm-up's clients is warmed at them; the
+	// arms that do not, at WarmClients.
+	g := build(t, "../../examples/gate-portkey.hcl")
+	for _, a := range g.Scenarios[0].Arms {
+		if want := map[bool]int{true: 1, false: WarmClients}[a.Name != "direct"]; a.Steady.Requests > 0 && a.Steady.Clients != want {
+			t.Errorf("gate-portkey.hcl: %s warmed at %d clients, want %d", a.Name, a.Steady.Clients, want)
+		}
 	}
 	q := build(t, "../../benchmarks.hcl")
 	q.Quick(false)

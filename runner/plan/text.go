@@ -186,7 +186,7 @@ func steadyText(arms []Arm) string {
 		byBound[a.Steady] = append(byBound[a.Steady], a.Name)
 	}
 	for _, st := range order {
-		parts = append(parts, fmt.Sprintf("%s at least %d requests, at most %s", strings.Join(byBound[st], ", "), st.Requests, st.Max))
+		parts = append(parts, fmt.Sprintf("%s at least %d requests at c=%d, at most %s", strings.Join(byBound[st], ", "), st.Requests, st.Clients, st.Max))
 	}
 	return strings.Join(parts, "; ")
 }
