@@ -4,10 +4,11 @@
 # to the mock directly (the built-in "direct" arm). Reference: README.md.
 
 defaults {
-  # Rounds: each trial runs every arm once, the order rotated, and what an
-  # arm adds is the median of its per-round differences from direct: 6
-  # rounds give that median a 95% interval ([min, max] at 96.9%). Scenarios
-  # whose rows feed no headline delta keep fewer (docs/method.md, "Statistics").
+  # Rounds: each trial runs every arm once, in a fresh random order, and
+  # what an arm adds is read from its per-round differences from direct.
+  # Every scenario below sets its own: the headline ones take 3 starts of
+  # 2 rounds (their interval is over the starts), the others as their
+  # comments say (docs/method.md, "Statistics").
   trials      = 6
   warmup      = "250ms" # before each window: connections open, caches refilled after a thaw
   duration    = "1s" # 1.5 s put the full suite at 78 minutes here; 1 s keeps it under 60
@@ -431,9 +432,10 @@ scenario "overhead" {
   kind        = "overhead"
   # A headline: every gateway started three times afresh (one start a
   # pass: early, middle, late in the run), two rounds in each. Its interval
-  # is over the starts (docs/method.md, "Statistics"): in the committed run
-  # the sd between starts was up to 3.4 times the sd between a start's
-  # rounds, so starts, not rounds, narrow it (t = 4.3 over 3, 12.7 over 2).
+  # is over the starts (docs/method.md, "Statistics"): in run
+  # 20261205t190820 the sd between the starts' means of what an arm added
+  # was up to 4.3 times the sd between a start's rounds (HAProxy; Portkey
+  # 1.3), so starts, not rounds, narrow it (t = 4.3 over 3, 12.7 over 2).
   starts      = 3
   trials      = 2
   api         = "openai"
@@ -456,9 +458,10 @@ scenario "streaming_turn" {
   kind        = "streaming_turn"
   # A headline: every gateway started three times afresh (one start a
   # pass: early, middle, late in the run), two rounds in each. Its interval
-  # is over the starts (docs/method.md, "Statistics"): in the committed run
-  # the sd between starts was up to 3.4 times the sd between a start's
-  # rounds, so starts, not rounds, narrow it (t = 4.3 over 3, 12.7 over 2).
+  # is over the starts (docs/method.md, "Statistics"): in run
+  # 20261205t190820 the sd between the starts' means of what an arm added
+  # was up to 4.3 times the sd between a start's rounds (HAProxy; Portkey
+  # 1.3), so starts, not rounds, narrow it (t = 4.3 over 3, 12.7 over 2).
   starts      = 3
   trials      = 2
   api         = "openai"
@@ -470,9 +473,10 @@ scenario "streaming_turn_anthropic" {
   kind        = "streaming_turn"
   # A headline: every gateway started three times afresh (one start a
   # pass: early, middle, late in the run), two rounds in each. Its interval
-  # is over the starts (docs/method.md, "Statistics"): in the committed run
-  # the sd between starts was up to 3.4 times the sd between a start's
-  # rounds, so starts, not rounds, narrow it (t = 4.3 over 3, 12.7 over 2).
+  # is over the starts (docs/method.md, "Statistics"): in run
+  # 20261205t190820 the sd between the starts' means of what an arm added
+  # was up to 4.3 times the sd between a start's rounds (HAProxy; Portkey
+  # 1.3), so starts, not rounds, narrow it (t = 4.3 over 3, 12.7 over 2).
   starts      = 3
   trials      = 2
   api         = "anthropic"
@@ -602,9 +606,10 @@ scenario "session_claude_code" {
   kind        = "session"
   # A headline: every gateway started three times afresh (one start a
   # pass: early, middle, late in the run), two rounds in each. Its interval
-  # is over the starts (docs/method.md, "Statistics"): in the committed run
-  # the sd between starts was up to 3.4 times the sd between a start's
-  # rounds, so starts, not rounds, narrow it (t = 4.3 over 3, 12.7 over 2).
+  # is over the starts (docs/method.md, "Statistics"): in run
+  # 20261205t190820 the sd between the starts' means of what an arm added
+  # was up to 4.3 times the sd between a start's rounds (HAProxy; Portkey
+  # 1.3), so starts, not rounds, narrow it (t = 4.3 over 3, 12.7 over 2).
   starts      = 3
   trials      = 2
   api         = "anthropic"
@@ -625,9 +630,10 @@ scenario "session_codex" {
   kind        = "session"
   # A headline: every gateway started three times afresh (one start a
   # pass: early, middle, late in the run), two rounds in each. Its interval
-  # is over the starts (docs/method.md, "Statistics"): in the committed run
-  # the sd between starts was up to 3.4 times the sd between a start's
-  # rounds, so starts, not rounds, narrow it (t = 4.3 over 3, 12.7 over 2).
+  # is over the starts (docs/method.md, "Statistics"): in run
+  # 20261205t190820 the sd between the starts' means of what an arm added
+  # was up to 4.3 times the sd between a start's rounds (HAProxy; Portkey
+  # 1.3), so starts, not rounds, narrow it (t = 4.3 over 3, 12.7 over 2).
   starts      = 3
   trials      = 2
   api         = "responses"
