@@ -38,7 +38,8 @@ func cmdStability(args []string) int {
 	machines := summary.ByHost(dirs, tables)
 	var md strings.Builder
 	fmt.Fprintf(&md, "# Stability across runs\n\n%d runs on %d host(s). What holds across runs is read on each host alone, "+
-		"the host of the newest run first: a run on another CPU is another machine, not another hour.\n\n", len(dirs), len(machines))
+		"the host of the newest run first: a run on another host (another CPU label, or where recorded CPU model, stepping, microcode, "+
+		"flags, TSC, memory, or another kernel) is another machine, not another hour.\n\n", len(dirs), len(machines))
 	chart, charted := filepath.Join(base, "stability.png"), ""
 	for _, m := range machines {
 		fmt.Fprintf(&md, "## %s: %d run(s)\n\n", m.Name(), len(m.Dirs))

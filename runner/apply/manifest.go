@@ -26,8 +26,7 @@ func (r *execution) stamp() {
 	} else {
 		m.Code = CodeOf(r.o.Plan, r.o.ModuleDir)
 	}
-	h := r.gatewayHost()
-	m.Host = results.Host{CPU: h.CPU, Cores: h.Cores, Kernel: h.Kernel}
+	m.Host = r.gatewayHost()
 	l := r.o.Plan.Layout
 	m.Engines = r.enginesText()
 	m.Layout = results.Layout{Driver: l.Driver.CPUs.Text, Mock: l.Mock.CPUs.Text, Gateway: l.Gateway.CPUs.Text}

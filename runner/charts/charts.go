@@ -288,7 +288,7 @@ func overheadFigure(d *data) (*figure, string) {
 	if !ok {
 		return nil, "no overhead rows in the results"
 	}
-	f := barsOf(t, true,
+	f := barsOf(t.Ranked(), true,
 		panelSpec{"Added latency", "ms over direct", []seriesSpec{
 			{"p50", func(a summary.Figures) value { return addedP50(a, "") }},
 			{"p99", func(a summary.Figures) value {
@@ -306,7 +306,7 @@ func overheadFigure(d *data) (*figure, string) {
 		panelSpec{"Gateway CPU per request", "µs", []seriesSpec{
 			{"CPU", col(results.ColGatewayCPUUsPerReq)}}})
 	f.Note = fmt.Sprintf("Scenario %s, %s: non-streamed chat completions, each arm against the same mock on the same CPUs. Lower is better. "+
-		"Memory: the resident set as ps counts it, then the cgroup working set (lighter). CPU per request is the capacity figure that carries over between machines (1e6 / µs = req/s per core).", t.Point.Scenario, t.Point)
+		"Memory: the resident set as ps counts it, then the cgroup working set (lighter). CPU per request is the capacity figure not bound to the rig (1e6 / µs = req/s per core); it moves with the host's speed (RESULTS.md, Across hosts).", t.Point.Scenario, t.Point)
 	f.Foot = append(footnote(methodAdded, t.Arms), bimodal(t)...)
 	return f, ""
 }
@@ -637,7 +637,7 @@ func atClients(column results.Col) func(summary.Figures) value {
 
 func throughputFigure(d *data) (*figure, string) {
 	return ceilingFigure(d, false,
-		"The highest median rate each arm sustained among the scenario's closed-loop points. A point labelled rig saturated or contended (driver, mock or shared CPUs out of CPU) is the rig's limit, not the gateway's capacity: CPU µs per request is the figure that carries over (RESULTS.md, Capacity).",
+		"The highest median rate each arm sustained among the scenario's closed-loop points. A point labelled rig saturated or contended (driver, mock or shared CPUs out of CPU) is the rig's limit, not the gateway's capacity: CPU µs per request is the figure not bound to the rig (RESULTS.md, Capacity).",
 		"RPS = requests completed / measured window, median over trials.",
 		panelSpec{"Requests per second", "rps, median over trials, at the best closed-loop point (c=clients)",
 			[]seriesSpec{{"rps", atClients(results.ColRPS)}}})
@@ -1168,17 +1168,8 @@ func goodputFigure(d *data) (*figure, string) {
 // pooledGoodput is the share of an arm's requests, over all its trials
 // (failed ones too), that met the SLO, in %.
 func pooledGoodput(a summary.Figures) value {
-	var good, n float64
-	for _, r := range a.Rows {
-		if g := r.Num(results.ColGoodput); r.Int(results.ColTrial) > 0 && g.Set {
-			k := r.Num(results.ColRequestsOK).V + float64(r.Errored())
-			good, n = good+g.V*k, n+k
-		}
-	}
-	if n == 0 {
-		return value{}
-	}
-	return value{V: 100 * good / n, Set: true}
+	g, _ := a.PooledGoodput()
+	return value{V: 100 * g.V, Set: g.Set}
 }
 
 func armsOf(ts []summary.Table) []summary.Figures {

@@ -523,6 +523,24 @@ type Kinds interface {
 	Plan(p *Plan, s *Scenario)
 }
 
+// steadyOf is an arm's warm-up in a scenario: the scenario's over its
+// gateway's (g nil for direct), at WarmClients unless one names its
+// clients; zero for none.
+func steadyOf(sc *config.Scenario, g *config.Gateway) Steady {
+	steady := sc.Steady
+	if g != nil {
+		steady = steady.Over(g.Steady)
+	}
+	if steady.Requests <= 0 {
+		return Steady{}
+	}
+	clients := steady.Clients
+	if clients == 0 {
+		clients = WarmClients
+	}
+	return Steady{Requests: steady.Requests, Max: Duration(steady.Max), Clients: clients}
+}
+
 func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds) hcl.Diagnostics {
 	s := Scenario{
 		Name: sc.Name, Kind: vocab.Kind(sc.Kind), API: sc.API.String(), Stream: sc.Stream, Tools: sc.Tools, Trials: sc.Trials, Starts: max(sc.Starts, 1),
@@ -547,17 +565,7 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 			s.Skipped = append(s.Skipped, Skip{a.Name, "not in the gateway's scenarios list"})
 			continue
 		}
-		steady := sc.Steady
-		if g != nil {
-			steady = steady.Over(g.Steady)
-		}
-		if steady.Requests > 0 {
-			clients := steady.Clients
-			if clients == 0 {
-				clients = WarmClients
-			}
-			a.Steady = Steady{Requests: steady.Requests, Max: Duration(steady.Max), Clients: clients}
-		}
+		a.Steady = steadyOf(sc, g)
 		s.Arms = append(s.Arms, a)
 	}
 	for _, tokens := range sc.PromptTokens {

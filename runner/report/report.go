@@ -43,7 +43,8 @@ func hero(recs []results.Record, tables []summary.Table) (summary.Table, bool) {
 			overhead = append(overhead, t)
 		}
 	}
-	return summary.Lowest(overhead)
+	t, ok := summary.Lowest(overhead)
+	return t.Ranked(), ok
 }
 
 // Block is the README's results block: the hero chart and what it shows,
@@ -61,40 +62,59 @@ func Block(recs []results.Record, chartsDir string, hours Hours) string {
 		fmt.Fprintf(&b, "**%s**\n\n", warn)
 	}
 	fmt.Fprintf(&b, "<img src=\"%s/overhead.png\" width=\"760\" alt=\"Added latency, peak memory and CPU per request, per gateway\">\n\n", chartsDir)
-	byClass := map[vocab.Class][]string{}
+	fmt.Fprintf(&b, "Added p50 latency per request over the client talking to the mock directly, at one client, in ms "+
+		"(run `%s`, code %s, %s), each to the precision of its interval, whose level and span follow it "+
+		"(\"95%%, N starts\": Student's t over the N starts' figures, the figure their mean; docs/method.md, \"Statistics\")", t.Point.RunID, t.Code(), host(t))
+	across := hours.of(t)
+	if len(across) > 0 {
+		fmt.Fprintf(&b, "; beside it, %s: their mean (Student's t over the runs' figures: where the mean over hours lies) and where a run "+
+			"at another hour on this host falls (the prediction interval), or with under %d runs their figures "+
+			"([results/stability](results/stability/STABILITY.md))", hours.span(), stats.MinRuns)
+	}
+	if len(hours.Others) > 0 {
+		fmt.Fprintf(&b, "; across hosts, the largest host's figure over the smallest, %d other host(s) kept (RESULTS.md, \"Across hosts\")", len(hours.Others))
+	}
+	b.WriteString(". Plain proxies first, then AI gateways, each by its figure; p99, memory, CPU and cost: [RESULTS.md](RESULTS.md).\n\n")
+	header := []string{"arm", "class", "this run +p50 ms"}
+	if len(across) > 0 {
+		header = append(header, "mean of the runs kept", "a run at another hour")
+	}
+	if len(hours.Others) > 0 {
+		header = append(header, "across hosts max/min")
+	}
+	var rows [][]string
 	var absent []string
 	for _, a := range t.Arms {
 		switch {
 		case a.Name == vocab.Direct:
+			continue
 		case a.Trials == 0:
 			absent = append(absent, a.Name)
-		case a.AddedP50.Set:
-			byClass[a.Class] = append(byClass[a.Class], fmt.Sprintf("%s %s %s", a.Name, summary.Added(a.AddedP50, a.AddedP50CI, a.HasCI), summary.CI(a)))
+			continue
+		case !a.AddedP50.Set:
+			continue
 		}
-	}
-	fmt.Fprintf(&b, "Added p50 latency per request over the client talking to the mock directly, at one client, in ms "+
-		"(run `%s`, code %s, %s), each to the precision of its interval, whose level and span follow it "+
-		"(\"95%%, N starts\": Student's t over the N starts' figures, the figure their mean; docs/method.md, \"Statistics\"):", t.Point.RunID, t.Code(), host(t))
-	for _, c := range []struct {
-		key  vocab.Class
-		name string
-	}{{vocab.ClassProxy, "plain proxies"}, {vocab.ClassAI, "AI gateways"}, {vocab.ClassHosted, "hosted APIs"}, {"", "class not recorded"}} {
-		if len(byClass[c.key]) > 0 {
-			fmt.Fprintf(&b, " %s: %s;", c.name, strings.Join(byClass[c.key], ", "))
+		row := []string{a.Name, orDash(string(a.Class)), summary.Added(a.AddedP50, a.AddedP50CI, a.HasCI) + " " + summary.CI(a)}
+		if len(across) > 0 {
+			mean, next := "-", "-"
+			if k := slices.IndexFunc(across, func(s summary.Stability) bool { return s.Arm == a.Name }); k >= 0 {
+				mean, next = "runs "+summary.RunFigures(across[k]), "-"
+				if across[k].HasAcross {
+					mean, next = meanCell(across[k]), summary.NextRun(across[k])
+				}
+			}
+			row = append(row, mean, next)
 		}
+		if len(hours.Others) > 0 {
+			row = append(row, summary.Times(acrossHosts(hours, t, a, addedP50)))
+		}
+		rows = append(rows, row)
 	}
+	markdownTable(&b, header, rows)
 	if len(absent) > 0 {
-		fmt.Fprintf(&b, " not measured on this machine: %s (reasons in [RESULTS.md](RESULTS.md)).", strings.Join(absent, ", "))
+		fmt.Fprintf(&b, "Not measured on this machine: %s (reasons in [RESULTS.md](RESULTS.md)).\n\n", strings.Join(absent, ", "))
 	}
-	if across := hours.of(t); len(across) > 0 {
-		var cells []string
-		for _, s := range across {
-			cells = append(cells, fmt.Sprintf("%s %s", s.Arm, acrossCell(s)))
-		}
-		fmt.Fprintf(&b, " Across %s (\"95%%, N runs\": Student's t over the runs' figures; its level holds for a run at another hour here; "+
-			"[results/stability](results/stability/STABILITY.md)): %s.", hours.span(), strings.Join(cells, ", "))
-	}
-	b.WriteString(" p99, memory, CPU and cost: [RESULTS.md](RESULTS.md).\n\n" + End + "\n")
+	b.WriteString(End + "\n")
 	return b.String()
 }
 
@@ -109,32 +129,93 @@ type Hours struct {
 	// Elsewhere counts the runs kept on other hosts, left out: another
 	// machine, not another hour.
 	Elsewhere int
+	// Others are the hosts kept besides this one, each with its runs'
+	// figures: set beside this host's, never pooled with them.
+	Others []Host
 }
 
-// ReadHours reads the runs kept under base that ran on host.
+// Host is one other machine's runs kept, with what they measured.
+type Host struct {
+	Name string
+	Dirs []string
+	Stab []summary.Stability
+}
+
+// ReadHours reads the runs kept under base: those that ran on host (from
+// two up), and every other host's.
 func ReadHours(base, host string) (Hours, error) {
 	dirs := summary.StabilityDirs(base)
-	if len(dirs) < 2 {
+	if len(dirs) == 0 {
 		return Hours{}, nil
 	}
 	tables, err := summary.ReadRepeats(dirs)
 	if err != nil {
 		return Hours{}, err
 	}
+	var h Hours
 	for _, m := range summary.ByHost(dirs, tables) {
-		if m.Host == host && len(m.Dirs) >= 2 {
-			return Hours{Host: host, Dirs: m.Dirs, Stab: summary.Stabilities(m.Tables), Elsewhere: len(dirs) - len(m.Dirs)}, nil
+		if m.Host == host {
+			if len(m.Dirs) >= 2 {
+				h.Host, h.Dirs, h.Stab, h.Elsewhere = host, m.Dirs, summary.Stabilities(m.Tables), len(dirs)-len(m.Dirs)
+			}
+			continue
+		}
+		h.Others = append(h.Others, Host{Name: m.Name(), Dirs: m.Dirs, Stab: summary.Stabilities(m.Tables)})
+	}
+	return h, nil
+}
+
+// hostMean is the mean over a host's runs of one of an arm's figures at
+// t's point, and how many runs it rests on.
+func hostMean(stab []summary.Stability, t summary.Table, arm string, v func(summary.Figures) vocab.Optional) (float64, int) {
+	for _, s := range stab {
+		if s.Scenario != t.Point.Scenario || s.Point != t.Point.String() || s.Arm != arm {
+			continue
+		}
+		sum, n := 0.0, 0
+		for _, a := range s.Runs {
+			if x := v(a); x.Set {
+				sum, n = sum+x.V, n+1
+			}
+		}
+		if n > 0 {
+			return sum / float64(n), n
 		}
 	}
-	return Hours{}, nil
+	return 0, 0
 }
+
+// acrossHosts is, for one of an arm's figures, the largest of the hosts'
+// figures over the smallest (this host's from its runs kept, or this
+// run's), when at least two hosts have a positive one.
+func acrossHosts(h Hours, t summary.Table, a summary.Figures, v func(summary.Figures) vocab.Optional) vocab.Optional {
+	var xs []float64
+	if m, n := hostMean(h.Stab, t, a.Name, v); n > 0 {
+		xs = append(xs, m)
+	} else if x := v(a); x.Set {
+		xs = append(xs, x.V)
+	}
+	for _, o := range h.Others {
+		if m, n := hostMean(o.Stab, t, a.Name, v); n > 0 {
+			xs = append(xs, m)
+		}
+	}
+	if len(xs) < 2 || slices.Min(xs) <= 0 {
+		return vocab.Optional{}
+	}
+	return vocab.Some(slices.Max(xs) / slices.Min(xs))
+}
+
+func addedP50(a summary.Figures) vocab.Optional    { return a.AddedP50 }
+func syscallsPer(a summary.Figures) vocab.Optional { return a.SyscallsPerReq }
+func cpuPer(a summary.Figures) vocab.Optional      { return a.CPUUsPerReq }
 
 // of is what holds across the runs for t's gateway arms, in t's order.
 func (h Hours) of(t summary.Table) []summary.Stability {
 	var out []summary.Stability
 	for _, a := range t.Arms {
 		for _, s := range h.Stab {
-			if s.Scenario == t.Point.Scenario && s.Point == t.Point.String() && s.Arm == a.Name && s.HasAcross {
+			if s.Scenario == t.Point.Scenario && s.Point == t.Point.String() && s.Arm == a.Name && s.RunsMeasured() >= 2 {
 				out = append(out, s)
 			}
 		}
@@ -152,8 +233,8 @@ func (h Hours) span() string {
 	return s + ")"
 }
 
-// acrossCell is a figure over runs with its interval.
-func acrossCell(s summary.Stability) string {
+// meanCell is the runs' mean with its interval over them.
+func meanCell(s summary.Stability) string {
 	f := summary.Figures{AddedP50: vocab.Some(s.Across.Median), AddedP50CI: s.Across, HasCI: true}
 	return summary.Added(f.AddedP50, f.AddedP50CI, true) + " " + summary.CI(f)
 }
@@ -162,6 +243,7 @@ func acrossCell(s summary.Stability) string {
 // run beside its figure across the kept runs, with what the spread is
 // made of and how often a run lies inside the others' prediction.
 func writeHours(w io.Writer, t summary.Table, h Hours) {
+	defer writeHosts(w, t, h)
 	across := h.of(t)
 	if len(across) == 0 {
 		return
@@ -169,10 +251,12 @@ func writeHours(w io.Writer, t summary.Table, h Hours) {
 	fmt.Fprintln(w, "## Hour to hour")
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "The headline point across %s, kept in `results/stability/` ([STABILITY.md](results/stability/STABILITY.md)). "+
-		"This run's interval is over its starts: it holds for a new start within the hours of this run. The figure over runs is their mean with "+
-		"Student's t over the runs' figures: its level holds for a run at another hour on this machine, where the host's speed for an "+
-		"interpreter moves from window to window (docs/method.md, \"Hour to hour\"). A run is inside the others' prediction when it lies in the "+
-		"%.0f%% prediction interval the other runs give, which chance makes %.0f%% when nothing but the hour moved.\n\n", h.span(), 100*stats.Level, 100*stats.Level)
+		"This run's interval is over its starts: it holds for a new start within the hours of this run. Over the runs, from %d of them: their mean with "+
+		"Student's t over the runs' figures (where the mean over hours lies, not where one more run falls), and the %.0f%% prediction interval "+
+		"for a run at another hour on this host, where the host's speed for an interpreter moves from window to window (docs/method.md, "+
+		"\"Hour to hour\"); under %d runs, the runs' figures. A run is inside the others' prediction when it lies in the "+
+		"prediction interval the other runs give, which chance makes %.0f%% when nothing but the hour moved.\n\n",
+		h.span(), stats.MinRuns, 100*stats.Level, stats.MinRuns, 100*stats.Level)
 	var rows [][]string
 	for _, s := range across {
 		k := slices.IndexFunc(t.Arms, func(a summary.Figures) bool { return a.Name == s.Arm })
@@ -181,16 +265,93 @@ func writeHours(w io.Writer, t summary.Table, h Hours) {
 		if s.Predictions > 0 {
 			pred = fmt.Sprintf("%d of %d", s.InPrediction, s.Predictions)
 		}
-		f := summary.Figures{AddedP50: vocab.Some(s.Across.Median), AddedP50CI: s.Across, HasCI: true}
-		rows = append(rows, []string{s.Arm, summary.Added(a.AddedP50, a.AddedP50CI, a.HasCI) + " " + summary.CI(a), acrossCell(s), summary.HalfWidth(f),
+		mean, half := "runs "+summary.RunFigures(s), "-"
+		if s.HasAcross {
+			mean, half = meanCell(s), summary.HalfWidth(summary.Figures{AddedP50: vocab.Some(s.Across.Median), AddedP50CI: s.Across, HasCI: true})
+		}
+		rows = append(rows, []string{s.Arm, summary.Added(a.AddedP50, a.AddedP50CI, a.HasCI) + " " + summary.CI(a), mean, half, summary.NextRun(s),
 			summary.Fixed(s.BetweenRuns, 3), summary.Fixed(s.WithinRuns, 3), pred})
 	}
-	markdownTable(w, []string{"arm", "this run +p50 ms", "over the runs +p50 ms", "half-width", "sd between runs ms", "sd between starts ms", "inside the others' prediction"}, rows)
+	markdownTable(w, []string{"arm", "this run +p50 ms", "mean of the runs +p50 ms", "half-width", "a run at another hour +p50 ms", "sd between runs ms", "sd between starts ms", "inside the others' prediction"}, rows)
+}
+
+// writeHosts sets the headline point on each host kept beside this one's:
+// each host's mean over its runs, never pooled, and how far apart the
+// hosts are for the added p50 and for the work counts.
+func writeHosts(w io.Writer, t summary.Table, h Hours) {
+	if len(h.Others) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "## Across hosts")
+	fmt.Fprintln(w)
+	here := "this run's (fewer than two runs of this host kept)"
+	if len(h.Dirs) > 0 {
+		here = fmt.Sprintf("the mean of its %d runs kept", len(h.Dirs))
+	}
+	fmt.Fprintf(w, "The headline point on each host kept in `results/stability/` (a host is its fingerprint: docs/method.md, \"Hour to hour\"), "+
+		"each host's figure the mean of its runs there, never pooled with another's; this host's is %s. max/min is the largest host's figure "+
+		"over the smallest: how far a figure moves from one machine to another.\n\n", here)
+	fmt.Fprintf(w, "- this host: %s\n", summary.HostOf([]summary.Table{t}))
+	header := []string{"arm", "this host +p50 ms"}
+	for i, o := range h.Others {
+		name := string(rune('B' + i))
+		fmt.Fprintf(w, "- host %s: %s, %s, %s to %s\n", name, o.Name, runsText(len(o.Dirs)), filepath.Base(o.Dirs[0]), filepath.Base(o.Dirs[len(o.Dirs)-1]))
+		header = append(header, "host "+name+" +p50 ms")
+	}
+	fmt.Fprintln(w)
+	header = append(header, "+p50 max/min", "syscalls/req max/min", "CPU µs/req max/min")
+	var rows [][]string
+	spreads := map[string][]float64{}
+	for _, a := range t.Arms {
+		if a.Name == vocab.Direct || !a.AddedP50.Set {
+			continue
+		}
+		hereFig := summary.Added(a.AddedP50, a.AddedP50CI, a.HasCI) + " (this run)"
+		if m, n := hostMean(h.Stab, t, a.Name, addedP50); n > 0 {
+			hereFig = fmt.Sprintf("%s (%s)", summary.Fixed(vocab.Some(m), 3), runsText(n))
+		}
+		row := []string{a.Name, hereFig}
+		for _, o := range h.Others {
+			cell := "-"
+			if m, n := hostMean(o.Stab, t, a.Name, addedP50); n > 0 {
+				cell = fmt.Sprintf("%s (%s)", summary.Fixed(vocab.Some(m), 3), runsText(n))
+			}
+			row = append(row, cell)
+		}
+		for _, c := range []struct {
+			key string
+			v   func(summary.Figures) vocab.Optional
+		}{{"+p50", addedP50}, {"syscalls", syscallsPer}, {"CPU", cpuPer}} {
+			x := acrossHosts(h, t, a, c.v)
+			if x.Set {
+				spreads[c.key] = append(spreads[c.key], x.V)
+			}
+			row = append(row, summary.Times(x))
+		}
+		rows = append(rows, row)
+	}
+	markdownTable(w, header, rows)
+	med := func(k string) string {
+		if len(spreads[k]) == 0 {
+			return "-"
+		}
+		return summary.Times(vocab.Some(stats.Median(spreads[k])))
+	}
+	fmt.Fprintf(w, "Over the arms, the median max/min across hosts: added p50 %s, system calls per request %s, CPU µs per request %s. "+
+		"A figure whose spread is small carries to another machine; one whose spread is large is this host's.\n\n", med("+p50"), med("syscalls"), med("CPU"))
+}
+
+// runsText is "1 run" or "N runs".
+func runsText(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
 }
 
 // writeCapacity states each arm's CPU per request at the throughput
 // scenario's closed-loop points, and the req/s per core it implies: the
-// capacity figure that carries over between machines, where the req/s
+// capacity figure less bound to the rig than the req/s
 // this rig sustained may be the rig's own limit.
 func writeCapacity(w io.Writer, tables []summary.Table) {
 	var ts []summary.Table
@@ -205,7 +366,8 @@ func writeCapacity(w io.Writer, tables []summary.Table) {
 	fmt.Fprintln(w, "## Capacity")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "The gateway's CPU time per request at a fixed concurrency, and the requests per second per core it")
-	fmt.Fprintln(w, "implies (1e6 / µs), is the capacity figure that carries over between machines. The req/s column is what")
+	fmt.Fprintln(w, "implies (1e6 / µs), is the capacity figure not bound to this rig's driver; it still moves with the host's")
+	fmt.Fprintln(w, "speed (\"Across hosts\" says how far, where other hosts are kept). The req/s column is what")
 	fmt.Fprintln(w, "this rig sustained; where it says rig saturated or contended, the driver, the mock or the CPU they share")
 	fmt.Fprintln(w, "with the gateway ran out first, and it is not the gateway's ceiling. Medians over trials.")
 	fmt.Fprintln(w)

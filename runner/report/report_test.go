@@ -48,7 +48,7 @@ func TestCommittedReportIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hours, err := ReadHours("../../results/stability", results.HostCPU(recs))
+	hours, err := ReadHours("../../results/stability", results.HostKey(recs))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
+	"github.com/gatewaybench/gatewaybench/internal/hostinfo"
 )
 
 // SchemaVersion is the version of the CSVs and manifests this code writes.
@@ -135,12 +136,8 @@ type Source struct {
 	SHA256 string `json:"sha256"`
 }
 
-// Host is a machine's CPU and kernel.
-type Host struct {
-	CPU    string `json:"cpu"`
-	Kernel string `json:"kernel"`
-	Cores  int    `json:"cores"` // logical CPUs of the machine
-}
+// Host is the machine the gateways ran on, as hostinfo reads it.
+type Host = hostinfo.Host
 
 // Layout is the planned cpusets.
 type Layout struct {
@@ -275,6 +272,21 @@ func ProvenanceOf(recs []Record) Provenance {
 		}
 	}
 	return p
+}
+
+// HostKey is the fingerprint of the host the first record that names one
+// was measured on (hostinfo.Host.Fingerprint): what runs are grouped by
+// across hours; "" when none does.
+func HostKey(recs []Record) string {
+	for _, r := range recs {
+		if m := r.Manifest(); m != nil && m.Host.CPU != "" {
+			return m.Host.Fingerprint()
+		}
+		if h := r.Str(ColHostCPU); h != "" { // a row with no manifest beside it
+			return Host{CPU: h, Kernel: r.Str(ColKernel)}.Fingerprint()
+		}
+	}
+	return ""
 }
 
 // HostCPU is the CPU model the first record that names one was measured

@@ -22,9 +22,11 @@ const (
 	// repeated).
 	OverStarts
 	// OverRuns: the figures of runs made hours apart (each over its own
-	// starts). The level holds for the figure a run at another hour on
-	// the same machine would give: the hour's effect (the host's speed
-	// for an interpreter moves from window to window) is covered too.
+	// starts). The level holds for where their mean over hours lies, the
+	// hour's effect (the host's speed for an interpreter moves from window
+	// to window) covered too; not for where one more run falls, which is
+	// PredictRun's (a new run lies inside the mean's interval 91% of the
+	// time from 2 runs and 51% from 9: TestRunsMeanIsNoPrediction).
 	OverRuns
 )
 
@@ -64,14 +66,20 @@ func StartsDelta(groups [][]float64) (Delta, bool) {
 	return d, true
 }
 
+// MinRuns is the fewest runs an interval over runs is drawn from: with
+// two, Student's t has one degree of freedom and the interval is 6.35
+// times the gap between them (12.7 / 2), wider than the runs say; below
+// it the runs' own figures are shown instead.
+const MinRuns = 3
+
 // RunsDelta is the figure over runs made apart in time, from each run's
 // figure (its StartsDelta's centre): their mean with Student's t interval
 // at Level over the K runs (K - 1 degrees of freedom), the interval over
-// the highest level repeated, so it holds whatever the shares of the
-// hour's, the start's and the round's effects (TestRunsCoverage). ok is
-// false with fewer than two runs.
+// the highest level repeated, so it covers the long-run mean whatever the
+// shares of the hour's, the start's and the round's effects
+// (TestRunsCoverage). ok is false with fewer than MinRuns runs.
 func RunsDelta(figs []float64) (Delta, bool) {
-	if len(figs) < 2 {
+	if len(figs) < MinRuns {
 		return Delta{}, false
 	}
 	d := overGroups(figs, OverRuns)
@@ -85,10 +93,10 @@ func RunsDelta(figs []float64) (Delta, bool) {
 // long-run figure lies), it bounds a single new run, hour effect and its
 // own starts' noise included; a run left out lies inside the interval the
 // others give at the rate Level when nothing changed (TestPredictRun).
-// ok is false with fewer than two runs.
+// ok is false with fewer than MinRuns runs.
 func PredictRun(figs []float64) (Estimate, bool) {
 	k := len(figs)
-	if k < 2 {
+	if k < MinRuns {
 		return Estimate{}, false
 	}
 	mean, sd := MeanSD(figs)

@@ -207,6 +207,51 @@ func TestRunsCoverage(t *testing.T) {
 	}
 }
 
+// TestRunsMeanIsNoPrediction: the interval over runs is for their mean;
+// one more run from the same host falls inside it far less often than its
+// level (in theory 84% from 3 runs, 51% from 9), while PredictRun's holds
+// it. Neither is drawn from fewer than MinRuns runs. Seeded.
+func TestRunsMeanIsNoPrediction(t *testing.T) {
+	const sims = 4000
+	for _, c := range []struct {
+		k      int
+		lo, hi float64 // the rate a new run lies inside the mean's interval
+	}{{3, 0.80, 0.87}, {9, 0.46, 0.56}} {
+		rng := rand.New(rand.NewPCG(uint64(c.k), 7))
+		inMean, inNext := 0, 0
+		for range sims {
+			figs := make([]float64, c.k+1)
+			for i := range figs {
+				figs[i] = 10 + rng.NormFloat64()
+			}
+			m, ok := RunsDelta(figs[:c.k])
+			p, ok2 := PredictRun(figs[:c.k])
+			if !ok || !ok2 {
+				t.Fatalf("no interval from %d runs", c.k)
+			}
+			next := figs[c.k]
+			if m.Lo <= next && next <= m.Hi {
+				inMean++
+			}
+			if p.Lo <= next && next <= p.Hi {
+				inNext++
+			}
+		}
+		if r := float64(inMean) / sims; r < c.lo || r > c.hi {
+			t.Errorf("%d runs: the next run inside the mean's interval %.3f, want %.2f-%.2f", c.k, r, c.lo, c.hi)
+		}
+		if r := float64(inNext) / sims; r < 0.93 || r > 0.97 {
+			t.Errorf("%d runs: the next run inside the prediction interval %.3f, want about %.2f", c.k, r, Level)
+		}
+	}
+	if _, ok := RunsDelta([]float64{1, 2}); ok {
+		t.Error("an interval over runs from 2 runs")
+	}
+	if _, ok := PredictRun([]float64{1, 2}); ok {
+		t.Error("a prediction from 2 runs")
+	}
+}
+
 // TestPredictRun: a run left out lies inside the prediction interval of
 // the others at the stated rate, whatever the hour's effect. Seeded.
 func TestPredictRun(t *testing.T) {

@@ -30,12 +30,14 @@ type Stability struct {
 	// Predicted is the mean chance rate over those pairs.
 	Inside, Pairs int
 	Predicted     float64
-	// Across is the figure over the runs, its interval over them
-	// (stats.RunsDelta: the level holds for a run at another hour), set
-	// when HasAcross; BetweenRuns and WithinRuns are its spread between
-	// runs beyond their starts' and between a run's starts
-	// (stats.RunComponents).
+	// Across is the runs' mean with its interval over them
+	// (stats.RunsDelta: where the mean over hours lies), and Next where a
+	// run at another hour on this host falls (stats.PredictRun), both set
+	// from stats.MinRuns runs (HasAcross); BetweenRuns and WithinRuns are
+	// the spread between runs beyond their starts' and between a run's
+	// starts (stats.RunComponents).
 	Across                  stats.Delta
+	Next                    stats.Estimate
 	HasAcross               bool
 	BetweenRuns, WithinRuns vocab.Optional
 	// InPrediction of Predictions runs lie inside the prediction interval
@@ -116,12 +118,13 @@ func (s *Stability) acrossRuns() {
 		}
 	}
 	s.Across, s.HasAcross = stats.RunsDelta(figs)
+	s.Next, _ = stats.PredictRun(figs)
 	s.Normalised = normalised(s.Runs)
 	if b, w, ok := stats.RunComponents(ds); ok {
 		s.BetweenRuns, s.WithinRuns = vocab.Some(b), vocab.Some(w)
 	}
-	if len(figs) < 3 {
-		return // a prediction from one run has no spread to go by
+	if len(figs) < stats.MinRuns+1 {
+		return // each left out is judged by an interval of the others
 	}
 	for j := range figs {
 		p, _ := stats.PredictRun(slices.Delete(slices.Clone(figs), j, j+1))
@@ -170,9 +173,9 @@ func StabilityDirs(base string) []string {
 	return dirs
 }
 
-// HostOf is the CPU model a run's rows were measured on (its manifest's
-// host.cpu), "" when they do not say.
-func HostOf(tables []Table) string { return results.HostCPU(records(tables)) }
+// HostOf is the fingerprint of the host a run's rows were measured on
+// (results.HostKey), "" when they do not say.
+func HostOf(tables []Table) string { return results.HostKey(records(tables)) }
 
 // Machine is the runs kept on one host, oldest first.
 type Machine struct {
@@ -181,10 +184,11 @@ type Machine struct {
 	Tables [][]Table
 }
 
-// ByHost parts the runs by the host they ran on, the newest run's host
-// first. A figure over runs holds for another hour on one machine: a run
-// on another CPU is another machine, whose figures are not draws of this
-// one's (the VM under this project moved from a Xeon to an EPYC).
+// ByHost parts the runs by the host they ran on (its fingerprint), the
+// newest run's host first. A figure over runs is of one machine: a run on
+// another is not a draw of this one's figures (the VM under this project
+// moved from a Xeon to an EPYC; issue 63 found another VM of the Xeon's
+// label reading below every run kept on it).
 func ByHost(dirs []string, tables [][]Table) []Machine {
 	var out []Machine
 	for i := len(dirs) - 1; i >= 0; i-- {
@@ -252,14 +256,15 @@ func WriteStability(w io.Writer, dirs []string, tables [][]Table, ss []Stability
 			inside = fmt.Sprintf("%d of %d", s.Inside, s.Pairs)
 			pred = fmt.Sprintf("%.0f%%", 100*s.Predicted)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, times(s.Spread), times(s.SyscallSpread), inside, pred)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, Times(s.Spread), Times(s.SyscallSpread), inside, pred)
 	}
-	fmt.Fprintf(w, "\nAcross the runs: the figure over them with its interval over runs (its level holds for a run at another hour on this machine: "+
-		"docs/method.md, \"Hour to hour\"); the sd between runs beyond what their starts explain, and between a run's starts; "+
-		"and how many runs lie inside the %.0f%% prediction interval the other runs give (leave one out), which chance makes %.0f%% when nothing moved but the hour.\n\n",
-		100*stats.Level, 100*stats.Level)
-	fmt.Fprintln(w, "| scenario | point | arm | +p50 over runs | interval | half-width | sd between runs ms | sd between starts ms | inside the others' prediction |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(w, "\nAcross the runs, from %d runs up: their mean with Student's t over the runs (where the mean over hours lies, "+
+		"not where one more run falls); where a run at another hour on this host falls, the %.0f%% prediction interval "+
+		"(mean ± t x sd x sqrt(1 + 1/K): docs/method.md, \"Hour to hour\"); the sd between runs beyond what their starts explain, and between a run's starts; "+
+		"and how many runs lie inside the prediction interval the other runs give (leave one out), which chance makes %.0f%% when nothing moved but the hour.\n\n",
+		stats.MinRuns, 100*stats.Level, 100*stats.Level)
+	fmt.Fprintln(w, "| scenario | point | arm | +p50 mean of the runs | interval | half-width | a run at another hour | sd between runs ms | sd between starts ms | inside the others' prediction |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, s := range ss {
 		if !s.HasAcross {
 			continue
@@ -269,8 +274,8 @@ func WriteStability(w io.Writer, dirs []string, tables [][]Table, ss []Stability
 		if s.Predictions > 0 {
 			pred = fmt.Sprintf("%d of %d", s.InPrediction, s.Predictions)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, Added(a.AddedP50, a.AddedP50CI, true), CI(a),
-			HalfWidth(a), Fixed(s.BetweenRuns, 3), Fixed(s.WithinRuns, 3), pred)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, Added(a.AddedP50, a.AddedP50CI, true), CI(a),
+			HalfWidth(a), NextRun(s), Fixed(s.BetweenRuns, 3), Fixed(s.WithinRuns, 3), pred)
 	}
 	fmt.Fprintln(w, "\nWould a reading of the run bring the runs closer? The spread of the figure across runs (coefficient of variation), "+
 		"beside its spread once each run's figure is divided by that run's median CPython probe, or by the gateway's own CPU µs per request "+
@@ -286,6 +291,39 @@ func WriteStability(w io.Writer, dirs []string, tables [][]Table, ss []Stability
 	}
 }
 
+// RunsMeasured counts the runs that measured the arm.
+func (s Stability) RunsMeasured() int {
+	n := 0
+	for _, a := range s.Runs {
+		if a.AddedP50.Set {
+			n++
+		}
+	}
+	return n
+}
+
+// NextRun prints where a run at another hour falls (s.Next), to the
+// precision of the runs' interval, with its level and span.
+func NextRun(s Stability) string {
+	if !s.HasAcross {
+		return "-"
+	}
+	dec := decimals(s.Across.Estimate)
+	return fmt.Sprintf("[%+.*f, %+.*f] %.0f%% prediction, %d runs", dec, s.Next.Lo, dec, s.Next.Hi, 100*stats.Level, s.Next.N)
+}
+
+// RunFigures prints the runs' own figures, for fewer runs than an
+// interval over them needs.
+func RunFigures(s Stability) string {
+	var xs []string
+	for _, a := range s.Runs {
+		if a.AddedP50.Set {
+			xs = append(xs, Added(a.AddedP50, a.AddedP50CI, a.HasCI))
+		}
+	}
+	return strings.Join(xs, " and ")
+}
+
 // HalfWidth is an interval's half-width as a share of its figure: what
 // "to within 15%" is judged by.
 func HalfWidth(a Figures) string {
@@ -295,7 +333,8 @@ func HalfWidth(a Figures) string {
 	return fmt.Sprintf("%.0f%%", 100*(a.AddedP50CI.Hi-a.AddedP50CI.Lo)/2/math.Abs(a.AddedP50.V))
 }
 
-func times(v vocab.Optional) string {
+// Times prints a ratio as "1.49x", or "-".
+func Times(v vocab.Optional) string {
 	if !v.Set {
 		return "-"
 	}

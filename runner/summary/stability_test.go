@@ -13,10 +13,12 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
-// TestStabilities: over three runs an arm's figures spread max/min, each
-// run's figure is set against the two other runs' intervals (6 ordered
+// TestStabilities: over four runs an arm's figures spread max/min, each
+// run's figure is set against the other runs' intervals (12 ordered
 // pairs) beside the rate chance predicts, and an arm measured in no run is
-// left out.
+// left out. Over the runs: their mean with its interval, where the next
+// run falls (wider), and the run on a moved host outside the prediction
+// the three others give; from two runs, no interval at all.
 func TestStabilities(t *testing.T) {
 	arm := func(name string, sys float64, starts ...[]float64) Figures {
 		d, _ := stats.StartsDelta(starts)
@@ -30,29 +32,37 @@ func TestStabilities(t *testing.T) {
 		run(arm("litellm", 100, []float64{10, 10.2}, []float64{10.4, 10.1}, []float64{9.9, 10})),
 		run(arm("litellm", 102, []float64{10.1, 10.3}, []float64{10.2, 10.0}, []float64{10.1, 10.2})),
 		run(arm("litellm", 104, []float64{15, 15.2}, []float64{15.1, 14.9}, []float64{15.3, 15})), // the host moved
+		run(arm("litellm", 101, []float64{10.0, 10.1}, []float64{10.3, 10.0}, []float64{9.9, 10.1})),
 	}
 	ss := Stabilities(runs)
 	if len(ss) != 1 || ss[0].Arm != "litellm" {
 		t.Fatalf("%+v: want litellm alone (bifrost never measured)", ss)
 	}
 	s := ss[0]
-	if s.Pairs != 6 || s.Inside != 2 || s.Predicted < 0.83 || s.Predicted > 0.95 || !s.Spread.Set || s.Spread.V < 1.4 || s.SyscallSpread.V != 1.04 {
+	if s.Pairs != 12 || s.Inside != 6 || s.Predicted < 0.83 || s.Predicted > 0.95 || !s.Spread.Set || s.Spread.V < 1.4 || s.SyscallSpread.V != 1.04 {
 		t.Errorf("%+v", s)
 	}
-	// Over the runs: the moved host widens the interval over runs (its
-	// level stated by runs), the spread between runs is most of it, and
-	// the third run lies outside the prediction the first two give.
-	if !s.HasAcross || s.Across.Over != stats.OverRuns || s.Across.Starts != 3 || s.Across.Lo > 10.1 || s.Across.Hi < 15.1 ||
-		!s.BetweenRuns.Set || s.BetweenRuns.V < 2.5 || s.WithinRuns.V > 0.3 || s.Predictions != 3 || s.InPrediction != 2 {
+	if !s.HasAcross || s.Across.Over != stats.OverRuns || s.Across.Starts != 4 || s.Across.Lo > 10.1 || s.Across.Hi < 15.1 ||
+		s.Next.N != 4 || s.Next.Lo >= s.Across.Lo || s.Next.Hi <= s.Across.Hi ||
+		!s.BetweenRuns.Set || s.BetweenRuns.V < 2.2 || s.WithinRuns.V > 0.3 || s.Predictions != 4 || s.InPrediction != 3 {
 		t.Errorf("across runs: %+v", s)
 	}
 	var b bytes.Buffer
-	WriteStability(&b, []string{"a/d1", "a/d2", "a/d3"}, runs, ss)
-	for _, want := range []string{"| overhead | c=1 prompt=100 | litellm | 1.49x | 1.04x | 2 of 6 | 91% |",
-		"| overhead | c=1 prompt=100 | litellm | +11.8 | [+4.7, +18.9] 95%, 3 runs | 60% | 2.862 | 0.101 | 2 of 3 |"} {
+	WriteStability(&b, []string{"a/d1", "a/d2", "a/d3", "a/d4"}, runs, ss)
+	for _, want := range []string{"| overhead | c=1 prompt=100 | litellm | 1.5x | 1.04x | 6 of 12 | 91% |",
+		"| overhead | c=1 prompt=100 | litellm | +11.4 | [+7.4, +15.3] 95%, mean of 4 runs | 35% | [+2.5, +20.2] 95% prediction, 4 runs | 2.489 | 0.096 | 3 of 4 |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, b.String())
 		}
+	}
+	two := Stabilities(runs[:2])
+	if len(two) != 1 || two[0].HasAcross || two[0].Predictions != 0 || RunFigures(two[0]) != "+10.10 and +10.15" || NextRun(two[0]) != "-" {
+		t.Errorf("from two runs: %+v, figures %q: want the runs' figures and no interval", two, RunFigures(two[0]))
+	}
+	b.Reset()
+	WriteStability(&b, []string{"a/d1", "a/d2"}, runs[:2], two)
+	if strings.Contains(b.String(), "mean of 2 runs") {
+		t.Errorf("an interval over two runs:\n%s", b.String())
 	}
 }
 

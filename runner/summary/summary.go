@@ -736,7 +736,7 @@ func Level(d stats.Delta) string {
 	case stats.OverStarts:
 		return fmt.Sprintf("%.0f%%, %d starts", d.Confidence*100, d.Starts)
 	case stats.OverRuns:
-		return fmt.Sprintf("%.0f%%, %d runs", d.Confidence*100, d.Starts)
+		return fmt.Sprintf("%.0f%%, mean of %d runs", d.Confidence*100, d.Starts)
 	}
 	return fmt.Sprintf("%.0f%%, 1 start", d.Confidence*100)
 }
@@ -855,6 +855,38 @@ func Signed(o vocab.Optional) string {
 		return "-"
 	}
 	return fmt.Sprintf("%+.3f", o.V)
+}
+
+// Ranked is t with its arms as a reader compares them: direct, then the
+// plain proxies, the AI gateways and the hosted APIs, each by its added
+// p50, lowest first; arms with no figure last. Rows keep the order the
+// rounds drew; a table read by people does not (it put proxies among AI
+// gateways in the first round's random order).
+func (t Table) Ranked() Table {
+	rank := func(a Figures) int {
+		switch {
+		case a.Name == vocab.Direct:
+			return 0
+		case !a.AddedP50.Set:
+			return 5
+		case a.Class == vocab.ClassProxy:
+			return 1
+		case a.Class == vocab.ClassAI:
+			return 2
+		case a.Class == vocab.ClassHosted:
+			return 3
+		}
+		return 4
+	}
+	arms := slices.Clone(t.Arms)
+	slices.SortStableFunc(arms, func(a, b Figures) int {
+		if c := cmp.Compare(rank(a), rank(b)); c != 0 || !a.AddedP50.Set || !b.AddedP50.Set {
+			return c
+		}
+		return cmp.Compare(a.AddedP50.V, b.AddedP50.V)
+	})
+	t.Arms = arms
+	return t
 }
 
 // Lowest is the closed-loop table with the fewest clients (then the
