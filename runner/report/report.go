@@ -210,6 +210,17 @@ func addedP50(a summary.Figures) vocab.Optional    { return a.AddedP50 }
 func syscallsPer(a summary.Figures) vocab.Optional { return a.SyscallsPerReq }
 func cpuPer(a summary.Figures) vocab.Optional      { return a.CPUUsPerReq }
 
+// addedPerCPU is the added p50 over the gateway's CPU per request in the
+// same windows (ms of wait per ms of CPU): the share of the added wait the
+// gateway's own work explains, a candidate for what carries across hosts
+// when both move with the host's speed.
+func addedPerCPU(a summary.Figures) vocab.Optional {
+	if !a.AddedP50.Set || !a.CPUUsPerReq.Set || a.CPUUsPerReq.V <= 0 {
+		return vocab.Optional{}
+	}
+	return vocab.Some(a.AddedP50.V / (a.CPUUsPerReq.V / 1000))
+}
+
 // of is what holds across the runs for t's gateway arms, in t's order.
 func (h Hours) of(t summary.Table) []summary.Stability {
 	var out []summary.Stability
@@ -299,9 +310,10 @@ func writeHosts(w io.Writer, t summary.Table, h Hours) {
 		header = append(header, "host "+name+" +p50 ms")
 	}
 	fmt.Fprintln(w)
-	header = append(header, "+p50 max/min", "syscalls/req max/min", "CPU µs/req max/min")
+	header = append(header, "+p50 max/min", "+p50 per CPU ms max/min", "syscalls/req max/min", "CPU µs/req max/min")
 	var rows [][]string
 	spreads := map[string][]float64{}
+	var both [2][]float64 // the added p50's and the normalised figure's spreads, over the arms having both
 	for _, a := range t.Arms {
 		if a.Name == vocab.Direct || !a.AddedP50.Set {
 			continue
@@ -321,12 +333,15 @@ func writeHosts(w io.Writer, t summary.Table, h Hours) {
 		for _, c := range []struct {
 			key string
 			v   func(summary.Figures) vocab.Optional
-		}{{"+p50", addedP50}, {"syscalls", syscallsPer}, {"CPU", cpuPer}} {
+		}{{"+p50", addedP50}, {"per CPU", addedPerCPU}, {"syscalls", syscallsPer}, {"CPU", cpuPer}} {
 			x := acrossHosts(h, t, a, c.v)
 			if x.Set {
 				spreads[c.key] = append(spreads[c.key], x.V)
 			}
 			row = append(row, summary.Times(x))
+		}
+		if raw, norm := acrossHosts(h, t, a, addedP50), acrossHosts(h, t, a, addedPerCPU); raw.Set && norm.Set {
+			both[0], both[1] = append(both[0], raw.V), append(both[1], norm.V)
 		}
 		rows = append(rows, row)
 	}
@@ -339,6 +354,23 @@ func writeHosts(w io.Writer, t summary.Table, h Hours) {
 	}
 	fmt.Fprintf(w, "Over the arms, the median max/min across hosts: added p50 %s, system calls per request %s, CPU µs per request %s. "+
 		"A figure whose spread is small carries to another machine; one whose spread is large is this host's.\n\n", med("+p50"), med("syscalls"), med("CPU"))
+	if len(both[0]) > 0 {
+		raw, norm := stats.Median(both[0]), stats.Median(both[1])
+		fmt.Fprintf(w, "Normalised: over the %d arms with both, the added p50 per ms of the gateway's CPU per request (each run's quotient, "+
+			"from the same windows) has a median max/min across hosts of %s, against %s for the added p50 itself: %s\n\n",
+			len(both[0]), summary.Times(vocab.Some(norm)), summary.Times(vocab.Some(raw)), narrows(norm, raw))
+	}
+}
+
+// narrows says whether the normalised figure's median spread across hosts
+// is smaller than the raw one's.
+func narrows(norm, raw float64) string {
+	if norm < raw {
+		return "it narrows the spread on the median arm: this host's quotient times a gateway's CPU per request read on another machine " +
+			"comes nearer that machine's added p50 than this host's added p50 does. It is a quotient of two figures that both move with " +
+			"the host, not a latency, and rests on the hosts kept only."
+	}
+	return "it does not narrow the spread; no figure is normalised."
 }
 
 // runsText is "1 run" or "N runs".

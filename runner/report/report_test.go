@@ -14,6 +14,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/charts"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
 const regenerate = "the CSVs changed without the charts: run `go run ./runner charts` and commit charts/, RESULTS.md and README.md"
@@ -214,5 +215,44 @@ func TestHeroByKind(t *testing.T) {
 	tbl, ok := hero(recs, summary.Build(recs))
 	if !ok || tbl.Point.Scenario != "added_latency" {
 		t.Errorf("hero of the renamed scenario: %v %q", ok, tbl.Point.Scenario)
+	}
+}
+
+// TestHostsNormalised: the across-hosts table sets the added p50 per CPU
+// ms beside the raw spread, and says whether it narrows the spread from
+// the figures, not from a sentence written by hand.
+func TestHostsNormalised(t *testing.T) {
+	point := summary.Point{Scenario: "overhead", Concurrency: 1, Prompt: 100}
+	fig := func(name string, added, cpu float64) summary.Figures {
+		return summary.Figures{Name: name, AddedP50: vocab.Some(added), CPUUsPerReq: vocab.Some(cpu), SyscallsPerReq: vocab.Some(10)}
+	}
+	stab := func(name string, added, cpu float64) summary.Stability {
+		return summary.Stability{Scenario: "overhead", Point: point.String(), Arm: name, Runs: []summary.Figures{fig(name, added, cpu), fig(name, added, cpu)}}
+	}
+	for _, c := range []struct {
+		name string
+		// the other host's figures for arm a and b: added ms, CPU µs
+		otherA, otherB [2]float64
+		want, row      string
+	}{
+		// the other host is 1.5x slower in both the wait and the CPU: the
+		// quotient carries.
+		{"both move", [2]float64{3, 3000}, [2]float64{15, 15000}, "it narrows the spread", "| a | 2.000 (2 runs) | 3.000 (2 runs) | 1.5x | 1x | 1x | 1.5x |"},
+		// the wait moves and the CPU does not: the quotient moves as much.
+		{"wait alone", [2]float64{3, 2000}, [2]float64{15, 10000}, "it does not narrow the spread", "| a | 2.000 (2 runs) | 3.000 (2 runs) | 1.5x | 1.5x | 1x | 1x |"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tab := summary.Table{Point: point, Arms: []summary.Figures{fig("a", 2, 2000), fig("b", 10, 10000)}}
+			h := Hours{Host: "here", Dirs: []string{"r1", "r2"}, Stab: []summary.Stability{stab("a", 2, 2000), stab("b", 10, 10000)},
+				Others: []Host{{Name: "there", Dirs: []string{"s1", "s2"}, Stab: []summary.Stability{stab("a", c.otherA[0], c.otherA[1]), stab("b", c.otherB[0], c.otherB[1])}}}}
+			var b bytes.Buffer
+			writeHosts(&b, tab, h)
+			out := b.String()
+			for _, w := range []string{c.want, c.row, "+p50 per CPU ms max/min"} {
+				if !strings.Contains(out, w) {
+					t.Errorf("missing %q in:\n%s", w, out)
+				}
+			}
+		})
 	}
 }
