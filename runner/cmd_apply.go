@@ -35,6 +35,7 @@ type applyFlags struct {
 	gateways, scenarios, results string
 	quick, wait                  bool
 	repeat                       int
+	seed                         uint64
 }
 
 func cmdApply(args []string) int {
@@ -45,10 +46,11 @@ func cmdApply(args []string) int {
 	fs.StringVar(&f.results, "results", "", "write CSVs here instead of defaults.results_dir")
 	fs.BoolVar(&f.quick, "quick", false, "a first look: one trial, 1 s windows, no settle, into results/quick/")
 	fs.BoolVar(&f.wait, "wait", false, "wait for a run in progress on this host instead of failing")
+	fs.Uint64Var(&f.seed, "seed", 0, seedUsage)
 	fs.IntVar(&f.repeat, "repeat", 1, "run the plan this many times, every stack started afresh each time, into --results DIR/run-N, and say whether each repeat reproduces the first (DIR/REPRODUCTION.md)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: runner apply [--quick] [--wait] [--repeat N] [--gateway a,b] [--scenario x,y] [--results DIR] FILE|PLAN.json (flags before or after FILE)")
+		fmt.Fprintln(os.Stderr, "usage: runner apply [--quick] [--wait] [--repeat N] [--gateway a,b] [--scenario x,y] [--results DIR] [--seed N] FILE|PLAN.json (flags before or after FILE)")
 		return exitUsage
 	}
 	if f.repeat < 1 || f.repeat > 1 && (f.results == "" || f.quick) {
@@ -80,8 +82,8 @@ type planned struct {
 // applyPlans makes the plan from an HCL file, or opens a saved one.
 func applyPlans(path string, f applyFlags) (*planned, int) {
 	if plan.IsFile(path) {
-		if f.gateways != "" || f.scenarios != "" || f.quick || f.results != "" || f.repeat != 1 {
-			fmt.Fprintln(os.Stderr, "apply: a saved plan was narrowed, shortened and given its results directory when it was made; pass --gateway, --scenario, --quick and --results to runner plan --out, or apply the HCL file with them")
+		if f.gateways != "" || f.scenarios != "" || f.quick || f.results != "" || f.repeat != 1 || f.seed != 0 {
+			fmt.Fprintln(os.Stderr, "apply: a saved plan was narrowed, shortened, seeded and given its results directory when it was made; pass --gateway, --scenario, --quick, --results and --seed to runner plan --out, or apply the HCL file with them")
 			return nil, exitUsage
 		}
 		p, from, err := plan.Open(path)
@@ -103,7 +105,7 @@ func applyPlans(path string, f applyFlags) (*planned, int) {
 		}
 		return &planned{first: p, repeats: 1}, 0
 	}
-	pf := planFlags{gateways: f.gateways, scenarios: f.scenarios, quick: f.quick, results: f.results}
+	pf := planFlags{gateways: f.gateways, scenarios: f.scenarios, quick: f.quick, results: f.results, seed: f.seed}
 	cfg, projects, ok := shapedConfig("apply", path, pf)
 	if !ok {
 		return nil, exitUsage

@@ -71,6 +71,7 @@ func cmdGatecheck(args []string) int {
 	var md bytes.Buffer
 	md.WriteString("# The regression gate's validation\n\n![each pair's ratio in each run, with its interval](gate.png)\n\n")
 	gate.WriteValidation(&md, trials, pairs, m/100)
+	gate.WriteOrders(&md, gate.Orders(runs, pairs))
 	writes := map[string]func(io.Writer) error{
 		"VALIDATION.md":  func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err },
 		"validation.csv": func(w io.Writer) error { return gate.WriteValidationCSV(w, trials) },

@@ -50,6 +50,7 @@ func cmdValidate(args []string) int {
 type planFlags struct {
 	gateways, scenarios, results string
 	quick                        bool
+	seed                         uint64 // the orders' seed; 0: draw one (plan.NewSeed)
 }
 
 // shapedConfig loads FILE and shapes it as the flags say: the gateways and
@@ -97,7 +98,11 @@ func makePlan(cmd, path string, f planFlags) (*plan.Plan, bool) {
 // buildPlan is the plan of a shaped config, its diagnostics written to w;
 // ok is false when one of them is an error.
 func buildPlan(cfg *config.Config, projects map[string]*types.Project, f planFlags, w io.Writer) (*plan.Plan, bool) {
-	p, diags := plan.Build(cfg, projects, kinds.Planner)
+	seed := f.seed
+	if seed == 0 {
+		seed = plan.NewSeed()
+	}
+	p, diags := plan.Build(cfg, projects, kinds.Planner, seed)
 	src, _ := cfg.Files.Content(cfg.Filename)
 	config.WriteDiagnostics(w, diags, map[string][]byte{cfg.Filename: src})
 	if diags.HasErrors() {
@@ -110,9 +115,10 @@ func buildPlan(cfg *config.Config, projects map[string]*types.Project, f planFla
 }
 
 // derivation is what a saved plan records of how it was made (the results
-// directory made absolute, as shapedConfig makes it).
-func (f planFlags) derivation(path string) plan.Derivation {
-	d := plan.Derivation{File: path, Gateways: f.gateways, Scenarios: f.scenarios, Quick: f.quick}
+// directory made absolute, as shapedConfig makes it), with the seed its
+// orders were drawn from.
+func (f planFlags) derivation(path string, seed uint64) plan.Derivation {
+	d := plan.Derivation{File: path, Gateways: f.gateways, Scenarios: f.scenarios, Quick: f.quick, Seed: seed}
 	if f.results != "" {
 		d.Results, _ = filepath.Abs(f.results)
 	}
@@ -121,7 +127,7 @@ func (f planFlags) derivation(path string) plan.Derivation {
 
 // flagsOf are the flags a saved plan was made with.
 func flagsOf(d plan.Derivation) planFlags {
-	return planFlags{gateways: d.Gateways, scenarios: d.Scenarios, results: d.Results, quick: d.Quick}
+	return planFlags{gateways: d.Gateways, scenarios: d.Scenarios, results: d.Results, quick: d.Quick, seed: d.Seed}
 }
 
 func cmdPlan(args []string) int {
@@ -133,9 +139,10 @@ func cmdPlan(args []string) int {
 	fs.StringVar(&f.gateways, "gateway", "", "only these gateways (comma-separated), as apply takes them")
 	fs.StringVar(&f.scenarios, "scenario", "", "only these scenarios (comma-separated), as apply takes them")
 	fs.StringVar(&f.results, "results", "", "write CSVs here instead of defaults.results_dir, as apply takes it")
+	fs.Uint64Var(&f.seed, "seed", 0, seedUsage)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: runner plan [--json] [--out PLAN.json] [--quick] [--gateway a,b] [--scenario x,y] [--results DIR] FILE (flags before or after FILE)")
+		fmt.Fprintln(os.Stderr, "usage: runner plan [--json] [--out PLAN.json] [--quick] [--gateway a,b] [--scenario x,y] [--results DIR] [--seed N] FILE (flags before or after FILE)")
 		return exitUsage
 	}
 	path := pos[0]
@@ -155,7 +162,7 @@ func cmdPlan(args []string) int {
 		p.WriteText(os.Stdout)
 	}
 	if err == nil && *out != "" {
-		if err = p.Save(*out, f.derivation(path)); err == nil {
+		if err = p.Save(*out, f.derivation(path, p.Seed)); err == nil {
 			fmt.Fprintf(os.Stderr, "plan saved to %s: runner apply %s runs it, and refuses if any of its %d input files changed since\n", *out, *out, len(p.Inputs))
 		}
 	}
@@ -165,6 +172,9 @@ func cmdPlan(args []string) int {
 	}
 	return 0
 }
+
+// seedUsage is --seed's help, the same for plan and apply.
+const seedUsage = "draw every round's and start's order from this seed (a run's manifest records its own); by default a fresh one for each plan, so runs of one file do not share their orders"
 
 // QuickDir is where a quick look writes, under the results directory,
 // unless told otherwise (--results): never over the results it is no

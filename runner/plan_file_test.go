@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -169,10 +171,18 @@ func TestApplyRefusesAnEditedPlan(t *testing.T) {
 		{"an engine it does not declare", func(p obj) { at(p, "plan", "layout", "gateway")["engine"] = "nowhere" }},
 		{"no mocks", func(p obj) { at(p, "plan", "scenarios", 0)["mocks"] = []any{} }},
 		{"another benchmark file", func(p obj) { p["from"].(obj)["file"] = filepath.Join(dir, "other.hcl") }},
+		// Seeds are above 2^53: read as floats, one more would read the same.
+		{"the plan's seed plus one", func(p obj) { plusOne(t, at(p, "plan"), "seed") }},
+		{"the derivation's seed plus one", func(p obj) { plusOne(t, at(p, "from"), "seed") }},
+		{"both seeds plus one", func(p obj) { plusOne(t, at(p, "plan"), "seed"); plusOne(t, at(p, "from"), "seed") }},
+		{"a round's seed plus one", func(p obj) { plusOne(t, firstRun(p), "round_seed") }},
+		{"a scenario's seed plus one", func(p obj) { plusOne(t, at(p, "plan", "scenarios", 0), "seed") }},
 	}
 	for _, c := range cases {
 		var p obj
-		if err := json.Unmarshal(original, &p); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(original))
+		dec.UseNumber() // the seeds as written, not as float64
+		if err := dec.Decode(&p); err != nil {
 			t.Fatal(err)
 		}
 		c.edit(p)
@@ -274,4 +284,14 @@ func TestDefaultResultsLinkedOut(t *testing.T) {
 			t.Errorf("%s linked out: %d entries written through the link", link, len(entries))
 		}
 	}
+}
+
+// plusOne adds one to an integer field of a plan decoded with UseNumber.
+func plusOne(t *testing.T, o map[string]any, key string) {
+	t.Helper()
+	n, err := strconv.ParseUint(string(o[key].(json.Number)), 10, 64)
+	if err != nil {
+		t.Fatalf("%s: %v", key, err)
+	}
+	o[key] = json.Number(strconv.FormatUint(n+1, 10))
 }

@@ -114,7 +114,7 @@ func mustPlan(t *testing.T, cfg *config.Config) *plan.Plan {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	p, diags := plan.Build(cfg, projects, kinds.Planner)
+	p, diags := plan.Build(cfg, projects, kinds.Planner, 1)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

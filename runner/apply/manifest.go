@@ -32,6 +32,7 @@ func (r *execution) stamp() {
 	m.Layout = results.Layout{Driver: l.Driver.CPUs.Text, Mock: l.Mock.CPUs.Text, Gateway: l.Gateway.CPUs.Text}
 	m.Quick = r.o.Plan.QuickLook
 	m.Isolation = string(r.o.Plan.Isolation)
+	m.Seed = r.o.Plan.Seed
 	m.Stacks = string(r.o.Plan.Stacks)
 	if c := r.o.Plan.Cost; c.InstanceVCPUs > 0 || c.InstanceMemoryGB > 0 {
 		m.Instance = &results.Instance{VCPUs: c.InstanceVCPUs, MemoryGB: c.InstanceMemoryGB,

@@ -23,11 +23,11 @@ import (
 // the requests asked and its latency stopped moving (steadyAfter), or its
 // bound ran out. The other arms are frozen meanwhile, as in a measured run.
 // The arms are warmed in an order drawn afresh for each start
-// (plan.WarmOrder): warmed in the file's order, the first arm sat frozen
+// (plan.Scenario.WarmOrder): warmed in the file's order, the first arm sat frozen
 // longest and was measured colder in 8 of 8 starts (issue 62).
 func (r *execution) warm(loadCtx, hardCtx context.Context, s *scenarioRun, start int) error {
 	sc := s.sc
-	for place, i := range plan.WarmOrder(sc.Name, start, len(sc.Arms)) {
+	for place, i := range sc.WarmOrder(start) {
 		pa := &sc.Arms[i]
 		a := s.arms[pa.Name]
 		// A hosted arm is a paid API: it is never driven but in its runs.

@@ -127,13 +127,11 @@ func byTrial(a *summary.Figures) map[int]results.Record {
 	return m
 }
 
-// pairRounds takes the rounds both arms were measured in, each round's log
-// ratio, grouped by start, and judges their ratio.
-func pairRounds(a, b, d *summary.Figures, m Metric, minEffect float64) (base float64, r Ratio, v Verdict, why string) {
+// startLogs is, per start, the log ratio b/a of each round both arms were
+// measured in; with a's figures, and how many rounds had one at or below 0.
+func startLogs(a, b, d *summary.Figures, m Metric) (byStart map[int][]float64, bases []float64, nonPositive int) {
 	ra, rb, rd := byTrial(a), byTrial(b), byTrial(d)
-	byStart := map[int][]float64{}
-	var bases []float64
-	nonPositive := 0
+	byStart = map[int][]float64{}
 	for _, n := range slices.Sorted(maps.Keys(ra)) {
 		x, okb := rb[n]
 		if !okb {
@@ -153,6 +151,13 @@ func pairRounds(a, b, d *summary.Figures, m Metric, minEffect float64) (base flo
 		s := ra[n].Int(results.ColStart)
 		byStart[s] = append(byStart[s], math.Log(vb/va))
 	}
+	return byStart, bases, nonPositive
+}
+
+// pairRounds takes the rounds both arms were measured in, each round's log
+// ratio, grouped by start, and judges their ratio.
+func pairRounds(a, b, d *summary.Figures, m Metric, minEffect float64) (base float64, r Ratio, v Verdict, why string) {
+	byStart, bases, nonPositive := startLogs(a, b, d, m)
 	rounds := 0
 	var groups [][]float64
 	for _, s := range slices.Sorted(maps.Keys(byStart)) {

@@ -145,7 +145,7 @@ func planOf(t *testing.T, cfg *config.Config) *plan.Plan {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	p, diags := plan.Build(cfg, projects, Planner)
+	p, diags := plan.Build(cfg, projects, Planner, 1)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

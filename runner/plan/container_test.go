@@ -27,7 +27,7 @@ func TestContainersResolved(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	p, diags := Build(cfg, projects, nil)
+	p, diags := Build(cfg, projects, nil, 1)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

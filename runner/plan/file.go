@@ -27,8 +27,9 @@ type Input struct {
 }
 
 // Format names a saved plan's layout; a file of another format is refused.
-// Format 2 records how the plan was made (From), so apply derives it again.
-const Format = "gatewaybench plan 2"
+// Format 2 records how the plan was made (From), so apply derives it again;
+// format 3 its seed (Plan.Seed), so the orders derived again are its own.
+const Format = "gatewaybench plan 3"
 
 // saved is a plan file: `runner plan --out FILE` writes it, `runner apply
 // FILE` runs it.
@@ -49,6 +50,7 @@ type Derivation struct {
 	Scenarios string `json:"scenarios,omitempty"`
 	Results   string `json:"results,omitempty"` // absolute
 	Quick     bool   `json:"quick,omitempty"`
+	Seed      uint64 `json:"seed"`
 }
 
 // Save writes the plan, secrets and config contents included, for a later
@@ -94,7 +96,11 @@ func (p *Plan) Differs(derived *Plan) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if err := json.Unmarshal(raw, x.out); err != nil {
+		// Numbers compared as written: as float64, a seed edited by one
+		// above 2^53 would read the same.
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(x.out); err != nil {
 			return "", err
 		}
 	}

@@ -239,7 +239,7 @@ func TestBuildUnresolvedIsDiagnosed(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	_, diags = Build(cfg, nil, kinds.Planner)
+	_, diags = Build(cfg, nil, kinds.Planner, 1)
 	summaries := map[string]int{}
 	for _, d := range diags {
 		if d.Severity == hcl.DiagError {

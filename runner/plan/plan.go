@@ -52,6 +52,12 @@ type Plan struct {
 	// Inputs are the files the plan was resolved from, hashed: apply of a
 	// saved plan refuses when any of them changed since (Open).
 	Inputs []Input `json:"inputs"`
+	// Seed draws every round's arm order and every start's warm-up order
+	// (with the scenario, the point and the round or start). Drawn afresh
+	// for each plan unless given (--seed), so two runs of one file do not
+	// share their orders: with one seed for every run, ten validation runs
+	// warmed the A/A copy first in the same 5 of 8 starts each (issue 62).
+	Seed uint64 `json:"seed"`
 }
 
 // Placement is where a role runs: its engine, its CPUs there and its
@@ -209,6 +215,9 @@ type Scenario struct {
 	CSV    string     `json:"csv"` // relative paths resolve in Plan.Dir
 	// NotRun says why apply cannot run this scenario; it then has no runs.
 	NotRun string `json:"not_run,omitempty"`
+	// Seed is the plan's (Plan.Seed), kept here so the scenario's own
+	// draws (NextTrials, WarmOrder) are a function of the scenario alone.
+	Seed uint64 `json:"seed"`
 	// Trials are the rounds of each start; Starts how often every gateway
 	// stack is started afresh (trials are numbered across starts: start 2
 	// of 3 trials holds trials 4 to 6).
@@ -385,7 +394,7 @@ type SLO struct {
 // Build expands cfg. projects holds each gateway's loaded compose project
 // (config.LoadCompose); a gateway missing from it is planned without an
 // image. kinds says what runs each scenario kind needs.
-func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) (*Plan, hcl.Diagnostics) {
+func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds, seed uint64) (*Plan, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	mockURL := config.URLAt(cfg.MockAddress(), cfg.Mock.Port)
 	p := &Plan{
@@ -393,7 +402,7 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds) 
 		Isolation: cfg.Defaults.Isolation, Stacks: cfg.Defaults.Stacks,
 		Layout: Layout{Placement{cfg.Placement.Driver, cfg.CPUs.Driver, cfg.Memory.Driver}, Placement{cfg.Placement.Mock, cfg.CPUs.Mock, cfg.Memory.Mock},
 			Placement{cfg.Placement.Gateway, cfg.CPUs.Gateway, cfg.Memory.Gateway}},
-		Engines: cfg.Engines, Drivers: cfg.Drivers,
+		Engines: cfg.Engines, Drivers: cfg.Drivers, Seed: seed,
 		Mock: Mock{Address: cfg.MockAddress(), Port: cfg.Mock.Port, URL: mockURL, Health: mockURL + "/health",
 			FallbackPort: cfg.Mock.FallbackPort, FallbackURL: config.URLAt(cfg.MockAddress(), cfg.Mock.FallbackPort)},
 	}
@@ -548,7 +557,7 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 		CSV: filepath.Join(cfg.Defaults.ResultsDir, sc.Name+".csv"), Settle: Duration(sc.Settle),
 		MockCmd: append([]string{"-addr=" + net.JoinHostPort(cfg.MockAddress(), strconv.Itoa(cfg.Mock.Port))}, sc.Knobs.Args()...),
 		MockKey: Secret(sc.Knobs.APIKey), Knobs: sc.Knobs, CancelAfter: sc.CancelAfter,
-		P99Bounds: durations(sc.P99Bounds), Session: sc.Session, CapacityFrom: sc.CapacityFrom,
+		P99Bounds: durations(sc.P99Bounds), Session: sc.Session, CapacityFrom: sc.CapacityFrom, Seed: p.Seed,
 	}
 	for _, a := range p.Arms {
 		g := cfg.Gateway(a.Name)
@@ -638,7 +647,7 @@ func minSamples(sc *config.Scenario, pt LoadPoint) int {
 // order (RoundOrder), so no arm keeps its neighbours or its place in the
 // round while the host drifts (RMIT: Abedi and Brecht, ICPE 2017).
 func (s *Scenario) addRound(cfg *config.Config, sc *config.Scenario, pt LoadPoint, start, trial int) {
-	seed := RoundSeed(s.Name, pt.Key(), trial)
+	seed := RoundSeed(s.Seed, s.Name, pt.Key(), trial)
 	for k, i := range RoundOrder(len(s.Arms), seed) {
 		a := s.Arms[i]
 		s.Runs = append(s.Runs, Run{

@@ -34,7 +34,7 @@ func build(t *testing.T, path string) *Plan {
 // mustBuild is Build failing the test on an error diagnostic.
 func mustBuild(t *testing.T, cfg *config.Config, projects map[string]*types.Project, k Kinds) *Plan {
 	t.Helper()
-	p, diags := Build(cfg, projects, k)
+	p, diags := Build(cfg, projects, k, 1)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -101,9 +101,15 @@ func TestExpansion(t *testing.T) {
 			t.Errorf("%s runs = %d, want %d", key, counts[key], want)
 		}
 	}
-	// Arms interleave and rotate: trial 1 starts with direct, trial 2 does not.
-	if runs[0].Arm != "direct" || runs[3].Arm == "direct" {
-		t.Errorf("arm order not rotated: %s then %s", runs[0].Arm, runs[3].Arm)
+	// Arms interleave: each round holds every arm once, in the order its
+	// seed draws (RoundOrder over the scenario's arms).
+	ov := p.Scenarios[0]
+	for r := 0; r+len(ov.Arms) <= len(ov.Runs); r += len(ov.Arms) {
+		for k, i := range RoundOrder(len(ov.Arms), ov.Runs[r].RoundSeed) {
+			if got := ov.Runs[r+k]; got.Arm != ov.Arms[i].Name || got.Trial != ov.Runs[r].Trial {
+				t.Fatalf("round at run %d, place %d: %s of trial %d, want %s as its seed draws", r+1, k+1, got.Arm, got.Trial, ov.Arms[i].Name)
+			}
+		}
 	}
 	for i, r := range runs {
 		if r.Index != i+1 {
@@ -314,7 +320,7 @@ func TestRoundsRandomized(t *testing.T) {
 			rounds = append(rounds, k)
 		}
 		orders[k] = append(orders[k], r.Arm)
-		if r.Position != len(orders[k]) || r.RoundSeed != RoundSeed(sc.Name, r.Key, r.Trial) {
+		if r.Position != len(orders[k]) || r.RoundSeed != RoundSeed(p.Seed, sc.Name, r.Key, r.Trial) {
 			t.Fatalf("run %d: position %d seed %d, want %d and the round's seed", r.Index, r.Position, r.RoundSeed, len(orders[k]))
 		}
 		if o := again.Scenarios[slices.IndexFunc(again.Scenarios, func(s Scenario) bool { return s.Name == sc.Name })].Runs[i]; o.Arm != r.Arm || o.RoundSeed != r.RoundSeed {

@@ -22,6 +22,7 @@ func (p *Plan) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "memory: driver=%s mock=%s gateway=%s\n", config.FormatSize(l.Driver.Memory),
 		config.FormatSize(l.Mock.Memory), config.FormatSize(l.Gateway.Memory))
 	fmt.Fprintf(w, "cost:   $%g per vCPU-hour, $%g per GB-hour\n", p.Cost.USDPerVCPUHour, p.Cost.USDPerGBHour)
+	fmt.Fprintf(w, "seed:   %d: every round's arm order and every start's warm-up order (--seed %d draws them again)\n", p.Seed, p.Seed)
 	if p.Stacks == config.KeptStacks {
 		fmt.Fprintf(w, "stacks: kept: a warmed gateway stack serves the next scenarios that run its container (re-checked at each one's request, for at most %s); starts run as passes over the scenarios, each on a stack of its own\n", SteadyRecheckMax)
 	}

@@ -25,7 +25,7 @@ func (s *Scenario) NextTrials(runs []Run, i int, rows []results.Row) ([]Run, str
 	if !more {
 		return nil, ""
 	}
-	return nextTrial(s.Name, runs, &runs[i]), why
+	return nextTrial(s.Seed, s.Name, runs, &runs[i]), why
 }
 
 // endOfTrial reports whether runs[i] is the last run of its point's trial.
@@ -94,7 +94,7 @@ func moreTrial(sc *Scenario, rows []results.Row, last *Run) (string, bool) {
 // nextTrial is one more trial of last's point: the runs of last's trial,
 // each arm's runs (its variants) kept together, the arms in a fresh random
 // order drawn as the plan draws every round's (RoundOrder).
-func nextTrial(scenario string, runs []Run, last *Run) []Run {
+func nextTrial(planSeed uint64, scenario string, runs []Run, last *Run) []Run {
 	var arms []string
 	byArm := map[string][]Run{}
 	for _, r := range runs {
@@ -106,7 +106,7 @@ func nextTrial(scenario string, runs []Run, last *Run) []Run {
 		}
 	}
 	trial := last.Trial + 1
-	seed := RoundSeed(scenario, last.Key, trial)
+	seed := RoundSeed(planSeed, scenario, last.Key, trial)
 	var out []Run
 	for _, i := range RoundOrder(len(arms), seed) {
 		for _, r := range byArm[arms[i]] {
@@ -117,12 +117,22 @@ func nextTrial(scenario string, runs []Run, last *Run) []Run {
 	return out
 }
 
-// RoundSeed is the seed of one round's arm order: a hash of the scenario,
-// the point and the trial, so a plan made again draws the same orders and
-// every round a different one.
-func RoundSeed(scenario string, key vocab.PointKey, trial int) uint64 {
+// NewSeed is a fresh plan seed (never 0, which the flags read as "draw
+// one"), from math/rand/v2's randomly seeded source.
+func NewSeed() uint64 {
+	for {
+		if s := rand.Uint64(); s != 0 {
+			return s
+		}
+	}
+}
+
+// RoundSeed is the seed of one round's arm order: a hash of the plan's
+// seed, the scenario, the point and the trial, so a plan made again with
+// its seed draws the same orders, and every round a different one.
+func RoundSeed(planSeed uint64, scenario string, key vocab.PointKey, trial int) uint64 {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s\x00%s\x00%d", scenario, key, trial)
+	fmt.Fprintf(h, "%d\x00%s\x00%s\x00%d", planSeed, scenario, key, trial)
 	return h.Sum64()
 }
 
@@ -132,13 +142,13 @@ func RoundOrder(n int, seed uint64) []int {
 	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)).Perm(n)
 }
 
-// WarmOrder is the order, a permutation of the scenario's n arms' indexes,
+// WarmOrder is the order, a permutation of the scenario's arms' indexes,
 // in which a start warms its arms: drawn afresh for every start from the
-// scenario and the start, so no arm is always warmed first (and frozen
-// longest before its first round; issue 62) and a plan made again draws
-// the same orders.
-func WarmOrder(scenario string, start, n int) []int {
+// plan's seed, the scenario and the start, so no arm is always warmed
+// first (and idle longest before its first round; issue 62), and a plan
+// made again with its seed draws the same orders.
+func (s *Scenario) WarmOrder(start int) []int {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s\x00warm-up\x00%d", scenario, start)
-	return RoundOrder(n, h.Sum64())
+	fmt.Fprintf(h, "%d\x00%s\x00warm-up\x00%d", s.Seed, s.Name, start)
+	return RoundOrder(len(s.Arms), h.Sum64())
 }

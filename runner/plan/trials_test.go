@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ import (
 // with it, one more trial while an arm's added p50 has no 95% interval,
 // its arms in the order drawn from the round's seed.
 func TestNextTrials(t *testing.T) {
-	s := &Scenario{Trials: 2, MaxTrials: 9, CIWidth: config.CIWidth{Abs: time.Hour}}
+	s := &Scenario{Trials: 2, MaxTrials: 9, CIWidth: config.CIWidth{Abs: time.Hour}, Seed: 42}
 	pt := LoadPoint{Mode: vocab.Closed, Concurrency: 1, PromptTokens: 100}
 	runs := []Run{{Arm: "direct", Trial: 2, Point: pt}, {Arm: "proxy", Trial: 2, Point: pt}}
 	var rows []results.Row
@@ -30,7 +31,7 @@ func TestNextTrials(t *testing.T) {
 		t.Errorf("mid-trial: %+v", extra)
 	}
 	extra, why := s.NextTrials(runs, 1, rows)
-	seed := RoundSeed("", runs[1].Key, 3)
+	seed := RoundSeed(42, "", runs[1].Key, 3)
 	if len(extra) != 2 || extra[0].Arm == extra[1].Arm || extra[0].Trial != 3 || extra[0].RoundSeed != seed || extra[1].Position != 2 ||
 		extra[0].Arm != []string{"direct", "proxy"}[RoundOrder(2, seed)[0]] || !strings.Contains(why, "no 95% interval") {
 		t.Errorf("next trial %+v (%s)", extra, why)
@@ -42,13 +43,17 @@ func TestNextTrials(t *testing.T) {
 }
 
 // TestWarmOrder: every start draws its own warm-up order, the same each
-// time the plan is made; over 30 starts each of three arms is warmed
-// first at least once (the file's first arm is not always first).
+// time the plan is made with its seed; over 30 starts each of three arms
+// is warmed first at least once (the file's first arm is not always
+// first); and plans of other seeds draw other orders, so runs of one file
+// do not share them (ten runs with one seed warmed the A/A copy first in
+// the same 5 of 8 starts each: issue 62).
 func TestWarmOrder(t *testing.T) {
 	first := map[int]int{}
+	s := &Scenario{Name: "gate", Arms: make([]Arm, 3), Seed: 7}
 	for start := 1; start <= 30; start++ {
-		o := WarmOrder("gate", start, 3)
-		if !slices.Equal(o, WarmOrder("gate", start, 3)) {
+		o := s.WarmOrder(start)
+		if !slices.Equal(o, s.WarmOrder(start)) {
 			t.Fatalf("start %d: two draws differ", start)
 		}
 		if s := slices.Sorted(slices.Values(o)); !slices.Equal(s, []int{0, 1, 2}) {
@@ -58,5 +63,24 @@ func TestWarmOrder(t *testing.T) {
 	}
 	if len(first) != 3 {
 		t.Errorf("arms warmed first over 30 starts: %v; want each of the three", first)
+	}
+	// Eight starts under 20 seeds: a fixed order set would repeat.
+	sets := map[string]bool{}
+	for seed := range uint64(20) {
+		o := &Scenario{Name: "gate", Arms: make([]Arm, 3), Seed: seed + 1}
+		var key []int
+		for start := 1; start <= 8; start++ {
+			key = append(key, o.WarmOrder(start)...)
+		}
+		sets[fmt.Sprint(key)] = true
+		if RoundSeed(seed+1, "gate", "k", 1) == RoundSeed(seed+2, "gate", "k", 1) {
+			t.Fatalf("seeds %d and %d give one round seed", seed+1, seed+2)
+		}
+	}
+	if len(sets) < 19 {
+		t.Errorf("20 seeds drew %d distinct sets of 8 starts' warm-up orders", len(sets))
+	}
+	if a, b := NewSeed(), NewSeed(); a == 0 || a == b {
+		t.Errorf("NewSeed: %d then %d", a, b)
 	}
 }

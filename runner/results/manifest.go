@@ -62,6 +62,9 @@ type Manifest struct {
 	// Instance is the cost block's provisioned instance that
 	// instance_usd_per_1m prices (absent: none declared).
 	Instance *Instance `json:"instance,omitempty"`
+	// Seed is the plan's seed, which drew every round's and start's order
+	// (runner apply --seed draws them again); absent in runs before it.
+	Seed uint64 `json:"seed,omitempty"`
 }
 
 // Calibration is the reference workload's speed on one CPU: the median ns

@@ -1,0 +1,139 @@
+package gate
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+
+	"github.com/aclements/go-moremath/stats"
+
+	"github.com/gatewaybench/gatewaybench/runner/results"
+	ourstats "github.com/gatewaybench/gatewaybench/runner/stats"
+	"github.com/gatewaybench/gatewaybench/runner/summary"
+	"github.com/gatewaybench/gatewaybench/runner/vocab"
+)
+
+// Order is what the arms' warm-up order did to one pair's added p50 over
+// the validation's starts (issue 62: an arm warmed first and left idle
+// while the others warmed was measured colder). Each start warms the arms
+// in a fresh random order (the rows' warmup_order); a start's ratio is
+// the median of its rounds' log ratios, set against its run's median over
+// the starts so a planted change does not count as order.
+type Order struct {
+	Pair Pair
+	// CandidateFirst and BaselineFirst: the starts' log ratios (candidate
+	// over baseline, less the run's median) by which arm of the two was
+	// warmed first.
+	CandidateFirst, BaselineFirst []float64
+	// FirstSlower of Starts: starts in which the arm warmed first read
+	// slower than its run's median says; P the two-sided binomial test of
+	// "as likely as not" (1 when no start was judged).
+	FirstSlower, Starts int
+	P                   float64
+}
+
+// Orders reads each pair's warm-up order effect from the runs' rows.
+func Orders(runs []Run, pairs []Pair) []Order {
+	var out []Order
+	for _, p := range pairs {
+		o := Order{Pair: p}
+		for _, r := range runs {
+			first := warmedFirst(r.Recs, p)
+			for _, t := range summary.Build(r.Recs) {
+				a, b, d := arm(t, p.Baseline), arm(t, p.Candidate), arm(t, vocab.Direct)
+				if a == nil || b == nil {
+					continue
+				}
+				byStart, _, _ := startLogs(a, b, d, AddedP50)
+				starts := slices.Sorted(maps.Keys(byStart))
+				var meds []float64
+				for _, s := range starts {
+					meds = append(meds, ourstats.Median(byStart[s]))
+				}
+				centre := ourstats.Median(meds)
+				for i, s := range starts {
+					dev := meds[i] - centre
+					cand, known := first[s]
+					if !known || dev == 0 {
+						continue
+					}
+					if cand {
+						o.CandidateFirst = append(o.CandidateFirst, dev)
+					} else {
+						o.BaselineFirst = append(o.BaselineFirst, dev)
+					}
+					o.Starts++
+					if cand == (dev > 0) {
+						o.FirstSlower++
+					}
+				}
+			}
+		}
+		o.P = binomialP(o.FirstSlower, o.Starts)
+		out = append(out, o)
+	}
+	return out
+}
+
+// warmedFirst says, per start, whether the pair's candidate was warmed
+// before its baseline; a start whose rows do not record both is absent.
+func warmedFirst(recs []results.Record, p Pair) map[int]bool {
+	place := map[[2]int]float64{} // {start, 0 baseline / 1 candidate} -> warm-up place
+	for _, r := range recs {
+		g := r.Str(results.ColGateway)
+		side := slices.Index([]string{p.Baseline, p.Candidate}, g)
+		o := r.Num(results.ColWarmupOrder)
+		if side < 0 || !o.Set {
+			continue
+		}
+		place[[2]int{r.Int(results.ColStart), side}] = o.V
+	}
+	out := map[int]bool{}
+	for k, v := range place {
+		if k[1] != 0 {
+			continue
+		}
+		if c, ok := place[[2]int{k[0], 1}]; ok && c != v {
+			out[k[0]] = c < v
+		}
+	}
+	return out
+}
+
+// binomialP is the two-sided exact binomial test's p for k of n at one
+// half: twice the smaller tail, at most 1.
+func binomialP(k, n int) float64 {
+	if n == 0 {
+		return 1
+	}
+	d := stats.BinomialDist{N: n, P: 0.5}
+	tail := min(d.CDF(float64(k)), 1-d.CDF(float64(k-1)))
+	return min(1, 2*tail)
+}
+
+// WriteOrders prints, per pair, how the arm warmed first fared; nothing
+// when no run recorded its warm-up order.
+func WriteOrders(w io.Writer, orders []Order) {
+	if !slices.ContainsFunc(orders, func(o Order) bool { return o.Starts > 0 }) {
+		return
+	}
+	fmt.Fprintf(w, "\n## Warm-up order\n\nEach start warms the arms in a fresh random order (the rows' warmup_order). With no order effect, the arm of a pair "+
+		"warmed first reads slower than its run's median ratio in half the starts; a start exactly at the median is not counted.\n\n")
+	for _, o := range orders {
+		if o.Starts == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "- %s / %s: the arm warmed first read slower than its run's median ratio in %d of %d starts (two-sided binomial p = %.2f); "+
+			"the start's ratio over its run's median, median %s with the candidate warmed first (%d starts), %s with the baseline first (%d).\n",
+			o.Pair.Candidate, o.Pair.Baseline, o.FirstSlower, o.Starts, o.P, expMedian(o.CandidateFirst), len(o.CandidateFirst), expMedian(o.BaselineFirst), len(o.BaselineFirst))
+	}
+}
+
+func expMedian(xs []float64) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", math.Exp(ourstats.Median(xs)))
+}
