@@ -74,7 +74,7 @@ func compareInRun(dir, base, cand, scenarios, metricList string, minEffect float
 		want := strings.Split(scenarios, ",")
 		recs = slices.DeleteFunc(recs, func(r results.Record) bool { return !slices.Contains(want, r.Str(results.ColScenario)) })
 	}
-	vs, found := gate.AB(summary.Build(recs), base, cand, minEffect)
+	vs, found := gate.AB(summary.Build(recs), base, cand, gate.Rule{MinEffect: minEffect})
 	if !found {
 		fmt.Fprintf(os.Stderr, "compare: no load point in %s has both %s and %s measured: name two gateway blocks of one run\n", dir, base, cand)
 		return gate.ExitUnsure

@@ -39,6 +39,7 @@ func cmdGatecheck(args []string) int {
 	var pairs pairList
 	fs.Var(&pairs, "pair", "BASELINE:CANDIDATE:PLANTED% (repeat it): a comparison made in every run, 0% for an A/A pair")
 	minEffect := fs.String("min-effect", "5%", "the gate's minimum effect, as runner compare takes it")
+	student := fs.Bool("student", false, "judge with Student's t over every start, as the gate did before it trimmed, into VALIDATION-student.md, validation-student.csv and gate-student.png (to read an earlier design's runs as they were judged)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) != 1 || len(pairs) == 0 {
 		fmt.Fprintln(os.Stderr, "usage: runner gatecheck --pair BASE:CAND:PLANTED% [--pair ...] [--min-effect 5%] DIR (runs in DIR/runs/<date>)")
@@ -67,14 +68,20 @@ func cmdGatecheck(args []string) int {
 		fmt.Fprintf(os.Stderr, "gatecheck: no run under %s/runs (scripts/gate-validation.sh makes them)\n", base)
 		return exitFailure
 	}
-	trials := gate.Validate(runs, pairs, m/100)
+	rule := gate.Rule{MinEffect: m / 100, Student: *student}
+	suffix := ""
+	if rule.Student {
+		suffix = "-student"
+	}
+	trials := gate.Validate(runs, pairs, rule)
 	var md bytes.Buffer
-	md.WriteString("# The regression gate's validation\n\n![each pair's ratio in each run, with its interval](gate.png)\n\n")
-	gate.WriteValidation(&md, trials, pairs, m/100)
+	fmt.Fprintf(&md, "# The regression gate's validation\n\n![each pair's ratio in each run, with its interval](gate%s.png)\n\n", suffix)
+	gate.WriteValidation(&md, trials, pairs, rule)
 	gate.WriteOrders(&md, gate.Orders(runs, pairs))
+	gate.WriteProcesses(&md, gate.ProcessesOf(runs, pairs))
 	writes := map[string]func(io.Writer) error{
-		"VALIDATION.md":  func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err },
-		"validation.csv": func(w io.Writer) error { return gate.WriteValidationCSV(w, trials) },
+		"VALIDATION" + suffix + ".md":  func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err },
+		"validation" + suffix + ".csv": func(w io.Writer) error { return gate.WriteValidationCSV(w, trials) },
 	}
 	for name, write := range writes {
 		if err := atomicfile.Write(filepath.Join(base, name), write); err != nil {
@@ -82,12 +89,12 @@ func cmdGatecheck(args []string) int {
 			return exitFailure
 		}
 	}
-	chart := filepath.Join(base, "gate.png")
+	chart := filepath.Join(base, "gate"+suffix+".png")
 	if err := charts.RenderGate(chart, runs, trials, pairs); err != nil {
-		fmt.Fprintf(os.Stderr, "gatecheck: %v (VALIDATION.md written)\n", err)
+		fmt.Fprintf(os.Stderr, "gatecheck: %v (VALIDATION%s.md written)\n", err, suffix)
 		return exitFailure
 	}
 	fmt.Print(md.String())
-	fmt.Printf("\n%d runs: %s, %s, %s\n", len(runs), filepath.Join(base, "VALIDATION.md"), filepath.Join(base, "validation.csv"), chart)
+	fmt.Printf("\n%d runs: %s, %s, %s\n", len(runs), filepath.Join(base, "VALIDATION"+suffix+".md"), filepath.Join(base, "validation"+suffix+".csv"), chart)
 	return 0
 }

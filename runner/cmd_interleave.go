@@ -28,9 +28,22 @@ func cmdInterleave(args []string) int {
 	fs.Uint64Var(&x.Seed, "seed", 1, "the seed of the designs' and arms' orders")
 	designs := fs.String("designs", strings.Join(apply.Designs, ","), "the designs compared, each once per block: "+strings.Join(apply.Designs, ", "))
 	out := fs.String("out", "results/interleave", "a directory for blocks.csv")
+	summarize := fs.String("summarize", "", "run nothing: write DIR/"+apply.SummaryFile+" again from DIR/blocks.csv alone")
 	pos, err := parseInterspersed(fs, args)
+	if err == nil && *summarize != "" {
+		if len(pos) != 0 {
+			fmt.Fprintln(os.Stderr, "usage: runner interleave --summarize DIR (no benchmark file: nothing runs)")
+			return exitUsage
+		}
+		if err := apply.SummarizeBlocks(*summarize); err != nil {
+			fmt.Fprintf(os.Stderr, "interleave: %v\n", err)
+			return exitFailure
+		}
+		fmt.Printf("interleave: %s\n", filepath.Join(*summarize, apply.SummaryFile))
+		return 0
+	}
 	if err != nil || len(pos) != 1 || x.Starts < 1 || x.Blocks < 1 || x.Requests < 1 || x.Window < 1 || x.Window > x.Requests {
-		fmt.Fprintln(os.Stderr, "usage: runner interleave [--gateway a,b] [--scenario overhead] [--starts N] [--blocks N] [--requests N] [--window N] [--designs requests,windows,long] [--seed N] [--out DIR] FILE (counts >= 1, window <= requests)")
+		fmt.Fprintln(os.Stderr, "usage: runner interleave [--gateway a,b] [--scenario overhead] [--starts N] [--blocks N] [--requests N] [--window N] [--designs requests,windows,long] [--seed N] [--out DIR] FILE (counts >= 1, window <= requests), or runner interleave --summarize DIR")
 		return exitUsage
 	}
 	x.Designs = strings.Split(*designs, ",")

@@ -5,13 +5,12 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/runner/load"
@@ -103,7 +102,10 @@ func (r *execution) interleave(loadCtx, hardCtx context.Context, x *Interleave) 
 		}
 	}
 	writeExperiment(x.Out, all)
-	return nil
+	if x.CSV == "" || len(all) == 0 {
+		return nil
+	}
+	return SummarizeBlocks(filepath.Dir(x.CSV))
 }
 
 // interleaveStart brings the scenario's arms up afresh, warms them and
@@ -288,48 +290,4 @@ func writeBlocks(path string, bs []block) error {
 		return err
 	}
 	return f.Close()
-}
-
-// writeExperiment prints, per arm and design, the blocks' mean figure,
-// the sd between blocks (and between starts, with two or more), the
-// coefficient of variation, and the time a block took.
-func writeExperiment(w io.Writer, bs []block) {
-	if w == nil || len(bs) == 0 {
-		return
-	}
-	var arms []string
-	for _, b := range bs {
-		if !slices.Contains(arms, b.arm) {
-			arms = append(arms, b.arm)
-		}
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "arm\tdesign\tblocks\tmean +p50 ms\tsd between blocks\tcv\tsd between starts\tsd within a start\tmedian block s\tfreezing s")
-	for _, arm := range arms {
-		for _, d := range Designs {
-			byStart := map[int][]float64{}
-			var xs, secs, frz []float64
-			for _, b := range bs {
-				if b.arm == arm && b.design == d {
-					byStart[b.start] = append(byStart[b.start], b.added)
-					xs, secs, frz = append(xs, b.added), append(secs, b.seconds), append(frz, b.freezeSec)
-				}
-			}
-			if len(xs) == 0 {
-				continue
-			}
-			mean, sd := stats.MeanSD(xs)
-			between, within := "-", "-"
-			var groups [][]float64
-			for _, k := range slices.Sorted(maps.Keys(byStart)) {
-				groups = append(groups, byStart[k])
-			}
-			if c, ok := stats.ComponentsOf(groups); ok {
-				between, within = fmt.Sprintf("%.4f", c.BetweenStarts), fmt.Sprintf("%.4f", c.WithinStarts)
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%+.4f\t%.4f\t%.1f%%\t%s\t%s\t%.1f\t%.2f\n", arm, d, len(xs), mean, sd, 100*sd/math.Abs(mean),
-				between, within, stats.Median(secs), stats.Median(frz))
-		}
-	}
-	tw.Flush()
 }

@@ -82,9 +82,9 @@ type ABVerdict struct {
 // AB compares candidate with baseline wherever both were measured in the
 // same rounds: per round the ratio candidate/baseline of each metric, its
 // interval over the starts (the rounds' log ratios, each start's median,
-// Student's t over the starts), judged with minEffect. ok is false when no
+// the rule's interval over the starts), judged by the rule. ok is false when no
 // table holds both arms.
-func AB(tables []summary.Table, baseline, candidate string, minEffect float64) (out []ABVerdict, ok bool) {
+func AB(tables []summary.Table, baseline, candidate string, rule Rule) (out []ABVerdict, ok bool) {
 	for _, t := range tables {
 		a, b, d := arm(t, baseline), arm(t, candidate), arm(t, vocab.Direct)
 		if a == nil || b == nil {
@@ -93,7 +93,7 @@ func AB(tables []summary.Table, baseline, candidate string, minEffect float64) (
 		ok = true
 		for _, m := range Metrics {
 			v := ABVerdict{Scenario: t.Point.Scenario, Point: t.Point.String(), Metric: m}
-			v.Baseline, v.Ratio, v.Verdict, v.Why = pairRounds(a, b, d, m, minEffect)
+			v.Baseline, v.Ratio, v.Verdict, v.Why = pairRounds(a, b, d, m, rule)
 			if v.Verdict == NotComparable && v.Ratio.Rounds == 0 && v.Why == noFigure {
 				continue // a metric the rows do not carry (syscalls without perf_event)
 			}
@@ -156,7 +156,7 @@ func startLogs(a, b, d *summary.Figures, m Metric) (byStart map[int][]float64, b
 
 // pairRounds takes the rounds both arms were measured in, each round's log
 // ratio, grouped by start, and judges their ratio.
-func pairRounds(a, b, d *summary.Figures, m Metric, minEffect float64) (base float64, r Ratio, v Verdict, why string) {
+func pairRounds(a, b, d *summary.Figures, m Metric, rule Rule) (base float64, r Ratio, v Verdict, why string) {
 	byStart, bases, nonPositive := startLogs(a, b, d, m)
 	rounds := 0
 	var groups [][]float64
@@ -175,14 +175,14 @@ func pairRounds(a, b, d *summary.Figures, m Metric, minEffect float64) (base flo
 			"one start: the rounds of one start are not independent draws; give the scenario starts = 2 or more"
 	}
 	base = stats.Median(bases)
-	r, enough := logRatio(groups, minEffect)
+	r, enough := logRatio(groups, rule)
 	if !enough {
 		return base, r, NotComparable, "too few rounds for an interval"
 	}
-	v = judge(r, minEffect)
+	v = judge(r, rule.MinEffect)
 	why = fmt.Sprintf("%d rounds in %d starts", r.Rounds, r.Starts)
 	if v == Erratic && r.HasPower {
-		why += "; " + r.PowerWords(minEffect)
+		why += "; " + r.PowerWords(rule.MinEffect)
 	}
 	return base, r, v, why
 }

@@ -94,12 +94,35 @@ func Exit(vs []Verdict) int {
 	return code
 }
 
+// Rule is how the in-run comparison judges: the smallest change it calls
+// a regression, and which interval over the starts it draws.
+type Rule struct {
+	MinEffect float64
+	// Student: Student's t over every start, as the gate drew it before
+	// it trimmed (issue 62); kept to read earlier designs' runs as they
+	// were judged. The gate's own is the trimmed interval (false).
+	Student bool
+}
+
+// DefaultRule is the gate's rule unless told otherwise.
+var DefaultRule = Rule{MinEffect: DefaultMinEffect}
+
+// IntervalWords names the rule's interval, for a report's header.
+func (r Rule) IntervalWords() string {
+	if r.Student {
+		return "Student's t over every start (the gate before it trimmed: issue 62)"
+	}
+	return fmt.Sprintf("from %d starts, Yuen's trimmed interval, one start of every %d set aside at each end: docs/method.md, \"The regression gate\"",
+		stats.TrimEvery, stats.TrimEvery)
+}
+
 // Ratio is a change as a ratio (new over old, candidate over baseline)
 // with its interval at stats.Level.
 type Ratio struct {
 	Est, Lo, Hi float64
 	Over        stats.Over
 	Starts      int
+	Trimmed     int // starts set aside at each end (stats.TrimmedStartsDelta)
 	Rounds      int
 	P           float64 // the test's p for "no change"; HasP false when it could not be made
 	HasP        bool
@@ -141,17 +164,22 @@ func judge(r Ratio, minEffect float64) Verdict {
 }
 
 // logRatio is the ratio from per-round log ratios grouped by start: the
-// interval over starts when there are two or more (stats.StartsDelta), so
-// the level holds for a new start of both arms.
-func logRatio(groups [][]float64, minEffect float64) (Ratio, bool) {
-	d, ok := stats.StartsDelta(groups)
+// interval over starts when there are two or more, so the level holds for a
+// new start of both arms; from 8 starts, Yuen's trimmed interval
+// (stats.TrimmedStartsDelta), which one start of a process that settled
+// far from its siblings does not widen (issue 62).
+func logRatio(groups [][]float64, rule Rule) (Ratio, bool) {
+	d, ok := stats.TrimmedStartsDelta(groups)
+	if rule.Student {
+		d, ok = stats.StartsDelta(groups)
+	}
 	if !ok {
 		return Ratio{}, false
 	}
-	r := Ratio{Est: math.Exp(d.Median), Lo: math.Exp(d.Lo), Hi: math.Exp(d.Hi), Over: d.Over, Starts: d.Starts,
+	r := Ratio{Est: math.Exp(d.Median), Lo: math.Exp(d.Lo), Hi: math.Exp(d.Hi), Over: d.Over, Starts: d.Starts, Trimmed: d.Trimmed,
 		Rounds: d.N, P: d.P, HasP: d.HasP}
 	if res, ok := stats.ResolutionOf(d); ok {
-		r.Callable, r.StartsFor, r.HasPower = math.Exp(res.Half)-1, res.StartsFor(math.Log1p(minEffect), maxStarts), true
+		r.Callable, r.StartsFor, r.HasPower = math.Exp(res.Half)-1, res.StartsFor(math.Log1p(rule.MinEffect), maxStarts), true
 	}
 	return r, d.Enough
 }
@@ -164,6 +192,14 @@ func (r Ratio) PowerWords(minEffect float64) string {
 	if r.StartsFor > 0 {
 		need = fmt.Sprintf("about %d starts would resolve %.0f%%", r.StartsFor, 100*minEffect)
 	}
-	return fmt.Sprintf("this run could call a change of %.1f%% or more at %.0f%% (the spread between its %d starts); %s",
-		100*r.Callable, 100*stats.Level, r.Starts, need)
+	return fmt.Sprintf("this run could call a change of %.1f%% or more at %.0f%% (the spread between its %d starts%s); %s",
+		100*r.Callable, 100*stats.Level, r.Starts, r.trimWords(), need)
+}
+
+// trimWords says how many starts the interval set aside, if any.
+func (r Ratio) trimWords() string {
+	if r.Trimmed == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d set aside at each end", r.Trimmed)
 }

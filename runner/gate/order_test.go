@@ -89,12 +89,24 @@ func TestOrders(t *testing.T) {
 			if !c.effect && o.P < 0.01 {
 				t.Errorf("no order effect, yet first-warmed slower in %d of %d, p %.3f", o.FirstSlower, o.Starts, o.P)
 			}
+			if o.Runs != 4 || o.Orders != 4 {
+				t.Errorf("4 runs of their own orders read as %d runs of %d orders", o.Runs, o.Orders)
+			}
 			var b strings.Builder
 			WriteOrders(&b, []Order{o})
 			if !strings.Contains(b.String(), "## Warm-up order") || !strings.Contains(b.String(), "a-copy / a: the arm warmed first read slower") {
 				t.Errorf("WriteOrders:\n%s", b.String())
 			}
 		})
+	}
+	// Runs that shared one seed drew one sequence of orders: said so.
+	rng := rand.New(rand.NewPCG(1, 2))
+	one := orderRun(t, rng, 8, 0, 0)
+	shared := Orders([]Run{one, one, one}, []Pair{pair})[0]
+	var b strings.Builder
+	WriteOrders(&b, []Order{shared})
+	if shared.Runs != 3 || shared.Orders != 1 || !strings.Contains(b.String(), "drew only 1 sequence") {
+		t.Errorf("three runs of one order: %d runs, %d orders:\n%s", shared.Runs, shared.Orders, b.String())
 	}
 	if got := binomialP(4, 8); got != 1 {
 		t.Errorf("binomialP(4, 8) = %v, want 1", got)

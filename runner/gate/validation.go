@@ -67,13 +67,13 @@ type Trial struct {
 
 // Validate judges every pair in every run, as `runner compare --baseline
 // --candidate` would.
-func Validate(runs []Run, pairs []Pair, minEffect float64) []Trial {
+func Validate(runs []Run, pairs []Pair, rule Rule) []Trial {
 	var out []Trial
 	for _, r := range runs {
 		tables := summary.Build(r.Recs)
 		wall, probes := runCost(r.Recs)
 		for _, p := range pairs {
-			vs, _ := AB(tables, p.Baseline, p.Candidate, minEffect)
+			vs, _ := AB(tables, p.Baseline, p.Candidate, rule)
 			for _, v := range vs {
 				out = append(out, Trial{Run: filepath.Base(r.Dir), Pair: p, ABVerdict: v, WallS: wall, Probes: probes, Host: results.HostCPU(r.Recs)})
 			}
@@ -149,13 +149,14 @@ func Tallies(trials []Trial, pairs []Pair) []Tally {
 // WriteValidation prints the tallies as markdown: per pair and metric, the
 // verdicts over the runs, the ratios' median and range; then the runs'
 // wall times and the probes' range.
-func WriteValidation(w io.Writer, trials []Trial, pairs []Pair, minEffect float64) {
+func WriteValidation(w io.Writer, trials []Trial, pairs []Pair, rule Rule) {
 	runs := map[string]Trial{}
 	for _, t := range trials {
 		runs[t.Run] = t
 	}
-	fmt.Fprintf(w, "%d runs; minimum effect %.0f%%; each ratio's interval at %.0f%% over the run's starts.\n\n", len(runs), 100*minEffect, 100*stats.Level)
-	fmt.Fprintln(w, "| pair | planted | metric | regressed | slower, under the minimum effect | same | faster, under the minimum effect | improved | erratic | not comparable | ratio: median [lowest, highest] | callable: median | starts for the minimum effect: median |")
+	fmt.Fprintf(w, "%d runs; minimum effect %.0f%%; each ratio's interval at %.0f%% over the run's starts (%s).\n\n",
+		len(runs), 100*rule.MinEffect, 100*stats.Level, rule.IntervalWords())
+	fmt.Fprintln(w, "| pair | planted | metric | regressed | slower, under the minimum effect | same | faster, under the minimum effect | improved | erratic | not comparable | ratio: median [lowest, highest] | callable: median [lowest, highest] | starts for the minimum effect: median |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, t := range Tallies(trials, pairs) {
 		span := "-"
@@ -164,7 +165,7 @@ func WriteValidation(w io.Writer, trials []Trial, pairs []Pair, minEffect float6
 		}
 		callable, need := "-", "-"
 		if len(t.Callable) > 0 {
-			callable = fmt.Sprintf("%.1f%%", 100*stats.Median(t.Callable))
+			callable = fmt.Sprintf("%.1f%% [%.1f%%, %.1f%%]", 100*stats.Median(t.Callable), 100*slices.Min(t.Callable), 100*slices.Max(t.Callable))
 			need = fmt.Sprintf("%.0f", stats.Median(t.StartsFor))
 			if slices.Contains(t.StartsFor, 0) {
 				need += " (some over 100)"

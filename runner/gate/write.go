@@ -34,7 +34,8 @@ func WriteAB(w io.Writer, baseline, candidate string, vs []ABVerdict, gated []Me
 	tw.Flush()
 	fmt.Fprintf(w, "\n%s: the baseline's median over the rounds compared (ms added to direct's p50, CPU µs or system calls per request).\n", baseline)
 	fmt.Fprintf(w, "%s / %s: the two arms' figures in the same round (each round runs every arm once, in a fresh random order), as a ratio;\n", candidate, baseline)
-	fmt.Fprintln(w, "  the geometric mean of the starts' median ratios, its interval Student's t over the starts at the level shown (docs/method.md, \"The regression gate\").")
+	fmt.Fprintf(w, "  the geometric mean of the starts' median ratios, its interval Student's t over the starts at the level shown; from %d starts, the mean and\n", stats.TrimEvery)
+	fmt.Fprintf(w, "  interval of Yuen's trimmed mean, one start of every %d set aside at each end (docs/method.md, \"The regression gate\").\n", stats.TrimEvery)
 	fmt.Fprintf(w, "regressed: the interval above 1 and the ratio at least %s; improved: the same below 1; slower (faster), under the minimum effect:\n", pct(1+minEffect))
 	fmt.Fprintf(w, "  the interval above (below) 1 and the change under %.0f%% (exit 0); same: an interval that holds 1 and rules out %.0f%% either way;\n", 100*minEffect, 100*minEffect)
 	fmt.Fprintf(w, "  erratic: an interval that holds both 1 and a change of %.0f%%. With no change, a verdict is \"regressed\" by chance at most %.1f%% of the time\n",
@@ -80,7 +81,7 @@ func ratioInterval(r Ratio) string {
 	}
 	lvl := "1 start"
 	if r.Over == stats.OverStarts {
-		lvl = fmt.Sprintf("%d starts", r.Starts)
+		lvl = fmt.Sprintf("%d starts%s", r.Starts, r.trimWords())
 	}
 	return fmt.Sprintf("[%.3f, %.3f] %.0f%%, %s", r.Lo, r.Hi, 100*stats.Level, lvl)
 }

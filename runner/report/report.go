@@ -528,7 +528,7 @@ func writeReleases(w io.Writer, tables []summary.Table) {
 			continue
 		}
 		for _, p := range gatePairs(t) {
-			vs, _ := gate.AB([]summary.Table{t}, p.base.Name, p.cand.Name, gate.DefaultMinEffect)
+			vs, _ := gate.AB([]summary.Table{t}, p.base.Name, p.cand.Name, gate.DefaultRule)
 			cells := map[gate.Metric]string{}
 			for _, v := range vs {
 				cells[v.Metric] = gateCell(v)

@@ -76,6 +76,9 @@ type Delta struct {
 	// groups it was drawn from: starts (OverStarts) or runs (OverRuns).
 	Over   Over
 	Starts int
+	// Trimmed is how many starts the interval set aside at each end
+	// (TrimmedStartsDelta); 0: Student's t over them all.
+	Trimmed int
 }
 
 // PairedDelta is d's median, interval and paired p; ok is false for no
