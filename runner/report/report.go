@@ -131,11 +131,11 @@ type Hours struct {
 	Elsewhere int
 	// Others are the hosts kept besides this one, each with its runs'
 	// figures: set beside this host's, never pooled with them.
-	Others []Host
+	Others []KeptHost
 }
 
-// Host is one other machine's runs kept, with what they measured.
-type Host struct {
+// KeptHost is one other machine's runs kept, with what they measured.
+type KeptHost struct {
 	Name string
 	Dirs []string
 	Stab []summary.Stability
@@ -160,7 +160,7 @@ func ReadHours(base, host string) (Hours, error) {
 			}
 			continue
 		}
-		h.Others = append(h.Others, Host{Name: m.Name(), Dirs: m.Dirs, Stab: summary.Stabilities(m.Tables)})
+		h.Others = append(h.Others, KeptHost{Name: m.Name(), Dirs: m.Dirs, Stab: summary.Stabilities(m.Tables)})
 	}
 	return h, nil
 }

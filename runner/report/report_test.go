@@ -244,7 +244,7 @@ func TestHostsNormalised(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			tab := summary.Table{Point: point, Arms: []summary.Figures{fig("a", 2, 2000), fig("b", 10, 10000)}}
 			h := Hours{Host: "here", Dirs: []string{"r1", "r2"}, Stab: []summary.Stability{stab("a", 2, 2000), stab("b", 10, 10000)},
-				Others: []Host{{Name: "there", Dirs: []string{"s1", "s2"}, Stab: []summary.Stability{stab("a", c.otherA[0], c.otherA[1]), stab("b", c.otherB[0], c.otherB[1])}}}}
+				Others: []KeptHost{{Name: "there", Dirs: []string{"s1", "s2"}, Stab: []summary.Stability{stab("a", c.otherA[0], c.otherA[1]), stab("b", c.otherB[0], c.otherB[1])}}}}
 			var b bytes.Buffer
 			writeHosts(&b, tab, h)
 			out := b.String()

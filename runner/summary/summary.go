@@ -93,7 +93,6 @@ type Figures struct {
 	SyscallsPerReq, CtxSwitchesPerReq, PageFaultsPerReq, SyscallSpread vocab.Optional
 	RSSPeakMiB                                                         vocab.Optional // median peak resident set (the processes' VmRSS)
 	CostPer1M, ColdStartMS                                             vocab.Optional // median
-	Goodput                                                            vocab.Optional // median share of requests within the SLO
 	// Streams (median over trials, ms): TTFT p50 and what it adds over
 	// direct; ITL p99 (pooled gaps, so supported sooner than latency p99);
 	// content events per socket read.
@@ -304,7 +303,6 @@ func arm(name string, rows []results.Record) Figures {
 	a.RSSPeakMiB = median(rows, col(results.ColRSSPeakMiB))
 	a.CostPer1M = median(rows, col(results.ColCostUSDPer1M))
 	a.ColdStartMS = median(rows, col(results.ColColdStartMS))
-	a.Goodput = median(rows, col(results.ColGoodput))
 	return a
 }
 
