@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/affinity"
+	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
 	"github.com/gatewaybench/gatewaybench/internal/interrupt"
 	"github.com/gatewaybench/gatewaybench/internal/runlock"
 	"github.com/gatewaybench/gatewaybench/runner/apply"
@@ -332,7 +333,7 @@ func reproduction(base string, dirs []string) int {
 		summary.WriteReproduction(os.Stdout, rs, false)
 	}
 	path := filepath.Join(base, "REPRODUCTION.md")
-	if err := os.WriteFile(path, []byte(md.String()), 0o644); err != nil {
+	if err := atomicfile.Bytes(path, []byte(md.String())); err != nil {
 		fmt.Fprintf(os.Stderr, "apply: %v\n", err)
 		return exitFailure
 	}

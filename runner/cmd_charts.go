@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
 	"github.com/gatewaybench/gatewaybench/runner/charts"
 	"github.com/gatewaybench/gatewaybench/runner/report"
 	"github.com/gatewaybench/gatewaybench/runner/results"
@@ -69,7 +70,7 @@ func cmdCharts(args []string) int {
 		}
 		var buf bytes.Buffer
 		report.WriteResults(&buf, recs, drawn, relative(*reportPath, *out), rep, hours)
-		if err := os.WriteFile(*reportPath, buf.Bytes(), 0o644); err != nil {
+		if err := atomicfile.Bytes(*reportPath, buf.Bytes()); err != nil {
 			fmt.Fprintf(os.Stderr, "charts: %v\n", err)
 			return exitFailure
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/gatewaybench/gatewaybench/runner/gate"
@@ -34,9 +33,9 @@ func cmdCompare(args []string) int {
 		fmt.Fprintln(os.Stderr, compareUsage)
 		return gate.ExitUsage
 	}
-	m, err := strconv.ParseFloat(strings.TrimSuffix(*minEffect, "%"), 64)
-	if err != nil || !(m > 0 && m < 100) { // NaN fails both
-		fmt.Fprintf(os.Stderr, "compare: --min-effect %q: write a percentage between 0 and 100, like 5%%\n", *minEffect)
+	m, err := gate.ParseMinEffect(*minEffect)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "compare: --min-effect: %v\n", err)
 		return gate.ExitUsage
 	}
 	switch {
@@ -48,9 +47,9 @@ func cmdCompare(args []string) int {
 		if len(pos) == 1 {
 			dir = pos[0]
 		}
-		return compareInRun(dir, *base, *cand, *scenarios, *metrics, m/100)
+		return compareInRun(dir, *base, *cand, *scenarios, *metrics, m)
 	case *base == "" && len(pos) == 2:
-		return compareRuns(pos[0], pos[1], m/100)
+		return compareRuns(pos[0], pos[1], m)
 	}
 	fmt.Fprintln(os.Stderr, compareUsage)
 	return gate.ExitUsage

@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
 	"github.com/gatewaybench/gatewaybench/runner/charts"
@@ -45,9 +42,9 @@ func cmdGatecheck(args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: runner gatecheck --pair BASE:CAND:PLANTED% [--pair ...] [--min-effect 5%] DIR (runs in DIR/runs/<date>)")
 		return exitUsage
 	}
-	m, err := strconv.ParseFloat(strings.TrimSuffix(*minEffect, "%"), 64)
-	if err != nil || m <= 0 || m >= 100 {
-		fmt.Fprintf(os.Stderr, "gatecheck: --min-effect %q: write a percentage between 0 and 100, like 5%%\n", *minEffect)
+	m, err := gate.ParseMinEffect(*minEffect)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gatecheck: --min-effect: %v\n", err)
 		return exitUsage
 	}
 	base := pos[0]
@@ -68,7 +65,19 @@ func cmdGatecheck(args []string) int {
 		fmt.Fprintf(os.Stderr, "gatecheck: no run under %s/runs (scripts/gate-validation.sh makes them)\n", base)
 		return exitFailure
 	}
-	rule := gate.Rule{MinEffect: m / 100, Student: *student}
+	// A pair no run measured is a typo: refused before anything is
+	// written (it rewrote VALIDATION.md with "0 runs": issue 66).
+	for _, p := range pairs {
+		for _, arm := range []string{p.Baseline, p.Candidate} {
+			if !slices.ContainsFunc(runs, func(r gate.Run) bool {
+				return slices.ContainsFunc(r.Recs, func(rec results.Record) bool { return rec.Str(results.ColGateway) == arm })
+			}) {
+				fmt.Fprintf(os.Stderr, "gatecheck: --pair %s: no run under %s/runs measured %s; name arms of the validation's benchmark file\n", p.Baseline+":"+p.Candidate, base, arm)
+				return exitUsage
+			}
+		}
+	}
+	rule := gate.Rule{MinEffect: m, Student: *student}
 	suffix := ""
 	if rule.Student {
 		suffix = "-student"
@@ -79,20 +88,27 @@ func cmdGatecheck(args []string) int {
 	gate.WriteValidation(&md, trials, pairs, rule)
 	gate.WriteOrders(&md, gate.Orders(runs, pairs))
 	gate.WriteProcesses(&md, gate.ProcessesOf(runs, pairs))
-	writes := map[string]func(io.Writer) error{
-		"VALIDATION" + suffix + ".md":  func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err },
-		"validation" + suffix + ".csv": func(w io.Writer) error { return gate.WriteValidationCSV(w, trials) },
+	// Everything made before anything is written: a failure leaves the
+	// committed files as they were.
+	var csvOut bytes.Buffer
+	if err := gate.WriteValidationCSV(&csvOut, trials); err != nil {
+		fmt.Fprintf(os.Stderr, "gatecheck: %v\n", err)
+		return exitFailure
 	}
-	for name, write := range writes {
-		if err := atomicfile.Write(filepath.Join(base, name), write); err != nil {
+	chart := filepath.Join(base, "gate"+suffix+".png")
+	png, err := charts.GateChart(filepath.Base(chart), runs, trials, pairs)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gatecheck: %v (nothing written)\n", err)
+		return exitFailure
+	}
+	for _, f := range []struct {
+		name string
+		b    []byte
+	}{{"VALIDATION" + suffix + ".md", md.Bytes()}, {"validation" + suffix + ".csv", csvOut.Bytes()}, {filepath.Base(chart), png}} {
+		if err := atomicfile.Bytes(filepath.Join(base, f.name), f.b); err != nil {
 			fmt.Fprintf(os.Stderr, "gatecheck: %v\n", err)
 			return exitFailure
 		}
-	}
-	chart := filepath.Join(base, "gate"+suffix+".png")
-	if err := charts.RenderGate(chart, runs, trials, pairs); err != nil {
-		fmt.Fprintf(os.Stderr, "gatecheck: %v (VALIDATION%s.md written)\n", err, suffix)
-		return exitFailure
 	}
 	fmt.Print(md.String())
 	fmt.Printf("\n%d runs: %s, %s, %s\n", len(runs), filepath.Join(base, "VALIDATION"+suffix+".md"), filepath.Join(base, "validation"+suffix+".csv"), chart)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
 	"github.com/gatewaybench/gatewaybench/runner/charts"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
 )
@@ -64,7 +65,7 @@ func cmdStability(args []string) int {
 		return exitFailure
 	}
 	path := filepath.Join(base, "STABILITY.md")
-	if err := os.WriteFile(path, []byte(md.String()), 0o644); err != nil {
+	if err := atomicfile.Bytes(path, []byte(md.String())); err != nil {
 		fmt.Fprintf(os.Stderr, "stability: %v\n", err)
 		return exitFailure
 	}

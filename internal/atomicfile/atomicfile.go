@@ -14,6 +14,15 @@ import (
 // new one), and the file is readable by all, as files written plainly are.
 func Write(path string, write func(io.Writer) error) error { return WriteMode(path, 0o644, write) }
 
+// Bytes writes b to path as Write does: a file already at path, or a
+// symbolic link there, is replaced, never written through.
+func Bytes(path string, b []byte) error {
+	return Write(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
 // WriteMode is Write with the file's permissions given (0o600: a file
 // holding credentials).
 func WriteMode(path string, mode os.FileMode, write func(io.Writer) error) error {

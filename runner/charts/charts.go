@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stats"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
@@ -69,6 +70,17 @@ type data struct {
 // drew and what it skipped. Files are written only when drawn.
 func Render(recs []results.Record, dir string) ([]Chart, error) {
 	figs, out := Figures(recs)
+	// Every figure drawn before any file is touched: a figure that fails
+	// leaves the committed charts as they were (one was rewritten, then
+	// the command failed: issue 66).
+	pngs := make([][]byte, len(figs))
+	for i, f := range figs {
+		png, err := draw(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.File, err)
+		}
+		pngs[i] = png
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -79,12 +91,8 @@ func Render(recs []results.Record, dir string) ([]Chart, error) {
 			}
 		}
 	}
-	for _, f := range figs {
-		png, err := draw(f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.File, err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f.File), png, 0o644); err != nil {
+	for i, f := range figs {
+		if err := atomicfile.Bytes(filepath.Join(dir, f.File), pngs[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -1204,7 +1212,7 @@ func RenderStability(path string, runs []string, tables [][]summary.Table, ss []
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, png, 0o644)
+	return atomicfile.Bytes(path, png)
 }
 
 // headline is the overhead scenario's lowest point in the first run that

@@ -2,7 +2,6 @@ package charts
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -12,14 +11,15 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
-// RenderGate draws the gate's validation (runner gatecheck): per pair, the
-// ratio candidate/baseline of the added p50 in each run with its interval,
-// where 1 is no change and the planted change is what a gate should find.
-func RenderGate(path string, runs []gate.Run, trials []gate.Trial, pairs []gate.Pair) error {
+// GateChart draws the gate's validation (runner gatecheck) as the PNG
+// named file: per pair, the ratio candidate/baseline of the added p50 in
+// each run with its interval, where 1 is no change and the planted change
+// is what a gate should find.
+func GateChart(file string, runs []gate.Run, trials []gate.Trial, pairs []gate.Pair) ([]byte, error) {
 	if len(runs) == 0 {
-		return fmt.Errorf("no gate chart: no run")
+		return nil, fmt.Errorf("no gate chart: no run")
 	}
-	f := &figure{File: filepath.Base(path), Title: "The regression gate on planted changes: candidate / baseline, added p50, run by run",
+	f := &figure{File: file, Title: "The regression gate on planted changes: candidate / baseline, added p50, run by run",
 		YAxis: "candidate vs baseline, %", Linear: true}
 	var recs []results.Record
 	var names []string
@@ -49,15 +49,11 @@ func RenderGate(path string, runs []gate.Run, trials []gate.Trial, pairs []gate.
 		}
 	}
 	if len(f.Lines) == 0 {
-		return fmt.Errorf("no gate chart: no pair's ratio was formed in any run")
+		return nil, fmt.Errorf("no gate chart: no pair's ratio was formed in any run")
 	}
 	f.Note = fmt.Sprintf("Each line is one candidate against its baseline, both measured in the same randomized rounds of every run "+
 		"(the -copy arms are the baseline's image and work declared twice: A/A; -5 and -10 do 5%% and 10%% more work). "+
 		"Each point: the ratio less 1, in %%. Whiskers: its %.0f%% interval over the run's starts; an open circle: the gate called it erratic.", 100*stats.Level)
 	f.Foot = []string{"Verdicts per pair and run, the ratios and the host's probes: VALIDATION.md and validation.csv beside this chart."}
-	png, err := draw(f)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, png, 0o644)
+	return draw(f)
 }

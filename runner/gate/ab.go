@@ -113,24 +113,45 @@ func arm(t summary.Table, name string) *summary.Figures {
 	return &t.Arms[i]
 }
 
-// byTrial is an arm's measured rows by trial (round).
-func byTrial(a *summary.Figures) map[int]results.Record {
-	m := map[int]results.Record{}
+// byTrial is an arm's measured rows by trial (round), and the first round
+// it holds twice (0: none): one run measures an arm once a round, so a
+// second row is another run's or a copy, and no ratio is formed from it.
+func byTrial(a *summary.Figures) (m map[int]results.Record, twice int) {
+	m = map[int]results.Record{}
 	if a == nil {
-		return m
+		return m, 0
 	}
 	for _, r := range a.Rows {
-		if r.Measured() && r.Int(results.ColTrial) > 0 {
-			m[r.Int(results.ColTrial)] = r
+		if n := r.Int(results.ColTrial); r.Measured() && n > 0 {
+			if _, seen := m[n]; seen && twice == 0 {
+				twice = n
+			}
+			m[n] = r
 		}
 	}
-	return m
+	return m, twice
 }
+
+// maxFigure bounds a figure the gate takes from a row (ms added, CPU µs or
+// system calls per request): a value past it, or not finite, is a damaged
+// or forged row, and a ratio of it would read as a change.
+const maxFigure = 1e9
 
 // startLogs is, per start, the log ratio b/a of each round both arms were
 // measured in; with a's figures, and how many rounds had one at or below 0.
-func startLogs(a, b, d *summary.Figures, m Metric) (byStart map[int][]float64, bases []float64, nonPositive int) {
-	ra, rb, rd := byTrial(a), byTrial(b), byTrial(d)
+// bad says why no ratio may be formed at all ("" when one may).
+func startLogs(a, b, d *summary.Figures, m Metric) (byStart map[int][]float64, bases []float64, nonPositive int, bad string) {
+	ra, twiceA := byTrial(a)
+	rb, twiceB := byTrial(b)
+	rd, twiceD := byTrial(d)
+	for _, x := range []struct {
+		arm   *summary.Figures
+		twice int
+	}{{a, twiceA}, {b, twiceB}, {d, twiceD}} {
+		if x.twice > 0 {
+			return nil, nil, 0, fmt.Sprintf("%s has two rows for round %d: these rows mix runs or hold a copy; compare one run's rows", x.arm.Name, x.twice)
+		}
+	}
 	byStart = map[int][]float64{}
 	for _, n := range slices.Sorted(maps.Keys(ra)) {
 		x, okb := rb[n]
@@ -143,6 +164,11 @@ func startLogs(a, b, d *summary.Figures, m Metric) (byStart map[int][]float64, b
 		if !oka || !okb2 {
 			continue
 		}
+		for _, v := range []float64{va, vb} {
+			if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxFigure {
+				return nil, nil, 0, fmt.Sprintf("round %d gives %s = %g: no figure a run measures; the rows are damaged", n, m, v)
+			}
+		}
 		if va <= 0 || vb <= 0 {
 			nonPositive++
 			continue
@@ -151,13 +177,16 @@ func startLogs(a, b, d *summary.Figures, m Metric) (byStart map[int][]float64, b
 		s := ra[n].Int(results.ColStart)
 		byStart[s] = append(byStart[s], math.Log(vb/va))
 	}
-	return byStart, bases, nonPositive
+	return byStart, bases, nonPositive, ""
 }
 
 // pairRounds takes the rounds both arms were measured in, each round's log
 // ratio, grouped by start, and judges their ratio.
 func pairRounds(a, b, d *summary.Figures, m Metric, rule Rule) (base float64, r Ratio, v Verdict, why string) {
-	byStart, bases, nonPositive := startLogs(a, b, d, m)
+	byStart, bases, nonPositive, bad := startLogs(a, b, d, m)
+	if bad != "" {
+		return 0, Ratio{}, NotComparable, bad
+	}
 	rounds := 0
 	var groups [][]float64
 	for _, s := range slices.Sorted(maps.Keys(byStart)) {

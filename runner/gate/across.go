@@ -37,6 +37,10 @@ const ColdStartPoint = "every start in the run"
 type Host struct {
 	Moves   []Move
 	Missing string
+	// Elsewhere: the runs name two different hosts (results.HostKey): a
+	// change between them is the machine's as much as the code's, whatever
+	// the probes read.
+	Elsewhere bool
 }
 
 // Move is one probe (a fixed loop in one runtime) in two runs.
@@ -51,7 +55,7 @@ func (m Move) Share() float64 { return m.New/m.Old - 1 }
 // Steady says whether every probe moved less than limit, and none is
 // missing: only then may a change between the runs be laid on the code.
 func (h Host) Steady(limit float64) bool {
-	if h.Missing != "" || len(h.Moves) == 0 {
+	if h.Missing != "" || len(h.Moves) == 0 || h.Elsewhere {
 		return false
 	}
 	for _, m := range h.Moves {
@@ -63,6 +67,9 @@ func (h Host) Steady(limit float64) bool {
 }
 
 func (h Host) String() string {
+	if h.Elsewhere {
+		return "the runs ran on two hosts (their CPU, kernel or memory differ: docs/method.md, \"Hour to hour\")"
+	}
 	if h.Missing != "" {
 		return h.Missing
 	}
@@ -90,6 +97,8 @@ func HostOf(old, new []results.Record) Host {
 	if len(h.Moves) == 0 && h.Missing == "" {
 		h.Missing = "the runs carry no host probes (probe_*_ns columns, from before the probes were taken)"
 	}
+	ko, kn := results.HostKey(old), results.HostKey(new)
+	h.Elsewhere = ko != "" && kn != "" && ko != kn
 	return h
 }
 
@@ -139,6 +148,21 @@ func Across(old, new []summary.Table, host Host, minEffect float64) []Change {
 		}
 		out = append(out, c)
 	}
+	// An arm the old run measured and the new one did not is no pass: the
+	// candidate lost its figure (it counts, as not comparable).
+	var gone []summary.ArmKey
+	for k, o := range om {
+		if _, in := nm[k]; !in && o.Added().V.Set {
+			gone = append(gone, k)
+		}
+	}
+	slices.SortFunc(gone, func(a, b summary.ArmKey) int {
+		return strings.Compare(a.Scenario+"\x00"+a.Point+"\x00"+a.Arm, b.Scenario+"\x00"+b.Point+"\x00"+b.Arm)
+	})
+	for _, k := range gone {
+		out = append(out, Change{Scenario: k.Scenario, Point: k.Point, Arm: k.Arm, Old: om[k].Added(), Verdict: NotComparable,
+			Why: "in the old run only: the new run has no row of it here"})
+	}
 	oldStarts, newStarts := summary.ColdStarts(old), summary.ColdStarts(new)
 	for _, a := range slices.Sorted(maps.Keys(newStarts)) {
 		c := Change{Scenario: "cold start", Point: ColdStartPoint, Arm: a, Old: startsFigure(oldStarts[a]), New: startsFigure(newStarts[a])}
@@ -148,6 +172,12 @@ func Across(old, new []summary.Table, host Host, minEffect float64) []Change {
 			judgeAcross(&c, host, minEffect)
 		}
 		out = append(out, c)
+	}
+	for _, a := range slices.Sorted(maps.Keys(oldStarts)) {
+		if _, in := newStarts[a]; !in {
+			out = append(out, Change{Scenario: "cold start", Point: ColdStartPoint, Arm: a, Old: startsFigure(oldStarts[a]), Verdict: NotComparable,
+				Why: "in the old run only: the new run never started it"})
+		}
 	}
 	slices.SortStableFunc(out, func(a, b Change) int { return strings.Compare(a.Scenario, b.Scenario) })
 	return out

@@ -11,6 +11,8 @@ package gate
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/gatewaybench/gatewaybench/runner/stats"
 )
@@ -70,6 +72,18 @@ func (v Verdict) String() string {
 // unless told otherwise: the size the validation on this machine resolves
 // (results/gate/README.md).
 const DefaultMinEffect = 0.05
+
+// ParseMinEffect reads a minimum effect as the commands take it ("5%" or
+// "5"), as a share; anything but a finite percentage above 0 and under 100
+// is refused (NaN compared false both ways and turned a +9% regression
+// into "same": issue 66).
+func ParseMinEffect(s string) (float64, error) {
+	m, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
+	if err != nil || !(m > 0 && m < 100) {
+		return 0, fmt.Errorf("minimum effect %q: write a percentage between 0 and 100, like 5%%", s)
+	}
+	return m / 100, nil
+}
 
 // The exit codes of `runner compare`.
 const (

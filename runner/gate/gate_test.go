@@ -205,6 +205,39 @@ func TestAcross(t *testing.T) {
 	if noProbe.Steady(0.05) || noProbe.Missing == "" {
 		t.Errorf("no probes read as a steady host: %+v", noProbe)
 	}
+	// Two hosts: the probes may agree, the change is still not the code's
+	// alone (it was judged: issue 66).
+	cur := run(t, rng, map[string]float64{"gw": 3, "steady": 2}, 3, 4, 0.003, 0.003, 102)
+	on := func(cpu string, recs []results.Record) []results.Record {
+		return append(recs, results.NewRecord(map[results.Col]string{results.ColHostCPU: cpu, results.ColKernel: "6.18"}))
+	}
+	two := HostOf(on("Intel Xeon", recsOf(old)), on("AMD EPYC", recsOf(cur)))
+	if !two.Elsewhere || two.Steady(0.05) || !strings.Contains(two.String(), "two hosts") {
+		t.Errorf("two hosts read as one: %+v", two)
+	}
+	for _, ch := range Across(old, cur, two, 0.05) {
+		if ch.Arm == "gw" && ch.Scenario != "cold start" && ch.Verdict != Inconclusive {
+			t.Errorf("two hosts: gw %v (%s), want inconclusive", ch.Verdict, ch.Why)
+		}
+	}
+	if same := HostOf(on("Intel Xeon", recsOf(old)), on("Intel Xeon", recsOf(cur))); same.Elsewhere {
+		t.Errorf("one host read as two: %+v", same)
+	}
+	// An arm the new run lost counts as not comparable, not as absent: a
+	// run that drops a gateway does not pass it (it was skipped: issue 66).
+	lost := run(t, rng, map[string]float64{"gw": 2}, 3, 4, 0.003, 0.003, 102)
+	found := false
+	for _, ch := range Across(old, lost, HostOf(recsOf(old), recsOf(lost)), 0.05) {
+		if ch.Arm == "steady" {
+			found = true
+			if ch.Absent || ch.Verdict != NotComparable || !strings.Contains(ch.Why, "old run only") {
+				t.Errorf("an arm lost from the new run: %+v", ch)
+			}
+		}
+	}
+	if !found {
+		t.Error("an arm lost from the new run is not in the changes at all")
+	}
 }
 
 func recsOf(tables []summary.Table) []results.Record {
@@ -317,5 +350,76 @@ func TestStrayProcess(t *testing.T) {
 		if !strings.Contains(ratioInterval(r), "8 starts, 1 set aside at each end") {
 			t.Errorf("interval words: %s", ratioInterval(r))
 		}
+	}
+}
+
+// TestHostileRows: rows no run writes get no ratio. A second candidate
+// row in every round (another run's, or a copy) made a 10% regression
+// "erratic" by overwriting; a baseline of 1e308 read "improved", exit 0; a
+// NaN p50 was averaged in. Each is now not comparable, with the reason.
+func TestHostileRows(t *testing.T) {
+	rowsOf := func(edit func([]results.Row) []results.Row) []summary.Table {
+		var rows []results.Row
+		trial := 0
+		for s := 1; s <= 4; s++ {
+			for range 2 {
+				trial++
+				for _, c := range []struct {
+					gw  string
+					p50 float64
+				}{{vocab.Direct, 1}, {"a", 3}, {"a-10", 3.2}} {
+					rows = append(rows, results.Row{RunID: "r", Scenario: "overhead", Kind: vocab.KindOverhead, Gateway: c.gw, Trial: trial, Start: s,
+						Mode: vocab.Closed, Concurrency: 1, Status: vocab.StatusOK, RequestsOK: 500, Latency: results.Percentiles{P50: vocab.Some(c.p50), N: 500}})
+				}
+			}
+		}
+		rows = edit(rows)
+		path := filepath.Join(t.TempDir(), "overhead.csv")
+		if err := results.Write(path, rows); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := results.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return summary.Build(recs)
+	}
+	set := func(gw string, p50 float64, trial int) func([]results.Row) []results.Row {
+		return func(rows []results.Row) []results.Row {
+			for i := range rows {
+				if rows[i].Gateway == gw && (trial == 0 || rows[i].Trial == trial) {
+					rows[i].Latency.P50 = vocab.Some(p50)
+				}
+			}
+			return rows
+		}
+	}
+	for _, c := range []struct {
+		name string
+		edit func([]results.Row) []results.Row
+		why  string
+	}{
+		{"as measured", func(r []results.Row) []results.Row { return r }, ""},
+		{"a second candidate row each round", func(rows []results.Row) []results.Row {
+			for _, r := range slices.Clone(rows) {
+				if r.Gateway == "a-10" {
+					r.Latency.P50 = vocab.Some(2.9)
+					rows = append(rows, r)
+				}
+			}
+			return rows
+		}, "a-10 has two rows for round 1"},
+		{"a baseline of 1e308", set("a", 1e308, 0), "round 1 gives added_p50 = 1e+308"},
+		{"a NaN p50", set("a", math.NaN(), 3), "round 3 gives added_p50 = NaN"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := verdictOf(t, rowsOf(c.edit), "a", "a-10", AddedP50)
+			switch {
+			case c.why == "" && v.Verdict != Regressed:
+				t.Errorf("as measured: %v (%s), want regressed", v.Verdict, v.Why)
+			case c.why != "" && (v.Verdict != NotComparable || !strings.Contains(v.Why, c.why)):
+				t.Errorf("%v (%s), want not comparable: %s", v.Verdict, v.Why, c.why)
+			}
+		})
 	}
 }

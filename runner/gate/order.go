@@ -56,7 +56,10 @@ func Orders(runs []Run, pairs []Pair) []Order {
 				if a == nil || b == nil {
 					continue
 				}
-				byStart, _, _ := startLogs(a, b, d, AddedP50)
+				byStart, _, _, bad := startLogs(a, b, d, AddedP50)
+				if bad != "" {
+					continue
+				}
 				starts := slices.Sorted(maps.Keys(byStart))
 				var meds []float64
 				for _, s := range starts {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
 	"github.com/gatewaybench/gatewaybench/runner/charts"
 	"github.com/gatewaybench/gatewaybench/runner/gate"
 	"github.com/gatewaybench/gatewaybench/runner/results"
@@ -595,7 +596,7 @@ func UpdateREADME(path, block string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return os.WriteFile(path, out, 0o644)
+	return atomicfile.Bytes(path, out)
 }
 
 // Splice returns src with its generated block replaced.
