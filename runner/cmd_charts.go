@@ -57,11 +57,7 @@ func cmdCharts(args []string) int {
 		}
 		fmt.Printf("  %s  %s\n", filepath.Join(*out, c.File), c.Title)
 	}
-	hours, err := report.ReadHours(filepath.Join(*dir, "stability"), results.HostKey(recs))
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "charts: the runs kept beside the results: %v\n", err)
-		return exitFailure
-	}
+	hours := report.ReadHours(filepath.Join(*dir, "stability"), results.HostKey(recs))
 	if *reportPath != "" {
 		rep, err := report.ReadRepeats(filepath.Join(*dir, "reproduction"))
 		if err != nil {

@@ -27,7 +27,7 @@ func cmdInterleave(args []string) int {
 	fs.IntVar(&x.Window, "window", 30, "requests per arm and round in the windows design")
 	fs.Uint64Var(&x.Seed, "seed", 1, "the seed of the designs' and arms' orders")
 	designs := fs.String("designs", strings.Join(apply.Designs, ","), "the designs compared, each once per block: "+strings.Join(apply.Designs, ", "))
-	out := fs.String("out", "results/interleave", "a directory for blocks.csv")
+	out := fs.String("out", "", "a directory for blocks.csv (default: results/interleave beside the benchmark file)")
 	summarize := fs.String("summarize", "", "run nothing: write DIR/"+apply.SummaryFile+" again from DIR/blocks.csv alone")
 	pos, err := parseInterspersed(fs, args)
 	if err == nil && *summarize != "" {
@@ -42,8 +42,12 @@ func cmdInterleave(args []string) int {
 		fmt.Printf("interleave: %s\n", filepath.Join(*summarize, apply.SummaryFile))
 		return 0
 	}
-	if err != nil || len(pos) != 1 || x.Starts < 1 || x.Blocks < 1 || x.Requests < 1 || x.Window < 1 || x.Window > x.Requests {
-		fmt.Fprintln(os.Stderr, "usage: runner interleave [--gateway a,b] [--scenario overhead] [--starts N] [--blocks N] [--requests N] [--window N] [--designs requests,windows,long] [--seed N] [--out DIR] FILE (counts >= 1, window <= requests), or runner interleave --summarize DIR")
+	if err != nil || len(pos) != 1 {
+		fmt.Fprintln(os.Stderr, "usage: runner interleave [--gateway a,b] [--scenario overhead] [--starts N] [--blocks N] [--requests N] [--window N] [--designs requests,windows,long] [--seed N] [--out DIR] FILE, or runner interleave --summarize DIR")
+		return exitUsage
+	}
+	if err := x.Check(); err != nil {
+		fmt.Fprintf(os.Stderr, "interleave: %v\n", err)
 		return exitUsage
 	}
 	x.Designs = strings.Split(*designs, ",")
@@ -61,6 +65,9 @@ func cmdInterleave(args []string) int {
 	p, ok := buildPlan(cfg, projects, pf, os.Stderr)
 	if !ok {
 		return exitUsage
+	}
+	if *out == "" { // beside the benchmark file, as its results_dir is, not wherever the command ran
+		*out = filepath.Join(cfg.Dir, "results", "interleave")
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintf(os.Stderr, "interleave: %v\n", err)

@@ -26,14 +26,12 @@ func cmdStability(args []string) int {
 		fmt.Fprintf(os.Stderr, "stability: %v\n", err)
 		return exitFailure
 	}
-	dirs := summary.StabilityDirs(base)
+	dirs, tables, left := summary.ReadKept(summary.StabilityDirs(base))
+	for _, l := range left {
+		fmt.Fprintf(os.Stderr, "stability: left out %s\n", l)
+	}
 	if len(dirs) < 2 {
 		fmt.Fprintf(os.Stderr, "stability: %d run(s) under %s: two are needed to say what holds across runs (scripts/stability.sh adds one)\n", len(dirs), base)
-		return exitFailure
-	}
-	tables, err := summary.ReadRepeats(dirs)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "stability: %v\n", err)
 		return exitFailure
 	}
 	machines := summary.ByHost(dirs, tables)
@@ -41,6 +39,9 @@ func cmdStability(args []string) int {
 	fmt.Fprintf(&md, "# Stability across runs\n\n%d runs on %d host(s). What holds across runs is read on each host alone, "+
 		"the host of the newest run first: a run on another host (another CPU label, or where recorded CPU model, stepping, microcode, "+
 		"flags, TSC, memory, or another kernel) is another machine, not another hour.\n\n", len(dirs), len(machines))
+	if len(left) > 0 {
+		fmt.Fprintf(&md, "Left out, as no run to count: %s.\n\n", strings.Join(left, "; "))
+	}
 	chart, charted := filepath.Join(base, "stability.png"), ""
 	for _, m := range machines {
 		fmt.Fprintf(&md, "## %s: %d run(s)\n\n", m.Name(), len(m.Dirs))

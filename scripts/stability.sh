@@ -11,7 +11,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/docker-up.sh
 dir="results/stability/$(date -u +%Y%m%dt%H%M%S)"
-go run ./runner apply --scenario overhead,streaming_turn,streaming_turn_anthropic --results "$dir" "$@" benchmarks.hcl
+# A failed run is no point: its rows move to <dir>.failed, kept as evidence
+# under a name `runner stability` does not read (it left an empty point:
+# issue 66).
+if ! go run ./runner apply --scenario overhead,streaming_turn,streaming_turn_anthropic --results "$dir" "$@" benchmarks.hcl; then
+  if [ -e "$dir" ]; then
+    mv -- "$dir" "$dir.failed"
+    echo "stability: the run failed; its rows are in $dir.failed, not a point" >&2
+  fi
+  exit 1
+fi
 if [ "$(find results/stability -mindepth 1 -maxdepth 1 -type d | wc -l)" -ge 2 ]; then
   go run ./runner stability results/stability
 else

@@ -47,6 +47,31 @@ type Interleave struct {
 	Out      io.Writer
 }
 
+// The experiment's bounds: it stops by itself in hours, not days (its
+// counts had none: issue 66). At one client and about 10 ms a request,
+// MaxInterleaveRequests per arm and design is under six hours.
+const (
+	MaxInterleaveStarts   = 20
+	MaxInterleaveBlocks   = 200
+	MaxInterleaveRequests = 2_000_000 // starts x blocks x requests
+)
+
+// Check refuses counts the experiment cannot run, or not within its
+// bounds, saying which.
+func (x Interleave) Check() error {
+	switch {
+	case x.Starts < 1 || x.Starts > MaxInterleaveStarts:
+		return fmt.Errorf("starts %d: between 1 and %d", x.Starts, MaxInterleaveStarts)
+	case x.Blocks < 1 || x.Blocks > MaxInterleaveBlocks:
+		return fmt.Errorf("blocks %d: between 1 and %d", x.Blocks, MaxInterleaveBlocks)
+	case x.Requests < 1 || x.Window < 1 || x.Window > x.Requests:
+		return fmt.Errorf("requests %d, window %d: both at least 1, the window at most the requests", x.Requests, x.Window)
+	case x.Starts*x.Blocks > MaxInterleaveRequests/x.Requests:
+		return fmt.Errorf("%d starts x %d blocks x %d requests: over %d requests per arm and design; fewer blocks or requests", x.Starts, x.Blocks, x.Requests, MaxInterleaveRequests)
+	}
+	return nil
+}
+
 // The designs the experiment compares.
 const (
 	designRequests = "requests"

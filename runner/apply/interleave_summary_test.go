@@ -71,3 +71,30 @@ func FuzzReadBlocks(f *testing.F) {
 		}
 	})
 }
+
+// TestInterleaveBounds: the experiment's counts are bounded (they had no
+// upper bound: issue 66), and each refusal names what to change.
+func TestInterleaveBounds(t *testing.T) {
+	ok := Interleave{Starts: 3, Blocks: 15, Requests: 300, Window: 30}
+	if err := ok.Check(); err != nil {
+		t.Fatalf("the committed experiment's counts refused: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(*Interleave)
+		says string
+	}{
+		{"no starts", func(x *Interleave) { x.Starts = 0 }, "starts 0"},
+		{"a million starts", func(x *Interleave) { x.Starts = 1_000_000 }, "starts 1000000"},
+		{"a billion blocks", func(x *Interleave) { x.Blocks = 1 << 30 }, "blocks"},
+		{"a window over the requests", func(x *Interleave) { x.Window = 301 }, "window 301"},
+		{"too many requests in all", func(x *Interleave) { x.Starts, x.Blocks, x.Requests, x.Window = 20, 200, 1_000_000, 30 }, "over 2000000"},
+		{"an overflowing product", func(x *Interleave) { x.Requests = math.MaxInt }, "over 2000000"},
+	} {
+		x := ok
+		c.edit(&x)
+		if err := x.Check(); err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: %v, want a refusal saying %q", c.name, err, c.says)
+		}
+	}
+}

@@ -355,8 +355,9 @@ func TestStrayProcess(t *testing.T) {
 
 // TestHostileRows: rows no run writes get no ratio. A second candidate
 // row in every round (another run's, or a copy) made a 10% regression
-// "erratic" by overwriting; a baseline of 1e308 read "improved", exit 0; a
-// NaN p50 was averaged in. Each is now not comparable, with the reason.
+// "erratic" by overwriting, and a baseline of 1e308 read "improved", exit
+// 0: each is now not comparable, with the reason. A NaN p50 (averaged in
+// before) is no number: that round is left out and the rest judged.
 func TestHostileRows(t *testing.T) {
 	rowsOf := func(edit func([]results.Row) []results.Row) []summary.Table {
 		var rows []results.Row
@@ -409,14 +410,26 @@ func TestHostileRows(t *testing.T) {
 			}
 			return rows
 		}, "a-10 has two rows for round 1"},
-		{"a baseline of 1e308", set("a", 1e308, 0), "round 1 gives added_p50 = 1e+308"},
-		{"a NaN p50", set("a", math.NaN(), 3), "round 3 gives added_p50 = NaN"},
+		{"a baseline of 1e9", set("a", 1e9+2, 0), "round 1 gives added_p50 = 1.000000001e+09"},
+		{"a baseline of 1e308", set("a", 1e308, 0), noFigure},
+		{"a NaN p50", set("a", math.NaN(), 3), ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.why == noFigure { // no figure in any round: no verdict at all, so compare exits 2
+				vs, _ := AB(rowsOf(c.edit), "a", "a-10", Rule{MinEffect: 0.05})
+				if slices.ContainsFunc(vs, func(v ABVerdict) bool { return v.Metric == AddedP50 }) {
+					t.Errorf("a verdict on figures no run writes: %+v", vs)
+				}
+				return
+			}
 			v := verdictOf(t, rowsOf(c.edit), "a", "a-10", AddedP50)
+			rounds := 8
+			if c.name == "a NaN p50" {
+				rounds = 7
+			}
 			switch {
-			case c.why == "" && v.Verdict != Regressed:
-				t.Errorf("as measured: %v (%s), want regressed", v.Verdict, v.Why)
+			case c.why == "" && (v.Verdict != Regressed || v.Ratio.Rounds != rounds):
+				t.Errorf("%v over %d rounds (%s), want regressed over %d", v.Verdict, v.Ratio.Rounds, v.Why, rounds)
 			case c.why != "" && (v.Verdict != NotComparable || !strings.Contains(v.Why, c.why)):
 				t.Errorf("%v (%s), want not comparable: %s", v.Verdict, v.Why, c.why)
 			}

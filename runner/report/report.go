@@ -142,16 +142,13 @@ type KeptHost struct {
 	Stab []summary.Stability
 }
 
-// ReadHours reads the runs kept under base: those that ran on host (from
-// two up), and every other host's.
-func ReadHours(base, host string) (Hours, error) {
-	dirs := summary.StabilityDirs(base)
+// ReadHours reads the runs kept under base that count as runs
+// (summary.ReadKept): those that ran on host (from two up), and every
+// other host's.
+func ReadHours(base, host string) Hours {
+	dirs, tables, _ := summary.ReadKept(summary.StabilityDirs(base))
 	if len(dirs) == 0 {
-		return Hours{}, nil
-	}
-	tables, err := summary.ReadRepeats(dirs)
-	if err != nil {
-		return Hours{}, err
+		return Hours{}
 	}
 	var h Hours
 	for _, m := range summary.ByHost(dirs, tables) {
@@ -163,7 +160,7 @@ func ReadHours(base, host string) (Hours, error) {
 		}
 		h.Others = append(h.Others, KeptHost{Name: m.Name(), Dirs: m.Dirs, Stab: summary.Stabilities(m.Tables)})
 	}
-	return h, nil
+	return h
 }
 
 // hostMean is the mean over a host's runs of one of an arm's figures at

@@ -197,6 +197,9 @@ func WriteManifest(path string, m *Manifest) error {
 
 // ReadManifest reads one manifest.
 func ReadManifest(path string) (*Manifest, error) {
+	if err := regular(path); err != nil {
+		return nil, err
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err

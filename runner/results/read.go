@@ -1,6 +1,7 @@
 package results
 
 import (
+	"math"
 	"encoding/csv"
 	"fmt"
 	"os"
@@ -46,10 +47,20 @@ func (r Record) Str(c Col) string {
 	return ""
 }
 
-// Num is the column's number, or absent when the cell is empty or not one.
+// Num is the column's number, or absent when the cell is empty or not one
+// the runner writes: NaN, an infinity, or a magnitude past maxCell (they
+// printed as "+Inf" and "[+NaN, +NaN]": issue 66).
 func (r Record) Num(c Col) vocab.Optional {
-	v, err := strconv.ParseFloat(r.Str(c), 64)
-	if err != nil {
+	return number(r.Str(c))
+}
+
+// maxCell bounds a number read from a row: no column holds a count, a
+// time or a size near it, and sums of cells past it overflow to Inf.
+const maxCell = 1e15
+
+func number(s string) vocab.Optional {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.Abs(v) > maxCell {
 		return vocab.Optional{}
 	}
 	return vocab.Some(v)
@@ -84,9 +95,7 @@ func (r Record) Nums(c Col) []vocab.Optional {
 	l := r.List(c)
 	out := make([]vocab.Optional, len(l))
 	for i, s := range l {
-		if v, err := strconv.ParseFloat(s, 64); err == nil {
-			out[i] = vocab.Some(v)
-		}
+		out[i] = number(s)
 	}
 	return out
 }
@@ -114,6 +123,9 @@ func Read(path string) ([]Record, error) {
 }
 
 func read(path string, ms map[string]*Manifest) ([]Record, error) {
+	if err := regular(path); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -140,6 +152,19 @@ func read(path string, ms map[string]*Manifest) ([]Record, error) {
 		out = append(out, Record{cells: m, run: ms[m[ColRunID.Name()]]})
 	}
 	return out, nil
+}
+
+// regular refuses what is no regular file before it is opened: a FIFO
+// named like a CSV blocked every reader for ever (issue 66).
+func regular(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file (%s), not a results file", path, st.Mode().Type())
+	}
+	return nil
 }
 
 // UnknownColumns are the columns of recs this code has no declaration for

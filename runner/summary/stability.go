@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -159,18 +160,68 @@ func cv(xs []float64) float64 {
 	return sd / math.Abs(m)
 }
 
+// keptName is a kept point's name: the UTC date and time it was made.
+var keptName = regexp.MustCompile(`^[0-9]{8}t[0-9]{6}$`)
+
 // StabilityDirs are the runs kept under base (results/stability/<date>,
 // each a directory with CSVs), oldest first; none when base is absent.
 func StabilityDirs(base string) []string {
 	entries, _ := os.ReadDir(base)
 	var dirs []string
 	for _, e := range entries {
+		// a point is named by its date and time alone: a failed run kept as
+		// <date>.failed, or a point still being copied, is none
+		if !keptName.MatchString(e.Name()) {
+			continue
+		}
 		if csvs, _ := filepath.Glob(filepath.Join(base, e.Name(), "*.csv")); e.IsDir() && len(csvs) > 0 {
 			dirs = append(dirs, filepath.Join(base, e.Name()))
 		}
 	}
 	slices.Sort(dirs) // dated names: oldest first
 	return dirs
+}
+
+// ReadKept reads the runs kept under dirs (StabilityDirs) that count as
+// runs: readable, complete, not a quick look, and each run once (one run
+// copied under three names counted three times; a quick look, an
+// interrupted run, or a corrupt manifest, which failed every later read,
+// counted or stopped: issue 66). Left says, per run left out, why.
+func ReadKept(dirs []string) (kept []string, tables [][]Table, left []string) {
+	seen := map[string]string{} // run id -> the directory that holds it
+	for _, d := range dirs {
+		recs, err := results.ReadDir(d)
+		if err != nil {
+			left = append(left, fmt.Sprintf("%s: unreadable (%v)", filepath.Base(d), err))
+			continue
+		}
+		var m *results.Manifest
+		for _, r := range recs {
+			if m = r.Manifest(); m != nil {
+				break
+			}
+		}
+		switch {
+		case len(recs) == 0:
+			left = append(left, filepath.Base(d)+": no rows")
+			continue
+		case m == nil:
+			// a run from before manifests: nothing says it is not one
+		case m.Quick:
+			left = append(left, filepath.Base(d)+": a quick look, one trial with short windows, not a run")
+			continue
+		case !m.Complete:
+			left = append(left, filepath.Base(d)+": incomplete (interrupted, or still running when kept)")
+			continue
+		case seen[m.RunID] != "":
+			left = append(left, fmt.Sprintf("%s: run %s again, already kept as %s", filepath.Base(d), m.RunID, seen[m.RunID]))
+			continue
+		default:
+			seen[m.RunID] = filepath.Base(d)
+		}
+		kept, tables = append(kept, d), append(tables, Build(recs))
+	}
+	return kept, tables, left
 }
 
 // HostOf is the fingerprint of the host a run's rows were measured on
