@@ -1,9 +1,9 @@
 package results
 
 import (
-	"math"
 	"encoding/csv"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
