@@ -3,7 +3,10 @@ package usage
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/gatewaybench/gatewaybench/internal/recovered"
 )
 
 // Window is a source's usage over a measured window.
@@ -52,6 +55,10 @@ type Sampler struct {
 	maxProc uint64
 	procOK  bool // every reading had the processes' RSS
 	reads   int
+	// panicked: a periodic read that panicked (a bug, or a source read
+	// from files no kernel writes), returned by End: in the goroutine it
+	// killed the process with no teardown (issue 66).
+	panicked atomic.Pointer[recovered.Panic]
 }
 
 // Begin starts a window now.
@@ -69,6 +76,7 @@ func Begin(src Source, every time.Duration) (*Sampler, error) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		defer recovered.Catch(&s.panicked)
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
@@ -103,6 +111,9 @@ func (s *Sampler) add(t float64, c Counters) {
 func (s *Sampler) End() (Window, error) {
 	close(s.stop)
 	s.wg.Wait() // no periodic read may land after the final one
+	if err := recovered.Err(&s.panicked); err != nil {
+		return Window{}, err
+	}
 	c1, err := s.src.Read()
 	wall := time.Since(s.t0)
 	if err != nil {

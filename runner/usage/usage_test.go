@@ -4,6 +4,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -148,5 +150,32 @@ func TestProcRSS(t *testing.T) {
 func TestBeginWithoutASource(t *testing.T) {
 	if s, err := Begin(nil, time.Second); err == nil || s != nil {
 		t.Errorf("Begin(nil) = %v, %v; want an error", s, err)
+	}
+}
+
+// panicky is a source whose periodic reads panic after the first.
+type panicky struct{ reads atomic.Int32 }
+
+func (p *panicky) Read() (Counters, error) {
+	if p.reads.Add(1) > 1 {
+		panic("a counter no kernel writes")
+	}
+	return Counters{}, nil
+}
+
+// TestSamplerPanicIsAnError: a panic in the sampler's goroutine comes back
+// from End as an error, so the run fails and tears down; it ended the
+// process, containers left behind (issue 66).
+func TestSamplerPanicIsAnError(t *testing.T) {
+	src := &panicky{}
+	s, err := Begin(src, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for src.reads.Load() < 2 { // the goroutine's first tick has read
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := s.End(); err == nil || !strings.Contains(err.Error(), "a counter no kernel writes") {
+		t.Errorf("End: %v, want the panic as an error", err)
 	}
 }
