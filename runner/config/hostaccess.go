@@ -92,14 +92,40 @@ func readInside(path string, roots []string) ([]byte, error) {
 	return nil, fmt.Errorf("%s: %w", path, errOutside)
 }
 
-// hardLinked refuses a regular file at path with more than one hard link
-// (a directory or a missing path is not its to judge).
-func hardLinked(path string) error {
+// maxMountEntries bounds the walk of a mounted directory.
+const maxMountEntries = 10000
+
+// hardLinked refuses a regular file at path with more than one hard link,
+// and with walk, a directory holding one anywhere beneath it (a mounted
+// directory's hard link is as readable in the container as the file: it
+// was accepted, issue 66); a missing path is not its to judge.
+func hardLinked(path string, walk bool) error {
 	st, err := os.Stat(path)
-	if err != nil || !st.Mode().IsRegular() {
+	switch {
+	case err != nil:
+		return nil
+	case st.Mode().IsRegular():
+		return linkCount(path, st)
+	case !st.IsDir() || !walk:
 		return nil
 	}
-	return linkCount(path, st)
+	n := 0
+	return filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w; a mounted directory must be readable throughout", p, err)
+		}
+		if n++; n > maxMountEntries {
+			return fmt.Errorf("%s holds over %d entries: mount a smaller directory", path, maxMountEntries)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return linkCount(p, info)
+	})
 }
 
 // linkCount refuses a file with other hard links: one made to a host file
@@ -208,8 +234,12 @@ func serviceRefusals(p *types.Project, name string, roots []string) []string {
 			refuse("%s %s leads to %s, outside the directory tree of the HCL file (name it in defaults.allow_host_paths to allow it)", what, path, real)
 		case !inside:
 			refuse("%s %s is outside the directory tree of the HCL file (name it in defaults.allow_host_paths to allow it)", what, path)
-		default:
-			if err := hardLinked(real); err != nil {
+		case what == "bind mount":
+			if err := hardLinked(real, true); err != nil {
+				refuse("%s %v", what, err)
+			}
+		default: // a build context is read by the engine, not mounted: its files only
+			if err := hardLinked(real, false); err != nil {
 				refuse("%s %v", what, err)
 			}
 		}

@@ -53,6 +53,14 @@ func TestHostPathsFollowLinks(t *testing.T) {
 	if err := os.Link(filepath.Join(outside, "secret"), filepath.Join(tree, "hard.conf")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Join(tree, "confdir", "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(tree, "confdir", "ok.conf"), "listen 1\n")
+	write(filepath.Join(outside, "secret2"), secretText+"\n")
+	if err := os.Link(filepath.Join(outside, "secret2"), filepath.Join(tree, "confdir", "deep", "hard.conf")); err != nil {
+		t.Fatal(err)
+	}
 
 	const service = "services:\n  gw:\n    image: example/gw:1\n    network_mode: host\n"
 	for _, c := range []struct {
@@ -64,6 +72,7 @@ func TestHostPathsFollowLinks(t *testing.T) {
 		{"compose file linked out", "", "", "Compose file outside the benchmark"},
 		{"compose file hard-linked to a file outside", "hardlink", "", "hard links"},
 		{"bind of a file hard-linked to one outside", service + "    volumes: [\"./hard.conf:/s:ro\"]\n", "", "bind mount " + tree + "/hard.conf has 2 hard links"},
+		{"bind of a directory holding a hard link to a file outside", service + "    volumes: [\"./confdir:/c:ro\"]\n", "", "bind mount " + tree + "/confdir/deep/hard.conf has 2 hard links"},
 		{"bind through a link to /", service + "    volumes: [\"./rootlink/etc:/host-etc:ro\"]\n", "", "bind mount " + tree + "/rootlink/etc leads to /etc"},
 		{"bind of a link to a file outside", service + "    volumes: [\"./secretlink:/s:ro\"]\n", "", "leads to " + outside + "/secret"},
 		{"env_file linked out", service + "    env_file: ./secretlink\n", "", "env_file"},
