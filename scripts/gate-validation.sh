@@ -35,7 +35,7 @@ case $what in
 esac
 source scripts/docker-up.sh
 bin="${TMPDIR:-/tmp}/gatewaybench-gate-runner"
-go build -o "$bin" ./runner
+go build -buildvcs=true -o "$bin" ./runner # stamped: each run's manifest names the code that measured
 for i in $(seq 1 "$n"); do
   run="$dir/runs/$(date -u +%Y%m%dt%H%M%S)"
   echo "gate-validation: $what, run $i of $n -> $run" >&2

@@ -1,12 +1,16 @@
 // Package gitversion says which commit of this project a run's code is, and
 // whether the checkout differed from it: a run's manifest carries both, so a
-// figure can be traced to the code that made it. The binary's own build
-// stamp is not used: `go run`, which the scripts use, does not stamp one.
+// figure can be traced to the code that made it. A binary built with `go
+// build` carries its own stamp, and that is its code, whatever the checkout
+// holds when it runs (scripts/gate-validation.sh builds the runner once,
+// and its ten runs named the later commits checked out meanwhile); `go
+// run`, which most scripts use, stamps none, and the checkout is read.
 package gitversion
 
 import (
 	"context"
 	"os/exec"
+	"runtime/debug"
 	"path/filepath"
 	"strings"
 	"time"
@@ -56,4 +60,35 @@ func Of(dir string, outputs ...string) Version {
 		}
 	}
 	return v
+}
+
+// Built is the commit this binary was built from and whether its tree was
+// modified, from its VCS stamp; ok is false when it carries none.
+func Built() (Version, bool) {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return Version{}, false
+	}
+	return fromBuild(info)
+}
+
+func fromBuild(info *debug.BuildInfo) (Version, bool) {
+	var v Version
+	modified := ""
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v.Commit = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if v.Commit == "" {
+		return Version{}, false
+	}
+	v.Clean = modified == "false"
+	if !v.Clean {
+		v.Modified = []string{"(the tree it was built from was modified; the stamp does not say how)"}
+	}
+	return v, true
 }

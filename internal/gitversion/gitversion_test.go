@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"testing"
 )
@@ -55,5 +56,23 @@ func TestOf(t *testing.T) {
 	}
 	if v := Of(t.TempDir()); v.Commit != "" {
 		t.Errorf("outside a checkout: %+v", v)
+	}
+}
+
+// TestFromBuild: a binary's VCS stamp is its code; no stamp, no version.
+func TestFromBuild(t *testing.T) {
+	for _, c := range []struct {
+		settings []debug.BuildSetting
+		want     Version
+		ok       bool
+	}{
+		{[]debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "false"}}, Version{Commit: "abc", Clean: true}, true},
+		{[]debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "true"}}, Version{Commit: "abc"}, true},
+		{[]debug.BuildSetting{{Key: "GOOS", Value: "linux"}}, Version{}, false},
+	} {
+		got, ok := fromBuild(&debug.BuildInfo{Settings: c.settings})
+		if ok != c.ok || got.Commit != c.want.Commit || got.Clean != c.want.Clean || (ok && !got.Clean && len(got.Modified) == 0) {
+			t.Errorf("%v: %+v %v, want %+v %v", c.settings, got, ok, c.want, c.ok)
+		}
 	}
 }

@@ -41,11 +41,12 @@ func (r *execution) stamp() {
 	m.SetArm(vocab.Direct, results.ArmImage{Image: r.mock.Ref, ImageID: r.mock.ID, ImageSizeMiB: measure.MiB(uint64(r.mock.Size))})
 }
 
-// CodeOf is the commit and state of the checkout in moduleDir, the plan's
-// results directories aside (a run's own earlier results are not a change
-// to the code that measures). A process that runs several plans reads it
-// once, when it starts: the code it runs is the code it was built from,
-// whatever is committed meanwhile.
+// CodeOf is the commit this binary was built from, when it carries a VCS
+// stamp (gitversion.Built); else the commit and state of the checkout in
+// moduleDir, the plan's results directories aside (a run's own earlier
+// results are not a change to the code that measures). A process that runs
+// several plans reads it once, when it starts: the code it runs is the code
+// it was built from, whatever is committed meanwhile.
 func CodeOf(p *plan.Plan, moduleDir string) results.Code {
 	var outputs []string
 	for _, sc := range p.Scenarios {
@@ -53,7 +54,10 @@ func CodeOf(p *plan.Plan, moduleDir string) results.Code {
 			outputs = append(outputs, d)
 		}
 	}
-	v := gitversion.Of(moduleDir, outputs...)
+	v, built := gitversion.Built()
+	if !built {
+		v = gitversion.Of(moduleDir, outputs...)
+	}
 	return results.Code{Commit: v.Commit, Clean: v.Clean, Modified: v.Modified}
 }
 

@@ -32,11 +32,11 @@ type Order struct {
 	// "as likely as not" (1 when no start was judged).
 	FirstSlower, Starts int
 	P                   float64
-	// Runs and Orders: how many runs recorded the pair's warm-up order, and
-	// how many distinct sequences of it they drew; fewer sequences than runs
-	// means runs shared their orders (one seed for all, before plans drew
-	// their own), and the starts are not independent draws of the order.
-	Runs, Orders int
+	// Runs recorded the pair's warm-up order; Shared of them drew it from
+	// a seed another run also used, or from none (before each plan drew its
+	// own seed, every run of a file drew the same orders): their starts are
+	// not independent draws of the order.
+	Runs, Shared int
 }
 
 // Orders reads each pair's warm-up order effect from the runs' rows.
@@ -44,12 +44,12 @@ func Orders(runs []Run, pairs []Pair) []Order {
 	var out []Order
 	for _, p := range pairs {
 		o := Order{Pair: p}
-		seqs := map[string]bool{}
+		seeds := map[uint64]int{}
 		for _, r := range runs {
 			first := warmedFirst(r.Recs, p)
 			if len(first) > 0 {
 				o.Runs++
-				seqs[fmt.Sprint(first)] = true // fmt prints maps in key order
+				seeds[runSeed(r.Recs)]++
 			}
 			for _, t := range summary.Build(r.Recs) {
 				a, b, d := arm(t, p.Baseline), arm(t, p.Candidate), arm(t, vocab.Direct)
@@ -84,10 +84,25 @@ func Orders(runs []Run, pairs []Pair) []Order {
 				}
 			}
 		}
-		o.P, o.Orders = binomialP(o.FirstSlower, o.Starts), len(seqs)
+		o.P = binomialP(o.FirstSlower, o.Starts)
+		for seed, n := range seeds {
+			if seed == 0 || n > 1 {
+				o.Shared += n
+			}
+		}
 		out = append(out, o)
 	}
 	return out
+}
+
+// runSeed is the plan seed a run's manifest records (0: none recorded).
+func runSeed(recs []results.Record) uint64 {
+	for _, r := range recs {
+		if m := r.Manifest(); m != nil {
+			return m.Seed
+		}
+	}
+	return 0
 }
 
 // warmedFirst says, per start, whether the pair's candidate was warmed
@@ -141,9 +156,9 @@ func WriteOrders(w io.Writer, orders []Order) {
 		fmt.Fprintf(w, "- %s / %s: the arm warmed first read slower than its run's median ratio in %d of %d starts (two-sided binomial p = %.2f); "+
 			"the start's ratio over its run's median, median %s with the candidate warmed first (%d starts), %s with the baseline first (%d).\n",
 			o.Pair.Candidate, o.Pair.Baseline, o.FirstSlower, o.Starts, o.P, expMedian(o.CandidateFirst), len(o.CandidateFirst), expMedian(o.BaselineFirst), len(o.BaselineFirst))
-		if o.Orders < o.Runs {
-			fmt.Fprintf(w, "  The %d runs drew only %d sequence(s) of warm-up orders between them (one seed shared by runs made before each plan drew its own): "+
-				"the starts repeat the same orders, so the p above treats as independent draws what are not.\n", o.Runs, o.Orders)
+		if o.Shared > 0 && o.Runs > 1 {
+			fmt.Fprintf(w, "  %d of the %d runs drew their orders from no seed of their own (made before each plan drew one) or from a seed another run used: "+
+				"their starts repeat the same orders, so the p above treats as independent draws what are not.\n", o.Shared, o.Runs)
 		}
 	}
 }

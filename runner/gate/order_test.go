@@ -14,7 +14,7 @@ import (
 // orderRun writes one run of a pair: each start warms the two arms in a
 // random order; the arm warmed first reads firstCost slower (a share), the
 // candidate planted slower in every round, and each window has its noise.
-func orderRun(t *testing.T, rng *rand.Rand, starts int, firstCost, planted float64) Run {
+func orderRun(t *testing.T, rng *rand.Rand, starts int, firstCost, planted float64, seed ...uint64) Run {
 	t.Helper()
 	var rows []results.Row
 	trial := 0
@@ -47,9 +47,15 @@ func orderRun(t *testing.T, rng *rand.Rand, starts int, firstCost, planted float
 			}
 		}
 	}
-	path := filepath.Join(t.TempDir(), "overhead.csv")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "overhead.csv")
 	if err := results.Write(path, rows); err != nil {
 		t.Fatal(err)
+	}
+	if len(seed) > 0 { // the plan seed its manifest records
+		if err := results.WriteManifest(results.ManifestPath(dir, "r"), &results.Manifest{RunID: "r", Complete: true, Seed: seed[0]}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	recs, err := results.Read(path)
 	if err != nil {
@@ -76,8 +82,8 @@ func TestOrders(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, 8))
 			var runs []Run
-			for range 4 {
-				runs = append(runs, orderRun(t, rng, 8, c.firstCost, c.planted))
+			for i := range 4 {
+				runs = append(runs, orderRun(t, rng, 8, c.firstCost, c.planted, uint64(100+i)))
 			}
 			o := Orders(runs, []Pair{pair})[0]
 			if o.Starts < 24 || len(o.CandidateFirst)+len(o.BaselineFirst) != o.Starts {
@@ -89,8 +95,8 @@ func TestOrders(t *testing.T) {
 			if !c.effect && o.P < 0.01 {
 				t.Errorf("no order effect, yet first-warmed slower in %d of %d, p %.3f", o.FirstSlower, o.Starts, o.P)
 			}
-			if o.Runs != 4 || o.Orders != 4 {
-				t.Errorf("4 runs of their own orders read as %d runs of %d orders", o.Runs, o.Orders)
+			if o.Runs != 4 || o.Shared != 0 {
+				t.Errorf("4 runs of seeds of their own read as %d runs, %d sharing orders", o.Runs, o.Shared)
 			}
 			var b strings.Builder
 			WriteOrders(&b, []Order{o})
@@ -99,14 +105,15 @@ func TestOrders(t *testing.T) {
 			}
 		})
 	}
-	// Runs that shared one seed drew one sequence of orders: said so.
+	// Runs with no seed recorded (before each plan drew one) drew one
+	// sequence of orders between them: said so.
 	rng := rand.New(rand.NewPCG(1, 2))
 	one := orderRun(t, rng, 8, 0, 0)
 	shared := Orders([]Run{one, one, one}, []Pair{pair})[0]
 	var b strings.Builder
 	WriteOrders(&b, []Order{shared})
-	if shared.Runs != 3 || shared.Orders != 1 || !strings.Contains(b.String(), "drew only 1 sequence") {
-		t.Errorf("three runs of one order: %d runs, %d orders:\n%s", shared.Runs, shared.Orders, b.String())
+	if shared.Runs != 3 || shared.Shared != 3 || !strings.Contains(b.String(), "3 of the 3 runs drew their orders from no seed") {
+		t.Errorf("three runs of one order: %d runs, %d shared:\n%s", shared.Runs, shared.Shared, b.String())
 	}
 	if got := binomialP(4, 8); got != 1 {
 		t.Errorf("binomialP(4, 8) = %v, want 1", got)
