@@ -67,15 +67,9 @@ func cmdGatecheck(args []string) int {
 	}
 	// A pair no run measured is a typo: refused before anything is
 	// written (it rewrote VALIDATION.md with "0 runs": issue 66).
-	for _, p := range pairs {
-		for _, arm := range []string{p.Baseline, p.Candidate} {
-			if !slices.ContainsFunc(runs, func(r gate.Run) bool {
-				return slices.ContainsFunc(r.Recs, func(rec results.Record) bool { return rec.Str(results.ColGateway) == arm })
-			}) {
-				fmt.Fprintf(os.Stderr, "gatecheck: --pair %s: no run under %s/runs measured %s; name arms of the validation's benchmark file\n", p.Baseline+":"+p.Candidate, base, arm)
-				return exitUsage
-			}
-		}
+	if p, arm, ok := unmeasured(runs, pairs); ok {
+		fmt.Fprintf(os.Stderr, "gatecheck: --pair %s: no run under %s/runs measured %s; name arms of the validation's benchmark file\n", p.Baseline+":"+p.Candidate, base, arm)
+		return exitUsage
 	}
 	rule := gate.Rule{MinEffect: m, Student: *student}
 	suffix := ""
@@ -113,4 +107,18 @@ func cmdGatecheck(args []string) int {
 	fmt.Print(md.String())
 	fmt.Printf("\n%d runs: %s, %s, %s\n", len(runs), filepath.Join(base, "VALIDATION"+suffix+".md"), filepath.Join(base, "validation"+suffix+".csv"), chart)
 	return 0
+}
+
+// unmeasured is the first pair with an arm no run measured.
+func unmeasured(runs []gate.Run, pairs []gate.Pair) (gate.Pair, string, bool) {
+	for _, p := range pairs {
+		for _, arm := range []string{p.Baseline, p.Candidate} {
+			if !slices.ContainsFunc(runs, func(r gate.Run) bool {
+				return slices.ContainsFunc(r.Recs, func(rec results.Record) bool { return rec.Str(results.ColGateway) == arm })
+			}) {
+				return p, arm, true
+			}
+		}
+	}
+	return gate.Pair{}, "", false
 }

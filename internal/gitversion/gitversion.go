@@ -10,8 +10,8 @@ package gitversion
 import (
 	"context"
 	"os/exec"
-	"runtime/debug"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 )

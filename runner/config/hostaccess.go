@@ -219,6 +219,25 @@ func interpolationDepth(src []byte) int {
 	return deepest
 }
 
+// pathRefusal says why a path a service names (what it is to the service)
+// may not be used, or "".
+func pathRefusal(what, path string, roots []string) string {
+	real, inside := reach(path, roots)
+	switch {
+	case strings.HasSuffix(path, "docker.sock") || strings.HasSuffix(real, "docker.sock"):
+		return fmt.Sprintf("%s %s is the container engine's socket, which gives whoever holds it the host", what, path)
+	case !inside && real != absPath(path):
+		return fmt.Sprintf("%s %s leads to %s, outside the directory tree of the HCL file (name it in defaults.allow_host_paths to allow it)", what, path, real)
+	case !inside:
+		return fmt.Sprintf("%s %s is outside the directory tree of the HCL file (name it in defaults.allow_host_paths to allow it)", what, path)
+	}
+	// a build context is read by the engine, not mounted: its files only
+	if err := hardLinked(real, what == "bind mount"); err != nil {
+		return fmt.Sprintf("%s %v", what, err)
+	}
+	return ""
+}
+
 // serviceRefusals lists what service name of p (loaded without reading
 // env files, includes or extends) may not do.
 func serviceRefusals(p *types.Project, name string, roots []string) []string {
@@ -226,22 +245,8 @@ func serviceRefusals(p *types.Project, name string, roots []string) []string {
 	var out []string
 	refuse := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	outside := func(what, path string) {
-		real, inside := reach(path, roots)
-		switch {
-		case strings.HasSuffix(path, "docker.sock") || strings.HasSuffix(real, "docker.sock"):
-			refuse("%s %s is the container engine's socket, which gives whoever holds it the host", what, path)
-		case !inside && real != absPath(path):
-			refuse("%s %s leads to %s, outside the directory tree of the HCL file (name it in defaults.allow_host_paths to allow it)", what, path, real)
-		case !inside:
-			refuse("%s %s is outside the directory tree of the HCL file (name it in defaults.allow_host_paths to allow it)", what, path)
-		case what == "bind mount":
-			if err := hardLinked(real, true); err != nil {
-				refuse("%s %v", what, err)
-			}
-		default: // a build context is read by the engine, not mounted: its files only
-			if err := hardLinked(real, false); err != nil {
-				refuse("%s %v", what, err)
-			}
+		if r := pathRefusal(what, path, roots); r != "" {
+			out = append(out, r)
 		}
 	}
 	if svc.Privileged {
