@@ -89,6 +89,12 @@ func run(t *testing.T, rng *rand.Rand, added map[string]float64, starts, rounds 
 			}
 		}
 	}
+	return summary.Build(readBack(t, rows))
+}
+
+// readBack writes rows as one run's CSV and reads them back as records.
+func readBack(t *testing.T, rows []results.Row) []results.Record {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "overhead.csv")
 	if err := results.Write(path, rows); err != nil {
 		t.Fatal(err)
@@ -97,7 +103,13 @@ func run(t *testing.T, rng *rand.Rand, added map[string]float64, starts, rounds 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return summary.Build(recs)
+	return recs
+}
+
+// overheadRow is a measured one-client row of an arm in a round.
+func overheadRow(gw string, trial, start int, p50 float64) results.Row {
+	return results.Row{RunID: "r", Scenario: "overhead", Kind: vocab.KindOverhead, Gateway: gw, Trial: trial, Start: start,
+		Mode: vocab.Closed, Concurrency: 1, Status: vocab.StatusOK, RequestsOK: 500, Latency: results.Percentiles{P50: vocab.Some(p50), N: 500}}
 }
 
 func verdictOf(t *testing.T, tables []summary.Table, a, b string, m Metric) ABVerdict {
@@ -369,21 +381,11 @@ func TestHostileRows(t *testing.T) {
 					gw  string
 					p50 float64
 				}{{vocab.Direct, 1}, {"a", 3}, {"a-10", 3.2}} {
-					rows = append(rows, results.Row{RunID: "r", Scenario: "overhead", Kind: vocab.KindOverhead, Gateway: c.gw, Trial: trial, Start: s,
-						Mode: vocab.Closed, Concurrency: 1, Status: vocab.StatusOK, RequestsOK: 500, Latency: results.Percentiles{P50: vocab.Some(c.p50), N: 500}})
+					rows = append(rows, overheadRow(c.gw, trial, s, c.p50))
 				}
 			}
 		}
-		rows = edit(rows)
-		path := filepath.Join(t.TempDir(), "overhead.csv")
-		if err := results.Write(path, rows); err != nil {
-			t.Fatal(err)
-		}
-		recs, err := results.Read(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return summary.Build(recs)
+		return summary.Build(readBack(t, edit(rows)))
 	}
 	set := func(gw string, p50 float64, trial int) func([]results.Row) []results.Row {
 		return func(rows []results.Row) []results.Row {

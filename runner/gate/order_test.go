@@ -27,8 +27,7 @@ func orderRun(t *testing.T, rng *rand.Rand, starts int, firstCost, planted float
 		for range 2 {
 			trial++
 			row := func(gw string, p50 float64) results.Row {
-				r := results.Row{RunID: "r", Scenario: "overhead", Kind: vocab.KindOverhead, Gateway: gw, Trial: trial, Start: s, Mode: vocab.Closed,
-					Concurrency: 1, Status: vocab.StatusOK, RequestsOK: 500, Latency: results.Percentiles{P50: vocab.Some(p50), N: 500}}
+				r := overheadRow(gw, trial, s, p50)
 				if gw != vocab.Direct {
 					r.Warmup.Order = vocab.Some(float64(place[gw]))
 				}

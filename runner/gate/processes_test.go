@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,8 +18,7 @@ func TestProcesses(t *testing.T) {
 		for round := 1; round <= 2; round++ {
 			trial++
 			row := func(gw string, p50 float64, st vocab.WarmupState) results.Row {
-				r := results.Row{RunID: "r", Scenario: "overhead", Kind: vocab.KindOverhead, Gateway: gw, Trial: trial, Start: s, Mode: vocab.Closed,
-					Concurrency: 1, Status: vocab.StatusOK, RequestsOK: 500, Latency: results.Percentiles{P50: vocab.Some(p50), N: 500}}
+				r := overheadRow(gw, trial, s, p50)
 				r.Check.State = st
 				return r
 			}
@@ -38,14 +36,7 @@ func TestProcesses(t *testing.T) {
 			rows = append(rows, row(vocab.Direct, 1, ""), row("a", 1+a, st), row("a-copy", 1+b, vocab.WarmSteady))
 		}
 	}
-	path := filepath.Join(t.TempDir(), "overhead.csv")
-	if err := results.Write(path, rows); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := results.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readBack(t, rows)
 	ps := ProcessesOf([]Run{{Dir: "runs/x", Recs: recs}}, []Pair{{"a", "a-copy", 0}})
 	want := Processes{N: 8, Above: 1, Below: 0, High: 1.5, Low: 1, Checks: 16, Bounded: 2, BoundedFirst: 2}
 	if ps != want {
