@@ -48,6 +48,11 @@ usage (flags go before or after FILE; runner CMD --help prints one command's fla
                           the interleaving experiment: one request per arm per round, nothing frozen,
                           against short windows and one long window per arm, the others frozen, block
                           by block on the same stacks; writes DIR/blocks.csv (default results/interleave)
+  runner work [--gateway a,b] [--scenario overhead] [--requests 200,1000] [--repeats N] [--grace DUR]
+        [--valgrind-lib DIR] [--out DIR] FILE
+                          instructions per request of each gateway's process under Valgrind's Cachegrind:
+                          two processes per repeat, the difference of their totals over the difference of
+                          their requests; writes DIR/work.csv and DIR/WORK.md (default results/work)
   runner down [FILE]      remove every container carrying the project's labels (with FILE, on its engines too)
   runner drive [-c N] [-d DUR] [-n N] [--rate R] [--poisson] [--api openai|anthropic|responses]
         [--stream] [--tools] [--prompt-tokens N] [--model M] [-H 'Name: value'] [--key K]
@@ -112,6 +117,8 @@ func dispatch(args []string) int {
 		return cmdSelfbench(args[1:])
 	case "interleave":
 		return cmdInterleave(args[1:])
+	case "work":
+		return cmdWork(args[1:])
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return 0
@@ -126,7 +133,7 @@ func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
 // command itself) and exits 0: asking for help is not a usage error.
 func help(cmd string, rest []string) int {
 	switch cmd {
-	case "validate", "plan", "build", "apply", "down", "summary", "charts", "compare", "stability", "gatecheck", "drive", "interleave":
+	case "validate", "plan", "build", "apply", "down", "summary", "charts", "compare", "stability", "gatecheck", "drive", "interleave", "work":
 		dispatch([]string{cmd, "-h"})
 	case "selfbench":
 		sub := "mock"

@@ -46,6 +46,12 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"compare", "--min-effect", "ten", "../results", "../results"}, gate.ExitUsage},
 		{[]string{"compare", "--min-effect", "NaN%", "../results", "../results"}, gate.ExitUsage},
 		{[]string{"summary", "--markdown", "../results"}, 0},
+		// runner work refuses what it cannot count before anything starts
+		{[]string{"work"}, exitUsage},
+		{[]string{"work", "--requests", "1000,200", "../benchmarks.hcl"}, exitUsage},
+		{[]string{"work", "--requests", "1000", "../benchmarks.hcl"}, exitUsage},
+		{[]string{"work", "--repeats", "0", "../benchmarks.hcl"}, exitUsage},
+		{[]string{"work", "--valgrind-lib", "no/such/dir", "../benchmarks.hcl"}, exitUsage},
 		{[]string{"validate", "config/testdata/invalid/decode.hcl"}, exitUsage},
 		{[]string{"validate", "config/testdata/invalid/compose.hcl"}, exitUsage},
 		{[]string{"plan", "config/testdata/invalid/syntax.hcl"}, exitUsage},
@@ -231,7 +237,7 @@ func TestDriveAgainstHostileServers(t *testing.T) {
 // TestHelp: `runner CMD --help` prints that command's flags and exits 0,
 // and the top-level usage names every flag of every command.
 func TestHelp(t *testing.T) {
-	for _, cmd := range [][]string{{"validate"}, {"plan"}, {"apply"}, {"down"}, {"summary"}, {"charts"}, {"compare"}, {"drive"},
+	for _, cmd := range [][]string{{"validate"}, {"plan"}, {"apply"}, {"down"}, {"summary"}, {"charts"}, {"compare"}, {"drive"}, {"work"},
 		{"selfbench", "mock"}, {"selfbench", "driver"}, {"selfbench", "topology"}} {
 		r, w, err := os.Pipe()
 		if err != nil {

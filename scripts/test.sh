@@ -54,7 +54,7 @@ GATEWAYBENCH_DOCKER=1 go test -p 1 -count=1 -timeout 25m ./...
 # A failing target's output is shown: a CI run once exited 1 here with
 # nothing said, the output having gone to /dev/null.
 fuzzlog=$(mktemp)
-for target in ./mock/script:FuzzParse ./runner/config:FuzzParse ./runner/load/httpc:FuzzSSE ./runner/usage:FuzzParseCPUs ./runner/plan:FuzzOpen; do
+for target in ./mock/script:FuzzParse ./runner/config:FuzzParse ./runner/load/httpc:FuzzSSE ./runner/usage:FuzzParseCPUs ./runner/plan:FuzzOpen ./runner/work:FuzzParse; do
   if ! go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime 5s "${target%%:*}" >"$fuzzlog" 2>&1; then
     cat "$fuzzlog" >&2
     say "fuzzing ${target#*:} in ${target%%:*} failed (above)"

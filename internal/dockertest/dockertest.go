@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"syscall"
 	"testing"
 	"time"
@@ -161,4 +162,22 @@ func tail(b []byte) []byte {
 		return b[len(b)-2000:]
 	}
 	return b
+}
+
+// Listening is the address the hello server says it bound, from its log,
+// waited for up to limit (under Cachegrind it starts some 50 times slower).
+func Listening(t *testing.T, e stack.Engine, id string, limit time.Duration) string {
+	t.Helper()
+	re := regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
+	deadline := time.Now().Add(limit)
+	for {
+		logs, err := e.Logs(context.Background(), id, 50)
+		if m := re.FindStringSubmatch(logs); m != nil {
+			return m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not say where it listens within %s: %q %v", limit, logs, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

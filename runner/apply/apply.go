@@ -68,9 +68,10 @@ type Options struct {
 	// Finished, when set, is called with each scenario's CSV once it is
 	// complete (the CLI prints what it says).
 	Finished func(csv string)
-	// experiment, when set, runs the interleaving experiment (Experiment)
-	// on the stacks instead of the plan's runs.
-	experiment *Interleave
+	// experiment, when set, runs instead of the plan's runs on the same
+	// images and mocks: the interleaving experiment (Experiment) or the
+	// count of instructions (CountWork).
+	experiment experiment
 }
 
 // Outcome says what a run produced.
@@ -185,6 +186,12 @@ type execution struct {
 	// (Plan.Stacks kept), frozen between them when the plan isolates.
 	pool map[string]*liveArm
 	ran  map[int]bool // the plan's runs measured so far, by index (loadLeft)
+	tmp  string       // the run's temporary directory (an experiment's scratch)
+}
+
+// experiment runs on a run's images and mocks instead of its passes.
+type experiment interface {
+	run(loadCtx, hardCtx context.Context, r *execution) error
 }
 
 // Run executes the plan. loadCtx cancelled (first Ctrl-C) stops load: the
@@ -248,7 +255,8 @@ func run(loadCtx, hardCtx context.Context, o Options, started **execution) (Outc
 		return r.out, err
 	}
 	if o.experiment != nil {
-		return r.out, r.interleave(loadCtx, hardCtx, o.experiment)
+		r.tmp = tmp.Dir
+		return r.out, o.experiment.run(loadCtx, hardCtx, r)
 	}
 	r.stamp()
 	r.calibrate(hardCtx)

@@ -101,6 +101,10 @@ func Experiment(loadCtx, hardCtx context.Context, o Options, x Interleave) error
 	return err
 }
 
+func (x *Interleave) run(loadCtx, hardCtx context.Context, r *execution) error {
+	return r.interleave(loadCtx, hardCtx, x)
+}
+
 func (r *execution) interleave(loadCtx, hardCtx context.Context, x *Interleave) error {
 	if len(r.o.Plan.Scenarios) == 0 || len(r.o.Plan.Scenarios[0].Runs) == 0 {
 		return fmt.Errorf("interleave: the plan has no runs; name an overhead scenario (--scenario)")

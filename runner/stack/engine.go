@@ -80,6 +80,9 @@ type ImageInfo struct {
 	ID    string
 	Size  int64
 	Found bool
+	// Entrypoint and Cmd are what the image runs when a container names
+	// neither: what a wrapper (runner/work's Cachegrind) must run inside it.
+	Entrypoint, Cmd []string
 }
 
 // Stats is one reading of a container's resource counters.
@@ -130,6 +133,10 @@ type Engine interface {
 	// neighbour is kept off the measured core while another arm is timed.
 	Pause(ctx context.Context, id string) error
 	Unpause(ctx context.Context, id string) error
+	// Stop asks a running container's first process to end (SIGTERM) and
+	// kills it when it has not within grace: how a process that writes
+	// its figures as it exits (Cachegrind) is ended.
+	Stop(ctx context.Context, id string, grace time.Duration) error
 	// RemoveByLabel force-removes every container carrying label key=value
 	// (any value when value is empty) and returns how many it removed.
 	RemoveByLabel(ctx context.Context, key, value string) (int, error)

@@ -10,7 +10,9 @@ package usage
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -168,6 +170,29 @@ func (c *Cgroup) procRSS() (uint64, bool) {
 		f.Close()
 	}
 	return sum, true
+}
+
+// Executables are what the cgroup's processes run, as /proc/PID/exe links
+// them: how a count under Cachegrind (runner/work) knows that no process
+// of the container runs outside it. A process that exits between the list
+// and its link is left out.
+func (c *Cgroup) Executables() ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(c.mem, "cgroup.procs"))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, pid := range bytes.Fields(b) {
+		exe, err := os.Readlink(filepath.Join(c.proc, string(pid), "exe"))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("process %s: %w", pid, err)
+		}
+		out = append(out, exe)
+	}
+	return out, nil
 }
 
 func readUint(path string) (uint64, error) {

@@ -62,7 +62,11 @@ func (e *Engine) Image(ctx context.Context, ref string) (stack.ImageInfo, error)
 	if err != nil {
 		return stack.ImageInfo{}, err
 	}
-	return stack.ImageInfo{ID: img.ID, Size: img.Size, Found: true}, nil
+	info := stack.ImageInfo{ID: img.ID, Size: img.Size, Found: true}
+	if img.Config != nil {
+		info.Entrypoint, info.Cmd = img.Config.Entrypoint, img.Config.Cmd
+	}
+	return info, nil
 }
 
 func (e *Engine) BuildImage(ctx context.Context, tag string, buildContext io.Reader, labels map[string]string) error {
@@ -288,6 +292,11 @@ func (e *Engine) Pause(ctx context.Context, id string) error {
 
 func (e *Engine) Unpause(ctx context.Context, id string) error {
 	return e.cli.ContainerUnpause(ctx, id)
+}
+
+func (e *Engine) Stop(ctx context.Context, id string, grace time.Duration) error {
+	secs := max(int(grace/time.Second), 1)
+	return e.cli.ContainerStop(ctx, id, container.StopOptions{Timeout: &secs})
 }
 
 func (e *Engine) Containers(ctx context.Context, key, value string) ([]string, error) {

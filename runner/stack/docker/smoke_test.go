@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"reflect"
-	"regexp"
 	"testing"
 	"time"
 
@@ -47,7 +46,7 @@ func TestSmoke(t *testing.T) {
 	if err := e.Start(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	addr := boundAddr(t, e, id, 10*time.Second)
+	addr := dockertest.Listening(t, e, id, 10*time.Second)
 	body := getWithin(t, "http://"+addr+"/", 10*time.Second)
 	if body != "ok" {
 		t.Fatalf("answer = %q, want ok", body)
@@ -98,23 +97,6 @@ func TestImageMovesBetweenEngines(t *testing.T) {
 	img := stack.EnsureImage(ctx, second, &stack.Service{Image: tag}, nil, local)
 	if img.Source != "loaded" || img.ID != want.ID {
 		t.Errorf("on the second engine: %+v; want loaded, ID %s", img, want.ID)
-	}
-}
-
-// boundAddr is the address the container's server bound, from its log.
-func boundAddr(t *testing.T, e stack.Engine, id string, limit time.Duration) string {
-	t.Helper()
-	re := regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
-	deadline := time.Now().Add(limit)
-	for {
-		logs, err := e.Logs(context.Background(), id, 20)
-		if m := re.FindStringSubmatch(logs); m != nil {
-			return m[1]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server did not say where it listens within %s: %q %v", limit, logs, err)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -44,6 +44,9 @@ type Engine struct {
 	RemoveFunc func(spec stack.ContainerSpec)
 	// PauseFunc runs after a container is frozen (paused true) or thawed.
 	PauseFunc func(spec stack.ContainerSpec, paused bool)
+	// StopFunc is a container's process ending when Stop asks (writing
+	// what it writes as it exits); it returns the exit code.
+	StopFunc func(spec stack.ContainerSpec) int
 	// RunFunc, when it claims a container (ok), is its process: it runs from
 	// Start in its own goroutine with the files CopyTo put in, and the
 	// container stops when it returns, with that output and exit code.
@@ -319,6 +322,36 @@ func (e *Engine) Remove(_ context.Context, id string) error {
 	e.mu.Unlock()
 	if ok && e.RemoveFunc != nil {
 		e.RemoveFunc(spec)
+	}
+	return nil
+}
+
+// Stop ends a running container: StopFunc is its process's exit, and Wait
+// returns its code.
+func (e *Engine) Stop(_ context.Context, id string, _ time.Duration) error {
+	spec, ok := e.spec(id)
+	if !ok {
+		return fmt.Errorf("no container %s", id)
+	}
+	code := 0
+	if e.StopFunc != nil {
+		code = e.StopFunc(spec)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.record("stop %s", spec.Name)
+	if !e.running[id] {
+		return nil
+	}
+	e.running[id] = false
+	if e.exited == nil {
+		e.exited, e.output = map[string]chan struct{}{}, map[string][3]string{}
+	}
+	if _, runs := e.exited[id]; !runs {
+		done := make(chan struct{})
+		close(done)
+		e.exited[id] = done
+		e.output[id] = [3]string{"", "", strconv.Itoa(code)}
 	}
 	return nil
 }
