@@ -82,7 +82,7 @@ func (w *Work) run(loadCtx, hardCtx context.Context, r *execution) error {
 		code = fmt.Sprintf("code %s (clean checkout: %t)", c.Commit, c.Clean)
 	}
 	h := r.gatewayHost()
-	w.About = append([]string{fmt.Sprintf("Host: %s; %d cores, kernel %s.", h.Fingerprint(), h.Cores, h.Kernel),
+	w.About = append([]string{fmt.Sprintf("Host: %s.", h.Fingerprint()),
 		fmt.Sprintf("Run %s, %s; Valgrind's tools from %s.", r.runID, code, w.Kit.Lib)}, w.About...)
 	sc := &r.o.Plan.Scenarios[0]
 	s, err := r.newScenario(sc)
