@@ -630,3 +630,80 @@ func TestNestedValuesBounded(t *testing.T) {
 		t.Errorf("deep interpolation took %s to refuse", d)
 	}
 }
+
+// TestRequestHeadBounded: what an attribute adds to a request's head is
+// refused over 16 KiB, at the attribute: each value is copied into every
+// run of the plan (issue 66: values under jsonencode's 64 KiB bound, in
+// many attributes, took a plan's JSON to 1.8 GB).
+func TestRequestHeadBounded(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "gw.yaml"), []byte("services:\n  gw:\n    image: example/gw:1\n    network_mode: host\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("v", maxHeadBytes)
+	for _, tc := range []struct {
+		name, attr string
+		refused    bool
+	}{
+		{"headers within the bound", `headers = { "x-a" = "` + big[:maxHeadBytes-100] + `" }`, false},
+		{"one header over it", `headers = { "x-a" = "` + big + `" }`, true},
+		{"headers together over it", `headers = { "x-a" = "` + big[:maxHeadBytes/2] + `", "x-b" = "` + big[:maxHeadBytes/2] + `" }`, true},
+		{"api headers over it", `api_headers = { openai = { "x-a" = jsonencode("` + big + `") } }`, true},
+		{"fallback headers over it", `fallback_headers = { "x-a" = "` + big + `" }`, true},
+		{"a model over it", `model = "` + big + `x"`, true},
+		{"a key over it", `api_key = "` + big + `x"`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "gateway \"gw\" {\n  compose = \"gw.yaml\"\n  service = \"gw\"\n  port = 19001\n  api = [\"openai\"]\n  " + tc.attr + "\n}\n" +
+				"scenario \"s\" {\n  kind = \"overhead\"\n  concurrency = [1]\n}\n"
+			_, diags := Parse(filepath.Join(dir, "b.hcl"), []byte(src))
+			tooLarge := diags.HasErrors() && strings.Contains(diags.Error(), "Request value too large")
+			if tooLarge != tc.refused {
+				t.Fatalf("refused = %t, want %t: %v", tooLarge, tc.refused, diags)
+			}
+			if tc.refused && (diags[0].Subject == nil || diags[0].Subject.Start.Line != 6) {
+				t.Errorf("refused, but not at the attribute (line 6): %v", diags[0].Subject)
+			}
+		})
+	}
+}
+
+// TestNestingOutOfSight: ${...} nested 8,000 deep where the raw scan of
+// the compose file does not see it, in YAML escapes ("\x24{" is "${" in
+// a quoted string: validated after 22 s) and in an env_file it names
+// (11.6 s), is refused before compose-go interpolates it.
+func TestNestingOutOfSight(t *testing.T) {
+	deep := strings.Repeat("${A:-", 8000) + "x" + strings.Repeat("}", 8000)
+	escaped := strings.ReplaceAll(deep, "${", `\x24{`)
+	for name, files := range map[string]map[string]string{
+		"YAML escapes": {"gw.yaml": "services:\n  gw:\n    image: \"" + escaped + "\"\n    network_mode: host\n"},
+		"an env_file": {"gw.yaml": "services:\n  gw:\n    image: example/gw:1\n    network_mode: host\n    env_file: deep.env\n",
+			"deep.env": "A=" + deep + "\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			for f, text := range files {
+				if err := os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			path := filepath.Join(dir, "b.hcl")
+			hcl := "gateway \"gw\" {\n  compose = \"gw.yaml\"\n  service = \"gw\"\n  port = 19001\n  api = [\"openai\"]\n}\n" +
+				"scenario \"s\" {\n  kind = \"overhead\"\n  concurrency = [1]\n}\n"
+			if err := os.WriteFile(path, []byte(hcl), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			cfg, _, diags := Load(path)
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			if _, diags = LoadCompose(context.Background(), cfg); !diags.HasErrors() || !strings.Contains(diags.Error(), "nested 8000 deep") {
+				t.Errorf("refused: %v, want nested 8000 deep", diags)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %s to refuse", d)
+			}
+		})
+	}
+}

@@ -275,9 +275,21 @@ func (c *checker) requestSafe(body hcl.Body, attr, where, v string) bool {
 	err := httpc.CheckValue(v)
 	if err != nil {
 		c.errorf(attrRange(body, attr), "Control character in a request value", "%s: %v; remove it.", where, err)
+		return false
 	}
-	return err == nil
+	if len(v) > maxHeadBytes {
+		c.errorf(attrRange(body, attr), "Request value too large", "%s: %d bytes; a request's head holds at most %d here.", where, len(v), maxHeadBytes)
+		return false
+	}
+	return true
 }
+
+// maxHeadBytes bounds what an attribute adds to a request's head (its
+// headers together, a model, a key): Node.js refuses a head over 16 KiB
+// and nginx one over its 8 KiB buffers by default, and each value is
+// copied into every run of the plan (values of 64 KiB each, in many
+// attributes, took a plan's JSON to 1.8 GB: issue 66).
+const maxHeadBytes = 16 << 10
 
 // checkHeaders checks the headers of one attribute the driver sends: names
 // are tokens, values hold no control character, and none is a header the
@@ -291,6 +303,14 @@ func (c *checker) checkHeaders(body hcl.Body, attr string, h map[string]string) 
 	}
 	if len(bad) > 0 {
 		c.errorf(attrRange(body, attr), "Header the driver cannot send", "%s: %s.", attr, strings.Join(bad, "; "))
+		return
+	}
+	size := 0
+	for k, v := range h {
+		size += len(k) + len(v) + len(": \r\n")
+	}
+	if size > maxHeadBytes {
+		c.errorf(attrRange(body, attr), "Request value too large", "%s: %d bytes of headers; a request's head holds at most %d here.", attr, size, maxHeadBytes)
 	}
 }
 

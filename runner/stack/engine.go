@@ -61,6 +61,7 @@ type ContainerSpec struct {
 
 // ContainerState is what the engine says about a container.
 type ContainerState struct {
+	Name       string // without the engine's leading slash
 	Running    bool
 	Paused     bool // frozen (still Running)
 	ExitCode   int

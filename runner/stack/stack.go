@@ -317,9 +317,19 @@ func Sweep(ctx context.Context, e Engine) (Swept, error) {
 			s.Foreign++
 			continue
 		}
-		// Whose it was, for the log; a container gone meanwhile is no error.
-		if st, err := e.Inspect(ctx, id); err == nil && !slices.Contains(s.Runs, st.Labels[LabelRun]) {
-			s.Runs = append(s.Runs, st.Labels[LabelRun])
+		st, err := e.Inspect(ctx, id)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// A runner names each container after its run (Service.Spec); one
+		// started from an image committed from a runner's container
+		// carries every label of it, not its name.
+		if !strings.HasPrefix(st.Name, "gatewaybench-"+st.Labels[LabelRun]+"-") {
+			s.NotOurs++
+			continue
+		}
+		if !slices.Contains(s.Runs, st.Labels[LabelRun]) {
+			s.Runs = append(s.Runs, st.Labels[LabelRun]) // whose it was, for the log
 		}
 		if err := e.Remove(ctx, id); err != nil {
 			return s, err
@@ -334,6 +344,6 @@ func Sweep(ctx context.Context, e Engine) (Swept, error) {
 // them, and containers of other hosts' runs left alone.
 type Swept struct {
 	Removed, Foreign int
-	NotOurs          int // carry a run label no runner set (inherited from an image): left alone
+	NotOurs          int // carry a run label no runner set (inherited from an image, a committed one too): left alone
 	Runs             []string
 }

@@ -215,27 +215,30 @@ func TestWaitReadyStopsOnDefinitive(t *testing.T) {
 func TestSweepKeepsOtherHostsRuns(t *testing.T) {
 	ctx := context.Background()
 	e := &fake.Engine{}
-	mk := func(labels map[string]string) string {
-		id, err := e.Create(ctx, stack.ContainerSpec{Name: fmt.Sprint(len(labels), labels[stack.LabelHost]), Labels: labels})
+	mk := func(name string, labels map[string]string) string {
+		id, err := e.Create(ctx, stack.ContainerSpec{Name: name, Labels: labels})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return id
 	}
-	mine := mk(map[string]string{stack.LabelRun: "a", stack.LabelRole: "gateway", stack.LabelHost: stack.ThisHost()})
-	old := mk(map[string]string{stack.LabelRun: "b", stack.LabelRole: "mock"})
-	theirs := mk(map[string]string{stack.LabelRun: "c", stack.LabelRole: "gateway", stack.LabelHost: "elsewhere"})
+	mine := mk("gatewaybench-a-portkey", map[string]string{stack.LabelRun: "a", stack.LabelRole: "gateway", stack.LabelHost: stack.ThisHost()})
+	old := mk("gatewaybench-b-mock", map[string]string{stack.LabelRun: "b", stack.LabelRole: "mock"})
+	theirs := mk("gatewaybench-c-portkey", map[string]string{stack.LabelRun: "c", stack.LabelRole: "gateway", stack.LabelHost: "elsewhere"})
 	// started by hand from an image built before images lost the run
 	// label: it inherited that label, and no runner made it
-	byHand := mk(map[string]string{stack.LabelRun: "d"})
-	other := mk(map[string]string{"app": "not ours"})
+	byHand := mk("by-hand", map[string]string{stack.LabelRun: "d"})
+	// started by hand from an image committed from one of this host's
+	// containers (docker commit): every label of it, but not its name
+	committed := mk("quirky_name", map[string]string{stack.LabelRun: "a", stack.LabelRole: "gateway", stack.LabelHost: stack.ThisHost()})
+	other := mk("app", map[string]string{"app": "not ours"})
 	s, err := stack.Sweep(ctx, e)
-	if err != nil || s.Removed != 2 || s.Foreign != 1 || s.NotOurs != 1 || !slices.Equal(s.Runs, []string{"a", "b"}) {
-		t.Fatalf("swept %+v, %v; want 2 removed (runs a and b), 1 foreign, 1 not a runner's", s, err)
+	if err != nil || s.Removed != 2 || s.Foreign != 1 || s.NotOurs != 2 || !slices.Equal(s.Runs, []string{"a", "b"}) {
+		t.Fatalf("swept %+v, %v; want 2 removed (runs a and b), 1 foreign, 2 not a runner's", s, err)
 	}
 	left, _ := e.Containers(ctx, stack.LabelRun, "")
-	if !slices.Equal(left, []string{theirs, byHand}) {
-		t.Errorf("left %v, want only %s and %s (mine %s, old %s)", left, theirs, byHand, mine, old)
+	if !slices.Equal(left, []string{theirs, byHand, committed}) {
+		t.Errorf("left %v, want only %s, %s and %s (mine %s, old %s)", left, theirs, byHand, committed, mine, old)
 	}
 	if all, _ := e.Containers(ctx, "app", ""); !slices.Equal(all, []string{other}) {
 		t.Errorf("a container not of this project went: %v", all)

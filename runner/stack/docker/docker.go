@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -158,7 +159,7 @@ func (e *Engine) Inspect(ctx context.Context, id string) (stack.ContainerState, 
 	if err != nil {
 		return stack.ContainerState{}, err
 	}
-	st := stack.ContainerState{}
+	st := stack.ContainerState{Name: strings.TrimPrefix(c.Name, "/")}
 	if c.State != nil {
 		st.Running = c.State.Running
 		st.Paused = c.State.Paused

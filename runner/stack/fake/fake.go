@@ -274,7 +274,7 @@ func (e *Engine) Inspect(_ context.Context, id string) (stack.ContainerState, er
 		return stack.ContainerState{}, fmt.Errorf("no container %s", id)
 	}
 	e.mu.Lock()
-	st := stack.ContainerState{Running: e.running[id], Paused: e.paused[id], CPUSet: spec.CPUSet, Memory: spec.MemoryBytes, HostNet: true, Labels: spec.Labels, Hardening: spec.Hardening}
+	st := stack.ContainerState{Name: spec.Name, Running: e.running[id], Paused: e.paused[id], CPUSet: spec.CPUSet, Memory: spec.MemoryBytes, HostNet: true, Labels: spec.Labels, Hardening: spec.Hardening}
 	e.mu.Unlock()
 	if e.InspectFunc != nil {
 		e.InspectFunc(spec, &st)
