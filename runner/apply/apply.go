@@ -543,12 +543,14 @@ func (r *execution) startMocks(hardCtx context.Context, s *scenarioRun) error {
 	return nil
 }
 
-// startArms brings up each gateway arm; one that cannot come up gets its
-// one row (unavailable, or failed when it started and broke) and is left
-// out of the runs.
+// startArms brings up each gateway arm, in the start's own order
+// (plan.Scenario.StartOrder); one that cannot come up gets its one row
+// (unavailable, or failed when it started and broke) and is left out of
+// the runs.
 func (r *execution) startArms(hardCtx context.Context, s *scenarioRun, start int) error {
 	p, sc := r.o.Progress, s.sc
-	for i := range sc.Arms {
+	place := 0
+	for _, i := range sc.StartOrder(start) {
 		pa := &sc.Arms[i]
 		if pa.Direct {
 			s.arms[pa.Name] = &liveArm{plan: pa}
@@ -562,6 +564,7 @@ func (r *execution) startArms(hardCtx context.Context, s *scenarioRun, start int
 			p.Logf("%s kept from earlier scenarios (cold start %s): %d requests served so far", pa.Name, a.coldStart.Round(time.Millisecond), a.served)
 			continue
 		}
+		place++
 		a, err := r.startArm(hardCtx, pa)
 		if err != nil {
 			if hardCtx.Err() != nil {
@@ -594,7 +597,7 @@ func (r *execution) startArms(hardCtx context.Context, s *scenarioRun, start int
 			continue
 		}
 		a.spec, a.scenarios = specOf(pa), map[string]bool{}
-		a.warmup = results.Warmup{Stack: vocab.StackFresh, Before: vocab.Some(0)}
+		a.warmup = results.Warmup{Stack: vocab.StackFresh, Before: vocab.Some(0), Started: vocab.Some(float64(place))}
 		s.arms[pa.Name] = a
 		prov := results.ArmImage{Version: pa.Version, Image: a.image.Ref, ImageID: a.image.ID, ImageSizeMiB: measure.MiB(uint64(a.image.Size))}
 		if len(a.containers) > 0 {

@@ -287,11 +287,21 @@ func TestIsolation(t *testing.T) {
 // TestStarts: a scenario of two starts removes every gateway container
 // after the first start's runs and starts it again before the second's;
 // each row says its start, and a gateway that never came up has one row.
+// A start brings its stacks up in its own drawn order, recorded in the
+// rows: here a seed whose first start brings "broken" up before "proxy",
+// against the file's order (which once put two identical LiteLLMs' cold
+// reads on the first declared, start after start: issue 62).
 func TestStarts(t *testing.T) {
 	ps := newPorts(t)
 	p, o := testPlan(t, ps, 100*time.Millisecond)
 	sc := &p.Scenarios[0]
 	sc.Starts, sc.Trials = 2, 1
+	place := func(o []int, name string) int {
+		return slices.Index(o, slices.IndexFunc(sc.Arms, func(a plan.Arm) bool { return a.Name == name }))
+	}
+	for sc.Seed = 1; place(sc.StartOrder(1), "broken") > place(sc.StartOrder(1), "proxy"); {
+		sc.Seed++
+	}
 	for i := range sc.Runs {
 		sc.Runs[i].Start = sc.Runs[i].Trial // trial 1 in start 1, trial 2 in start 2
 	}
@@ -338,10 +348,20 @@ func TestStarts(t *testing.T) {
 	if want := []string{"create", "remove", "create", "remove"}; !slices.Equal(proxyCalls, want) {
 		t.Errorf("the proxy's containers: %v, want %v (removed between the starts)", proxyCalls, want)
 	}
+	if first := slices.IndexFunc(e.Calls, func(c string) bool {
+		return strings.HasPrefix(c, "create ") && (strings.Contains(c, "proxy") || strings.Contains(c, "broken"))
+	}); first < 0 || !strings.Contains(e.Calls[first], "broken") {
+		t.Errorf("the first start brought up %q first, want broken (its drawn order)", e.Calls[max(first, 0)])
+	}
 	starts := map[string][]string{}
 	for _, r := range readCSV(t, out.Files[0]) {
 		gw := r.Str(results.ColGateway)
 		starts[gw] = append(starts[gw], r.Str(results.ColStart)+" "+r.Str(results.ColStatus))
+		// proxy came second in start 1 (after broken), first in start 2
+		// (broken, down since its failure, is not started again)
+		if want := map[string]string{"1": "2", "2": "1"}[r.Str(results.ColStart)]; gw == "proxy" && r.Str(results.ColStartOrder) != want {
+			t.Errorf("proxy start %s: start_order %q, want %s", r.Str(results.ColStart), r.Str(results.ColStartOrder), want)
+		}
 		if gw != "broken" && r.Str(results.ColStatus) != string(vocab.StatusOK) {
 			t.Errorf("%s start %s: %s (%s), want ok", gw, r.Str(results.ColStart), r.Str(results.ColStatus), r.Str(results.ColReason))
 		}

@@ -55,7 +55,7 @@ func (r *execution) warm(loadCtx, hardCtx context.Context, s *scenarioRun, start
 		if err != nil {
 			return err
 		}
-		w.Stack, w.Before, w.Order = a.warmup.Stack, a.warmup.Before, vocab.Some(float64(place+1))
+		w.Stack, w.Before, w.Started, w.Order = a.warmup.Stack, a.warmup.Before, a.warmup.Started, vocab.Some(float64(place+1))
 		a.served += int(w.Requests.V)
 		a.warmed = a.warmed || a.served >= pa.Steady.Requests
 		if loadCtx.Err() != nil {

@@ -42,27 +42,43 @@ func TestNextTrials(t *testing.T) {
 	}
 }
 
-// TestWarmOrder: every start draws its own warm-up order, the same each
-// time the plan is made with its seed; over 30 starts each of three arms
-// is warmed first at least once (the file's first arm is not always
+// TestWarmOrder: every start draws its own warm-up and start-up orders,
+// the same each time the plan is made with its seed; over 30 starts each
+// of three arms is warmed first, and started first, at least once (the file's first arm is not always
 // first); and plans of other seeds draw other orders, so runs of one file
 // do not share them (ten runs with one seed warmed the A/A copy first in
 // the same 5 of 8 starts each: issue 62).
 func TestWarmOrder(t *testing.T) {
-	first := map[int]int{}
 	s := &Scenario{Name: "gate", Arms: make([]Arm, 3), Seed: 7}
-	for start := 1; start <= 30; start++ {
-		o := s.WarmOrder(start)
-		if !slices.Equal(o, s.WarmOrder(start)) {
-			t.Fatalf("start %d: two draws differ", start)
+	for _, c := range []struct {
+		what string
+		draw func(int) []int
+	}{{"warmed", s.WarmOrder}, {"started", s.StartOrder}} {
+		first := map[int]int{}
+		for start := 1; start <= 30; start++ {
+			o := c.draw(start)
+			if !slices.Equal(o, c.draw(start)) {
+				t.Fatalf("%s, start %d: two draws differ", c.what, start)
+			}
+			if s := slices.Sorted(slices.Values(o)); !slices.Equal(s, []int{0, 1, 2}) {
+				t.Fatalf("%s, start %d: %v is no permutation of three arms", c.what, start, o)
+			}
+			first[o[0]]++
 		}
-		if s := slices.Sorted(slices.Values(o)); !slices.Equal(s, []int{0, 1, 2}) {
-			t.Fatalf("start %d: %v is no permutation of three arms", start, o)
+		if len(first) != 3 {
+			t.Errorf("arms %s first over 30 starts: %v; want each of the three", c.what, first)
 		}
-		first[o[0]]++
 	}
-	if len(first) != 3 {
-		t.Errorf("arms warmed first over 30 starts: %v; want each of the three", first)
+	// The start-up order is its own draw: one arm started first is not
+	// always the one warmed first.
+	same := 0
+	for start := 1; start <= 30; start++ {
+		if s.StartOrder(start)[0] == s.WarmOrder(start)[0] {
+			same++
+		}
+	}
+	if same == 0 || same == 30 {
+		t.Errorf("the arm started first was warmed first in %d of 30 starts", same)
 	}
 	// Eight starts under 20 seeds: a fixed order set would repeat.
 	sets := map[string]bool{}

@@ -227,6 +227,7 @@ var (
 	ColDriverCPUCores           = col("driver_cpu_cores", "cores", Common, "the driver's CPU over the window", opt(func(r *Row) vocab.Optional { return r.DriverCPUCores }))
 	ColDriverCPUUsPerReq        = col("driver_cpu_us_per_req", "µs", Common, "the driver's CPU time per request", opt(func(r *Row) vocab.Optional { return r.DriverCPUUsPerReq }))
 	ColColdStartMS              = col("cold_start_ms", "ms", Common, "container start to the first good answer", opt(func(r *Row) vocab.Optional { return r.ColdStartMS }))
+	ColStartOrder               = col("start_order", "", Common, "this arm's place in its start's start-up order (1: its stack was started first), drawn afresh every start; empty for a stack kept from an earlier scenario", opt(func(r *Row) vocab.Optional { return r.Warmup.Started }))
 	ColWarmupRequests           = col("warmup_requests", "requests", Common, "requests the arm served in its warm-up after it started, before its first measured round (empty: measured fresh)", opt(func(r *Row) vocab.Optional { return r.Warmup.Requests }))
 	ColWarmupSeconds            = col("warmup_s", "s", Common, "how long that warm-up took", opt(func(r *Row) vocab.Optional { return r.Warmup.Seconds }))
 	ColWarmupState              = col("warmup_state", "", Common, "steady (two blocks' p50 within 5% and no trend over the last blocks), bounded (warmup_max came first) or failed", func(r *Row) string { return string(r.Warmup.State) })

@@ -238,8 +238,10 @@ type Warmup struct {
 	Stack  vocab.StackState
 	Before vocab.Optional
 	// Order: this arm's place in its start's warm-up order, drawn afresh
-	// every start (plan.WarmOrder), so no arm is always warmed first.
-	Order vocab.Optional
+	// every start (plan.WarmOrder), so no arm is always warmed first;
+	// Started, its place in the order the start brought the stacks up
+	// (plan.StartOrder; absent for a kept stack).
+	Order, Started vocab.Optional
 	// AtLoad: the warm-up's second part, at the load the runs measure.
 	AtLoad Check
 }
