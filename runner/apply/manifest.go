@@ -33,6 +33,7 @@ func (r *execution) stamp() {
 	m.Quick = r.o.Plan.QuickLook
 	m.Isolation = string(r.o.Plan.Isolation)
 	m.Seed = r.o.Plan.Seed
+	m.Published = r.o.Plan.Published
 	m.Stacks = string(r.o.Plan.Stacks)
 	if c := r.o.Plan.Cost; c.InstanceVCPUs > 0 || c.InstanceMemoryGB > 0 {
 		m.Instance = &results.Instance{VCPUs: c.InstanceVCPUs, MemoryGB: c.InstanceMemoryGB,

@@ -5,11 +5,14 @@
 package config
 
 import (
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
@@ -28,6 +31,9 @@ type Config struct {
 	Mock      Mock
 	Gateways  []Gateway
 	Scenarios []Scenario
+	// Published are the seed benchmarks' tables whose method a scenario
+	// applies here (`published` blocks).
+	Published []results.Published
 	// Files are the files it names, read once (ReadFiles): nothing
 	// downstream reads them again.
 	Files Files
@@ -255,6 +261,32 @@ func (c *Config) Gateway(name string) *Gateway {
 		}
 	}
 	return nil
+}
+
+// Scenario is the scenario block of that name, or nil.
+func (c *Config) Scenario(name string) *Scenario {
+	for i := range c.Scenarios {
+		if c.Scenarios[i].Name == name {
+			return &c.Scenarios[i]
+		}
+	}
+	return nil
+}
+
+// Skips says why gateway g takes no part in scenario sc, or "" when it
+// does: the scenario's gateways list (the floor is always in), the API,
+// then the gateway's own scenarios list.
+func (c *Config) Skips(g *Gateway, sc *Scenario) string {
+	switch {
+	case len(sc.Gateways) > 0 && !slices.Contains(sc.Gateways, g.Name) && g.Name != c.Defaults.Floor:
+		return "not in the scenario's gateways list"
+	// the API first: it says more than the list that follows from it
+	case !g.Supports(sc.API):
+		return fmt.Sprintf("does not serve the %s API", sc.API)
+	case len(g.Scenarios) > 0 && !slices.Contains(g.Scenarios, sc.Name):
+		return "not in the gateway's scenarios list"
+	}
+	return ""
 }
 
 // ModelFor is the model name sent to the gateway with requests of api.

@@ -35,14 +35,15 @@ type rawStage1 struct {
 }
 
 type rawStage2 struct {
-	Defaults  *rawDefaults  `hcl:"defaults,block"`
-	CPUs      *rawRoles     `hcl:"cpus,block"`
-	Memory    *rawRoles     `hcl:"memory,block"`
-	Driver    *rawDriver    `hcl:"driver,block"`
-	Cost      *rawCost      `hcl:"cost,block"`
-	Gateways  []rawGateway  `hcl:"gateway,block"`
-	Hosted    []rawHosted   `hcl:"hosted,block"`
-	Scenarios []rawScenario `hcl:"scenario,block"`
+	Defaults  *rawDefaults   `hcl:"defaults,block"`
+	CPUs      *rawRoles      `hcl:"cpus,block"`
+	Memory    *rawRoles      `hcl:"memory,block"`
+	Driver    *rawDriver     `hcl:"driver,block"`
+	Cost      *rawCost       `hcl:"cost,block"`
+	Gateways  []rawGateway   `hcl:"gateway,block"`
+	Hosted    []rawHosted    `hcl:"hosted,block"`
+	Scenarios []rawScenario  `hcl:"scenario,block"`
+	Published []rawPublished `hcl:"published,block"`
 }
 
 // Load reads and decodes an HCL file. It returns the source too, for printing
@@ -155,6 +156,7 @@ func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 		}
 	}
 	cfg.Scenarios = c.scenarios(s2.Scenarios, cfg)
+	cfg.Published = c.published(s2.Published, cfg)
 	for _, g := range cfg.Gateways {
 		for _, name := range g.Scenarios {
 			if !slices.ContainsFunc(cfg.Scenarios, func(s Scenario) bool { return s.Name == name }) {

@@ -94,8 +94,11 @@ type rawHosted struct {
 	Paths     map[string]string `hcl:"paths,optional"`
 	Headers   map[string]string `hcl:"headers,optional"`
 	Version   *string           `hcl:"version,optional"`
-	Body      hcl.Body          `hcl:",body"`
-	DeclRange hcl.Range         `hcl:",def_range"`
+	// Scenarios, when set, are the only scenarios it takes part in: a
+	// paid API belongs in a real-model scenario, not a throughput ceiling.
+	Scenarios []string  `hcl:"scenarios,optional"`
+	Body      hcl.Body  `hcl:",body"`
+	DeclRange hcl.Range `hcl:",def_range"`
 }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
@@ -355,6 +358,7 @@ func (c *checker) hosted(raws []rawHosted, cfg *Config) []Gateway {
 		}
 		setIf(&g.Version, r.Version)
 		setIf(&g.Model, r.Model)
+		g.Scenarios, g.ScenariosRange = r.Scenarios, attrRange(b, "scenarios")
 		c.checkHeaders(b, "headers", r.Headers)
 		c.requestSafe(b, "model", "model", g.Model)
 		if r.APIKeyEnv != nil {

@@ -22,6 +22,10 @@ const (
 	CPU
 	// Syscalls: the gateway's system calls per request.
 	Syscalls
+	// Throughput: requests per second over the window. Not gated (not in
+	// Metrics): a ceiling the rig shares with the arm; the report sets
+	// published throughput ratios beside ours with it (RatioOf).
+	Throughput
 )
 
 // Metrics are every metric the gate judges, in the order it prints them.
@@ -35,6 +39,8 @@ func (m Metric) String() string {
 		return "cpu_us_per_req"
 	case Syscalls:
 		return "syscalls_per_req"
+	case Throughput:
+		return "rps"
 	}
 	return fmt.Sprintf("metric(%d)", int(m))
 }
@@ -64,8 +70,23 @@ func (m Metric) value(r, direct results.Record, hasDirect bool) (float64, bool) 
 		v = r.Num(results.ColGatewayCPUUsPerReq)
 	case Syscalls:
 		v = r.Num(results.ColGatewaySyscallsPerReq)
+	case Throughput:
+		v = r.Num(results.ColRPS)
 	}
 	return v.V, v.Set
+}
+
+// RatioOf is candidate over baseline for one metric at one table's point,
+// formed as AB forms it (each round's ratio, each start's median, the
+// rule's interval over the starts), with no verdict; why says why there
+// is none when ok is false.
+func RatioOf(t summary.Table, baseline, candidate string, m Metric, rule Rule) (r Ratio, ok bool, why string) {
+	a, b, d := arm(t, baseline), arm(t, candidate), arm(t, vocab.Direct)
+	if a == nil || b == nil {
+		return Ratio{}, false, "not both measured here"
+	}
+	_, r, v, why := pairRounds(a, b, d, m, rule)
+	return r, v != NotComparable, why
 }
 
 // ABVerdict is the candidate against the baseline for one metric at one

@@ -65,6 +65,11 @@ func Build(cfg *config.Config, projects map[string]*types.Project, kinds Kinds, 
 	for i := range cfg.Scenarios {
 		diags = diags.Extend(p.addScenario(cfg, &cfg.Scenarios[i], kinds))
 	}
+	for _, pub := range cfg.Published {
+		if cfg.Scenario(pub.Scenario) != nil { // not filtered out (--scenario)
+			p.Published = append(p.Published, pub)
+		}
+	}
 	p.ResolveDrivers()
 	p.Inputs = inputs(cfg, projects)
 	return p, diags
@@ -162,18 +167,11 @@ func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds)
 	}
 	for _, a := range p.Arms {
 		g := cfg.Gateway(a.Name)
-		switch {
-		case a.Direct:
-		case len(sc.Gateways) > 0 && !slices.Contains(sc.Gateways, a.Name) && !a.Floor:
-			s.Skipped = append(s.Skipped, Skip{a.Name, "not in the scenario's gateways list"})
-			continue
-		// the API first: it says more than the list that follows from it
-		case !g.Supports(sc.API):
-			s.Skipped = append(s.Skipped, Skip{a.Name, fmt.Sprintf("does not serve the %s API", sc.API)})
-			continue
-		case len(g.Scenarios) > 0 && !slices.Contains(g.Scenarios, sc.Name):
-			s.Skipped = append(s.Skipped, Skip{a.Name, "not in the gateway's scenarios list"})
-			continue
+		if !a.Direct {
+			if why := cfg.Skips(g, sc); why != "" {
+				s.Skipped = append(s.Skipped, Skip{a.Name, why})
+				continue
+			}
 		}
 		a.Steady = steadyOf(sc, g)
 		s.Arms = append(s.Arms, a)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/mock/script"
 	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
@@ -51,6 +52,9 @@ type Plan struct {
 	// share their orders: with one seed for every run, ten validation runs
 	// warmed the A/A copy first in the same 5 of 8 starts each (issue 62).
 	Seed uint64 `json:"seed"`
+	// Published: the seed benchmarks' tables whose method a scenario of
+	// this plan applies; the run's manifest keeps them for the report.
+	Published []results.Published `json:"published,omitempty"`
 }
 
 // Placement is where a role runs: its engine, its CPUs there and its

@@ -649,6 +649,7 @@ func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, char
 		writeHours(w, t, hours)
 	}
 	writeCapacity(w, tables)
+	writePublished(w, recs, tables)
 	writeBehaviour(w, tables)
 	writeReleases(w, tables)
 	writeReproduction(w, rep)

@@ -253,3 +253,58 @@ func TestHostsNormalised(t *testing.T) {
 		})
 	}
 }
+
+// TestPublished: a seed benchmark's table, kept in the run's manifest, is
+// set beside our rows of the scenario that applied its method: their
+// req/s and ours per arm, then their ratios of the first arm over each
+// other beside ours with the interval over the starts, and whether theirs
+// falls inside it.
+func TestPublished(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("run_id,scenario,kind,gateway,trial,start,mode,concurrency,rate_rps,prompt_tokens,status,rps,latency_p50_ms,latency_p99_ms,verdict\n")
+	for trial := 1; trial <= 6; trial++ {
+		start, f := (trial+1)/2, 1+float64(trial)/100
+		fmt.Fprintf(&b, "r1,pub,throughput,direct,%d,%d,closed,20,0,100,ok,2000,1,2,ok\n", trial, start)
+		fmt.Fprintf(&b, "r1,pub,throughput,fast,%d,%d,closed,20,0,100,ok,%g,0.5,1.5,ok\n", trial, start, 4000*f)
+		fmt.Fprintf(&b, "r1,pub,throughput,slow,%d,%d,closed,20,0,100,ok,1000,2,9,ok\n", trial, start)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pub.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p99 := 1.0
+	m := &results.Manifest{RunID: "r1", Complete: true, Published: []results.Published{{
+		Name: "theirs", Source: "https://example.com/bench.md", Method: "ab -k -c 20", Host: "a laptop", Scenario: "pub",
+		Figures: []results.PublishedFigure{{Arm: "fast", RPS: 1000, P99MS: &p99}, {Arm: "slow", RPS: 100}, {Arm: "direct", RPS: 500}, {Arm: "absent", RPS: 7}},
+	}}}
+	if err := results.WriteManifest(results.ManifestPath(dir, "r1"), m); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	writePublished(&buf, recs, summary.Build(recs))
+	out := buf.String()
+	for _, want := range []string{
+		"## Published benchmarks, their method on this rig", "### theirs", "Theirs: https://example.com/bench.md, ab -k -c 20, on a laptop. Ours: scenario `pub`, c=20 prompt=100 (run `r1`",
+		"| fast | 1,000 | 4,1", "| 1 | 1.50 |", "| slow | 100 | 1,000 |", "| absent | 7 | - |", "not measured here",
+		"| fast / slow | 10.00 | 4.1", "95%, 3 starts | no |", // theirs 10x, ours about 4x
+		"| fast / direct | 2.00 | 2.0", // theirs 2x, ours about 2.07x with an interval that holds 2
+		"| fast / absent | 142.86 | no interval: not both measured here | - |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(out, "| fast / direct | 2.00 | 2.0") || !strings.HasSuffix(strings.TrimSpace(strings.Split(strings.Split(out, "| fast / direct |")[1], "\n")[0]), "yes |") {
+		t.Errorf("their 2x should fall inside our interval for fast / direct:\n%s", out)
+	}
+	// no manifest keeps a published table: no section
+	buf.Reset()
+	writePublished(&buf, nil, nil)
+	if buf.Len() != 0 {
+		t.Errorf("no published table, yet:\n%s", buf.String())
+	}
+}

@@ -65,6 +65,9 @@ type Manifest struct {
 	// Seed is the plan's seed, which drew every round's and start's order
 	// (runner apply --seed draws them again); absent in runs before it.
 	Seed uint64 `json:"seed,omitempty"`
+	// Published: the seed benchmarks' tables whose method a scenario of
+	// this run applied (absent: none declared).
+	Published []Published `json:"published,omitempty"`
 }
 
 // Calibration is the reference workload's speed on one CPU: the median ns
