@@ -66,6 +66,6 @@ func main() {
 	fmt.Fprintf(os.Stderr, "mock: listening on %s (%s)\n", ln.Addr(), k)
 	if err := srv.Serve(ln); err != nil {
 		fmt.Fprintf(os.Stderr, "mock: %v\n", err)
-		os.Exit(1) //nolint: the profile is lost only on a failed start
+		os.Exit(1) // the deferred profile is lost, only on a failed start
 	}
 }

@@ -59,7 +59,7 @@ func cmdCharts(args []string) int {
 	}
 	hours := report.ReadHours(filepath.Join(*dir, "stability"), results.HostKey(recs))
 	if *reportPath != "" {
-		rep, err := report.ReadRepeats(filepath.Join(*dir, "reproduction"))
+		rep, err := report.ReadReproduction(filepath.Join(*dir, "reproduction"))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "charts: the reproduction beside the results: %v\n", err)
 			return exitFailure

@@ -79,19 +79,8 @@ func compareInRun(dir, base, cand, scenarios, metricList string, minEffect float
 		return gate.ExitUnsure
 	}
 	gate.WriteAB(os.Stdout, base, cand, vs, gated, minEffect)
-	var verdicts []gate.Verdict
-	for _, v := range vs {
-		for _, g := range gated {
-			if v.Metric == g {
-				verdicts = append(verdicts, v.Verdict)
-			}
-		}
-	}
-	code := gate.Exit(verdicts)
-	if len(verdicts) == 0 {
-		code = gate.ExitUnsure
-	}
-	fmt.Printf("\ngate: %s\n", exitWords(code))
+	code := gate.Exit(gate.Gated(vs, gated))
+	fmt.Printf("\ngate: %s\n", gate.ExitWords(code))
 	return code
 }
 
@@ -108,20 +97,13 @@ func compareRuns(oldDir, newDir string, minEffect float64) int {
 		}
 		recs[i] = r
 	}
-	host := gate.HostOf(recs[0], recs[1])
-	changes := gate.Across(summary.Build(recs[0]), summary.Build(recs[1]), host, minEffect)
-	gate.WriteAcross(os.Stdout, changes, host, minEffect)
-	var verdicts []gate.Verdict
-	for _, c := range changes {
-		if !c.Absent {
-			verdicts = append(verdicts, c.Verdict)
-		}
-	}
-	code := gate.Exit(verdicts)
-	if len(verdicts) == 0 {
-		code = gate.ExitUnsure // nothing the two runs share: no pass
-	}
-	fmt.Printf("\ngate: %s\n", exitWords(code))
+	host := gate.ProbeMoves(recs[0], recs[1])
+	rule := gate.AcrossRule
+	rule.MinEffect = minEffect
+	changes := gate.Across(summary.Build(recs[0]), summary.Build(recs[1]), host, rule)
+	gate.WriteAcross(os.Stdout, changes, host, rule)
+	code := gate.Exit(gate.Judged(changes))
+	fmt.Printf("\ngate: %s\n", gate.ExitWords(code))
 	return code
 }
 
@@ -136,16 +118,6 @@ func readForCompare(dir string) ([]results.Record, bool) {
 		return nil, false
 	}
 	return recs, true
-}
-
-func exitWords(code int) string {
-	switch code {
-	case gate.ExitRegressed:
-		return "regressed (exit 1)"
-	case gate.ExitUnsure:
-		return "no verdict for every figure: erratic, not comparable or inconclusive (exit 2)"
-	}
-	return "pass: same, improved, or a change under the minimum effect (exit 0)"
 }
 
 // noInterval says why a result set has no interval to compare, or "": a

@@ -78,10 +78,8 @@ func cmdGatecheck(args []string) int {
 	}
 	trials := gate.Validate(runs, pairs, rule)
 	var md bytes.Buffer
-	fmt.Fprintf(&md, "# The regression gate's validation\n\n![each pair's ratio in each run, with its interval](gate%s.png)\n\n", suffix)
-	gate.WriteValidation(&md, trials, pairs, rule)
-	gate.WriteOrders(&md, gate.Orders(runs, pairs))
-	gate.WriteProcesses(&md, gate.ProcessesOf(runs, pairs))
+	chart := filepath.Join(base, "gate"+suffix+".png")
+	gate.WriteValidationReport(&md, filepath.Base(chart), runs, trials, pairs, rule)
 	// Everything made before anything is written: a failure leaves the
 	// committed files as they were.
 	var csvOut bytes.Buffer
@@ -89,7 +87,6 @@ func cmdGatecheck(args []string) int {
 		fmt.Fprintf(os.Stderr, "gatecheck: %v\n", err)
 		return exitFailure
 	}
-	chart := filepath.Join(base, "gate"+suffix+".png")
 	png, err := charts.GateChart(filepath.Base(chart), runs, trials, pairs)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gatecheck: %v (nothing written)\n", err)

@@ -348,6 +348,7 @@ func (l *evloop) serve(c *lconn, now time.Time) bool {
 		l.s.pool.Put(x)
 		l.handOver(c, now)
 		return false
+	case headOK: // answered below
 	}
 	total := h.size + h.bodyLen
 	if len(c.in) < total {
@@ -377,6 +378,7 @@ func (l *evloop) serve(c *lconn, now time.Time) bool {
 		l.s.pool.Put(x)
 		l.reset(c)
 		return false
+	case replyBody: // answered below, on this loop
 	}
 	if r.due.After(now) {
 		c.later = appendResponse(c.later[:0], &r, &h)

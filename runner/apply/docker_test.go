@@ -610,7 +610,7 @@ func TestIsolationDocker(t *testing.T) {
 			added := ""
 			for _, tab := range summary.Build(readCSV(t, filepath.Join(resultsDir, "overhead.csv"))) {
 				for _, a := range tab.Arms {
-					added += fmt.Sprintf(" %s %s", a.Name, summary.Signed(a.AddedP50))
+					added += fmt.Sprintf(" %s %s", a.Name, summary.Signed(a.AddedP50.V))
 				}
 			}
 			t.Logf("isolation %s: the neighbour used %v while nginx was measured; added p50:%s", iso, used, added)

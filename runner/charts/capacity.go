@@ -94,7 +94,7 @@ func frontierFigure(d *data) (*figure, string) {
 			l.Y = append(l.Y, v)
 		}
 		if !slices.ContainsFunc(l.Y, func(v value) bool { return v.Set }) {
-			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class, Missing: measuredPrefix + a.NoRate(fr)})
+			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class, Measured: true, Missing: a.NoRate(fr)})
 			continue
 		}
 		f.Lines = append(f.Lines, l)

@@ -226,7 +226,7 @@ func measured(column results.Col) func(summary.Figures) value {
 			}
 		}
 		if e, ok := stats.MedianCI(xs); ok {
-			return value{V: e.Median, Set: true}
+			return value{V: e.Centre, Set: true}
 		}
 		return value{}
 	}
@@ -235,16 +235,16 @@ func measured(column results.Col) func(summary.Figures) value {
 // addedValue draws an added figure as the tables print it: a 95%
 // interval that holds 0 is "not distinguishable from direct", never a
 // signed bar; absent, it says why (unset: why, or nothing).
-func addedValue(v vocab.Optional, d stats.Delta, has bool, unset string) value {
+func addedValue(f summary.Figure, unset string) value {
 	switch {
-	case v.Set && has && d.Enough && !d.Distinguishable():
+	case f.V.Set && f.Has && f.CI.Enough && !f.CI.Distinguishable():
 		return value{Label: "not distinguishable from direct"}
-	case !v.Set:
+	case !f.V.Set:
 		return value{Label: unset}
 	}
-	out := some(v)
-	if has {
-		out.Label = summary.Added(v, d, has) // to the precision its interval allows, as the tables print it
+	out := some(f.V)
+	if f.Has {
+		out.Label = summary.Added(f) // to the precision its interval allows, as the tables print it
 	}
 	return out
 }
@@ -254,12 +254,12 @@ func addedValue(v vocab.Optional, d stats.Delta, has bool, unset string) value {
 // cluster medians (docs/method.md, "Starts"), since one bar and one
 // whisker would read as a single spread.
 func addedP50(a summary.Figures, unset string) value {
-	v := addedValue(a.AddedP50, a.AddedP50CI, a.HasCI, unset)
-	if a.HasCI && v.Set {
-		v.Lo, v.Hi, v.CI = a.AddedP50CI.Lo, a.AddedP50CI.Hi, true
+	v := addedValue(a.AddedP50, unset)
+	if a.AddedP50.Has && v.Set {
+		v.Lo, v.Hi, v.CI = a.AddedP50.CI.Lo, a.AddedP50.CI.Hi, true
 	}
 	if a.IsBimodal && v.Set {
-		v.Label = summary.Added(a.AddedP50, a.AddedP50CI, a.HasCI) + " bimodal"
+		v.Label = summary.Added(a.AddedP50) + " bimodal"
 	}
 	return v
 }

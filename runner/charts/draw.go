@@ -299,16 +299,12 @@ func (p *pen) barFigure(f *figure) int {
 }
 
 // missingList writes the arms without a figure, one a line, with why.
-// measuredPrefix opens the reason of an arm that was measured yet has no
-// point to draw (the frontier's "no rate held").
-const measuredPrefix = "measured, "
-
 func (p *pen) missingList(rows []row, y int) int {
 	for _, m := range rows {
 		y += pixels(smallSize)
 		what := "not measured: " + m.Missing
-		if strings.HasPrefix(m.Missing, measuredPrefix) {
-			what = m.Missing // measured, with nothing to draw: said as it is
+		if m.Measured {
+			what = "measured, " + m.Missing
 		}
 		p.text(p.fit(m.Name+": "+what, width-2*margin, smallSize), margin, y, smallSize, grey)
 	}

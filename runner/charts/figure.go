@@ -44,6 +44,9 @@ func (f *figure) hasValues() bool {
 type row struct {
 	Name, Missing string
 	Class         vocab.Class
+	// Measured: the arm was measured yet has nothing to draw (the
+	// frontier's "no rate held"); Missing then says why, as it is.
+	Measured bool
 }
 
 // panel is one bar chart of a figure; panels share the figure's rows.
@@ -84,6 +87,13 @@ func some(o vocab.Optional) value { return value{V: o.V, Set: o.Set} }
 // footnote states what a figure drew: how many requests and trials, the
 // method, the CPU layout, the host and the run's date, from the rows.
 func footnote(method string, arms []summary.Figures) []string {
+	return footLines(method, arms, true)
+}
+
+// footLines is footnote's lines, with the warning of bars drawn from
+// several runs or code versions when mixed asks for it (a chart of runs
+// side by side draws them so on purpose).
+func footLines(method string, arms []summary.Figures, mixed bool) []string {
 	var n int64
 	trials := 0
 	var runs, codes, layouts, hosts []string
@@ -118,7 +128,7 @@ func footnote(method string, arms []summary.Figures) []string {
 	if quick {
 		foot = append(foot, results.QuickNote+".")
 	}
-	if len(runs) > 1 || len(codes) > 1 {
+	if mixed && (len(runs) > 1 || len(codes) > 1) {
 		foot = append(foot, fmt.Sprintf("WARNING: drawn from %d runs and %d code versions: bars from different runs were not measured side by side.", len(runs), len(codes)))
 	}
 	return foot

@@ -26,7 +26,7 @@ func overheadFigure(d *data) (*figure, string) {
 				}
 				// As the tables say it: "not distinguishable" where its
 				// interval holds 0, else to its interval's precision.
-				return addedValue(a.AddedP99, a.AddedP99CI, a.HasP99CI, unset)
+				return addedValue(a.AddedP99, unset)
 			}},
 		}},
 		panelSpec{"Peak memory (RSS, working set)", "MiB", []seriesSpec{
@@ -142,7 +142,7 @@ func ttftFigure(d *data) (*figure, string) {
 	}
 	f := barsOf(t, true,
 		panelSpec{"Added TTFT (p50)", "ms over direct", []seriesSpec{{"TTFT", func(a summary.Figures) value {
-			return addedValue(a.AddedTTFT, a.AddedTTFTCI, a.HasTTFTCI, "no TTFT p50: under 10 streams a window")
+			return addedValue(a.AddedTTFT, "no TTFT p50: under 10 streams a window")
 		}}}},
 		panelSpec{"First byte (TTFB p50)", "ms", []seriesSpec{{"TTFB", col(results.ColTTFB.P50)}}},
 		panelSpec{"Inter-token latency (p50)", "ms; the p99 is in the ITL figure", []seriesSpec{{"ITL p50", col(results.ColITL.P50)}}})
@@ -151,6 +151,10 @@ func ttftFigure(d *data) (*figure, string) {
 	f.Foot = footnote("TTFT added = "+addedRule+"; TTFB and ITL p50 (ITL pooled over the run's gaps) median over trials.", t.Arms)
 	return f, ""
 }
+
+// noValueAnywhere is why a measured arm has no line: no point of it holds
+// a value.
+const noValueAnywhere = "no value at any point"
 
 // lineOver makes a line figure of one value per arm over the tables'
 // points, labelled by x.
@@ -187,13 +191,13 @@ func lineOver(ts []summary.Table, skipDirect bool, x func(summary.Point) string,
 			kept = append(kept, l)
 			continue
 		}
-		reason := measuredPrefix + "no value at any point"
+		r := row{Name: l.Name, Class: l.Class, Measured: true, Missing: noValueAnywhere}
 		for _, a := range arms {
 			if a.Name == l.Name && missing(a) != "" {
-				reason = missing(a)
+				r.Measured, r.Missing = false, missing(a)
 			}
 		}
-		f.Missing = append(f.Missing, row{Name: l.Name, Class: l.Class, Missing: reason})
+		f.Missing = append(f.Missing, r)
 	}
 	f.Lines = kept
 	f.Foot = footnote("", arms)
@@ -279,8 +283,8 @@ func latencyFigure(d *data) (*figure, string) {
 		return nil, fmt.Sprintf("scenario %s ran at one client count only: a line over clients needs two", ts[0].Point.Scenario)
 	}
 	for i, m := range f.Missing {
-		if m.Missing == measuredPrefix+"no value at any point" {
-			f.Missing[i].Missing = measuredPrefix + "no p99 at any point: a p99 needs 500 requests in a trial"
+		if m.Measured && m.Missing == noValueAnywhere {
+			f.Missing[i].Missing = "no p99 at any point: a p99 needs 500 requests in a trial"
 		}
 	}
 	f.XAxis, f.YAxis = "clients (closed loop)", "latency p99, ms"
@@ -303,7 +307,7 @@ func promptFigure(d *data) (*figure, string) {
 	}
 	slices.SortStableFunc(ts, func(a, b summary.Table) int { return a.Point.Prompt - b.Point.Prompt })
 	f := lineOver(ts, true, func(p summary.Point) string { return summary.Thousands(int64(p.Prompt)) }, func(a summary.Figures) value {
-		return some(a.AddedP50)
+		return some(a.AddedP50.V)
 	})
 	f.XAxis, f.YAxis = "prompt tokens (one client)", "added p50, ms"
 	f.Note = "Each prompt size is its own load point; the direct arm is the reference (0)."

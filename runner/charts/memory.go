@@ -85,7 +85,7 @@ func memoryTimeFigure(d *data) (*figure, string) {
 			}
 		}
 		if len(perSecond) == 0 {
-			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class, Missing: measuredPrefix + "no resident set read second by second"})
+			f.Missing = append(f.Missing, row{Name: a.Name, Class: a.Class, Measured: true, Missing: "no resident set read second by second"})
 			continue
 		}
 		l := line{Name: a.Name, Class: a.Class}
@@ -94,7 +94,7 @@ func memoryTimeFigure(d *data) (*figure, string) {
 				f.X = append(f.X, strconv.Itoa(len(f.X)))
 			}
 			e, ok := stats.MedianCI(vs)
-			l.Y = append(l.Y, value{V: e.Median, Set: ok})
+			l.Y = append(l.Y, value{V: e.Centre, Set: ok})
 		}
 		f.Lines = append(f.Lines, l)
 	}
@@ -124,7 +124,7 @@ func coldStartFigure(d *data) (*figure, string) {
 				return value{}
 			}
 			n = max(n, e.N)
-			return value{V: e.Median, Lo: e.Lo, Hi: e.Hi, Set: true, CI: true, Label: fmt.Sprintf("%s (%d starts)", fmtValue(e.Median), e.N)}
+			return value{V: e.Centre, Lo: e.Lo, Hi: e.Hi, Set: true, CI: true, Label: fmt.Sprintf("%s (%d starts)", fmtValue(e.Centre), e.N)}
 		}}}},
 		panelSpec{"Image size", "MiB", []seriesSpec{{"image", col(results.ColImageSizeMiB)}}})
 	f.Note = fmt.Sprintf("Every scenario starts each gateway afresh (image and page cache warm, the container cold); up to %d starts per arm, from all the CSVs.", n)

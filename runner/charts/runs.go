@@ -3,8 +3,6 @@ package charts
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
@@ -84,9 +82,9 @@ func stabilityFigure(runs []string, tables [][]summary.Table, ss []summary.Stabi
 				probes[0] = append(probes[0], a.Median(results.ColProbePyNs))
 				probes[1] = append(probes[1], a.Median(results.ColProbeNodeNs))
 			}
-			v := value{V: a.AddedP50.V, Set: a.AddedP50.Set}
-			if a.HasCI && v.Set {
-				v.Lo, v.Hi, v.CI = a.AddedP50CI.Lo, a.AddedP50CI.Hi, true
+			v := value{V: a.AddedP50.V.V, Set: a.AddedP50.V.Set}
+			if a.AddedP50.Has && v.Set {
+				v.Lo, v.Hi, v.CI = a.AddedP50.CI.Lo, a.AddedP50.CI.Hi, true
 			}
 			if v.Set {
 				xs = append(xs, v.V)
@@ -128,7 +126,7 @@ func stabilityFigure(runs []string, tables [][]summary.Table, ss []summary.Stabi
 	f.Note = fmt.Sprintf("Scenario %s, %s, one point per run: each AI gateway's added p50 with its interval (whisker; its level and span as each run states it, in STABILITY.md), "+
 		"and the median of the host's probes before that run's rounds, each line over its own median across the runs, so 1.2 is 20%% above its usual value. "+
 		"A figure that holds stays near 1 with whiskers that overlap.", head.Point.Scenario, head.Point)
-	f.Foot = slices.DeleteFunc(footnote("", arms), func(l string) bool { return strings.HasPrefix(l, "WARNING: drawn from") })
+	f.Foot = footLines("", arms, false)
 	f.Foot = append(f.Foot, "Each point is a run of its own, made at the time it names, on the code it names: how far they stand apart is what the chart shows.")
 	return f, ""
 }

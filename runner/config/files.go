@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/compose-spec/compose-go/v2/types"
 )
@@ -30,12 +29,27 @@ type File struct {
 	Err     error
 }
 
-// What an input is to a plan, the kinds of file whose bytes it carries.
+// InputKind is what a file is to a plan; it decides how the file is read
+// (its bytes kept, or its hash alone). Input.What describes the file in
+// words and is never dispatched on.
+type InputKind string
+
 const (
-	InputBenchmark = "benchmark file"
-	inputConfig    = "config "
-	InputSession   = "session profile"
+	InputBenchmark InputKind = "benchmark"
+	InputMount     InputKind = "mount"   // bind-mounted into a container: hashed
+	InputConfig    InputKind = "config"  // a compose config file: its bytes go into the plan
+	InputCompose   InputKind = "compose" // a gateway's (or its balancer's) compose file: hashed
+	InputPrepare   InputKind = "prepare" // a gateway's prepare script: hashed
+	InputSession   InputKind = "session" // a session profile: its bytes go into the plan
 )
+
+// InputPath is a file a plan is resolved from: where, what kind, and in
+// words what it is to which gateway or service.
+type InputPath struct {
+	Path string
+	Kind InputKind
+	What string
+}
 
 // Content is the bytes of a file the configuration names and a plan
 // carries, as read when it was resolved.
@@ -56,16 +70,17 @@ func (fs Files) Content(path string) ([]byte, error) {
 func (cfg *Config) ReadFiles(projects map[string]*types.Project) {
 	cfg.Files = Files{}
 	for _, in := range InputPaths(cfg, projects) {
-		abs := absPath(in[0])
+		abs := absPath(in.Path)
 		if _, done := cfg.Files[abs]; done {
 			continue
 		}
 		var f File
-		switch {
-		case strings.HasPrefix(in[1], inputConfig):
+		switch in.Kind {
+		case InputConfig:
 			f.Content, f.Err = cfg.ReadInside(abs)
-		case in[1] == InputSession, in[1] == InputBenchmark: // the benchmark's, for diagnostics' snippets
+		case InputSession, InputBenchmark: // the benchmark's, for diagnostics' snippets
 			f.Content, f.Err = ReadBounded(abs)
+		case InputMount, InputCompose, InputPrepare: // hashed alone
 		}
 		if f.Err == nil {
 			f.SHA256, f.Err = HashPath(abs)
@@ -77,37 +92,37 @@ func (cfg *Config) ReadFiles(projects map[string]*types.Project) {
 // InputPaths are the files a plan is resolved from, each with what it is:
 // the HCL, the files the containers mount or are given as configs, each
 // gateway's compose file and prepare script, and the session profiles.
-func InputPaths(cfg *Config, projects map[string]*types.Project) [][2]string {
-	out := [][2]string{{cfg.Filename, InputBenchmark}}
+func InputPaths(cfg *Config, projects map[string]*types.Project) []InputPath {
+	out := []InputPath{{cfg.Filename, InputBenchmark, "benchmark file"}}
 	for _, key := range slices.Sorted(maps.Keys(projects)) {
 		proj := projects[key]
 		for _, name := range slices.Sorted(maps.Keys(proj.Services)) {
 			for _, v := range proj.Services[name].Volumes {
 				if v.Type == types.VolumeTypeBind {
-					out = append(out, [2]string{v.Source, "mounted in " + name})
+					out = append(out, InputPath{v.Source, InputMount, "mounted in " + name})
 				}
 			}
 		}
 		for _, name := range slices.Sorted(maps.Keys(proj.Configs)) {
 			if f := proj.Configs[name].File; f != "" {
-				out = append(out, [2]string{f, inputConfig + name})
+				out = append(out, InputPath{f, InputConfig, "config " + name})
 			}
 		}
 	}
 	for _, g := range cfg.Gateways {
 		if g.ComposePath != "" {
-			out = append(out, [2]string{g.ComposePath, "compose file of " + g.Name})
+			out = append(out, InputPath{g.ComposePath, InputCompose, "compose file of " + g.Name})
 		}
 		if b := g.Balancer; b != nil && b.ComposePath != "" {
-			out = append(out, [2]string{b.ComposePath, "compose file of " + g.Name + "'s balancer"})
+			out = append(out, InputPath{b.ComposePath, InputCompose, "compose file of " + g.Name + "'s balancer"})
 		}
 		if len(g.Prepare) > 0 {
-			out = append(out, [2]string{resolve(cfg.Dir, g.Prepare[0]), "prepare script of " + g.Name})
+			out = append(out, InputPath{resolve(cfg.Dir, g.Prepare[0]), InputPrepare, "prepare script of " + g.Name})
 		}
 	}
 	for _, sc := range cfg.Scenarios {
 		if sc.Session != "" {
-			out = append(out, [2]string{resolve(cfg.Dir, sc.Session), InputSession})
+			out = append(out, InputPath{resolve(cfg.Dir, sc.Session), InputSession, "session profile"})
 		}
 	}
 	return out

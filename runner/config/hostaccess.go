@@ -263,17 +263,11 @@ func pathRefusal(what, path string, roots []string) string {
 	return ""
 }
 
-// serviceRefusals lists what service name of p (loaded without reading
-// env files, includes or extends) may not do.
-func serviceRefusals(p *types.Project, name string, roots []string) []string {
-	svc := p.Services[name]
+// privilegeRefusals lists the host privileges and namespaces svc asks
+// for, none of which a gateway's stack gets.
+func privilegeRefusals(svc types.ServiceConfig) []string {
 	var out []string
 	refuse := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
-	outside := func(what, path string) {
-		if r := pathRefusal(what, path, roots); r != "" {
-			out = append(out, r)
-		}
-	}
 	if svc.Privileged {
 		refuse("privileged: true")
 	}
@@ -296,6 +290,21 @@ func serviceRefusals(p *types.Project, name string, roots []string) []string {
 	if svc.NetworkMode != "" && svc.NetworkMode != "host" {
 		refuse("network_mode %q: stacks use host networking so traffic stays on loopback with no NAT in the path", svc.NetworkMode)
 	}
+	return out
+}
+
+// serviceRefusals lists what service name of p (loaded without reading
+// env files, includes or extends) may not do.
+func serviceRefusals(p *types.Project, name string, roots []string) []string {
+	svc := p.Services[name]
+	var out []string
+	refuse := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	outside := func(what, path string) {
+		if r := pathRefusal(what, path, roots); r != "" {
+			out = append(out, r)
+		}
+	}
+	out = append(out, privilegeRefusals(svc)...)
 	// Files compose-go reads and interpolates once these checks pass: in
 	// the tree, and no deeper than the compose file may nest (an env_file
 	// nesting 8,000 deep took 11.6 s).

@@ -126,6 +126,17 @@ func AB(tables []summary.Table, baseline, candidate string, rule Rule) (out []AB
 
 const noFigure = "no round holds the figure for both arms"
 
+// Gated is the verdicts on the metrics that gate the exit code.
+func Gated(vs []ABVerdict, gated []Metric) []Verdict {
+	var out []Verdict
+	for _, v := range vs {
+		if slices.Contains(gated, v.Metric) {
+			out = append(out, v.Verdict)
+		}
+	}
+	return out
+}
+
 func arm(t summary.Table, name string) *summary.Figures {
 	i := slices.IndexFunc(t.Arms, func(a summary.Figures) bool { return a.Name == name })
 	if i < 0 {

@@ -80,8 +80,9 @@ func (h Host) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// HostOf reads the probes of two runs' rows.
-func HostOf(old, new []results.Record) Host {
+// ProbeMoves reads how far the probes moved between two runs' rows, and
+// whether the runs name two hosts.
+func ProbeMoves(old, new []results.Record) Host {
 	po, pn := probes(old), probes(new)
 	var h Host
 	for _, c := range summary.ProbeCols {
@@ -127,11 +128,12 @@ func probes(recs []results.Record) map[results.Col]float64 {
 // Across matches two runs' gateway arms by scenario and load point (and
 // cold starts by arm) and judges each change: the difference with Welch's
 // interval over both runs' starts (stats.DiffDelta), a change only where
-// that interval leaves out 0 and the change is at least minEffect of the
-// old figure. Such a change is laid on the code (regressed, improved) only
-// when the host held still between the runs (every probe within
-// minEffect); otherwise it is inconclusive, with how far the host moved.
-func Across(old, new []summary.Table, host Host, minEffect float64) []Change {
+// that interval leaves out 0 and the change is at least the rule's minimum
+// effect of the old figure. Under rule.SteadyHost such a change is laid on
+// the code (regressed, improved) only when the host held still between the
+// runs (every probe within the minimum effect); otherwise it is
+// inconclusive, with how far the host moved.
+func Across(old, new []summary.Table, host Host, rule Rule) []Change {
 	om, _ := summary.GatewayArms(old)
 	nm, order := summary.GatewayArms(new)
 	var out []Change
@@ -144,7 +146,7 @@ func Across(old, new []summary.Table, host Host, minEffect float64) []Change {
 		case !c.Old.V.Set && !c.New.V.Set:
 			c.Verdict, c.Why, c.Absent = NotComparable, "measured in neither run", true
 		default:
-			judgeAcross(&c, host, minEffect)
+			judgeAcross(&c, host, rule)
 		}
 		out = append(out, c)
 	}
@@ -169,7 +171,7 @@ func Across(old, new []summary.Table, host Host, minEffect float64) []Change {
 		if len(oldStarts[a]) == 0 {
 			c.Verdict, c.Why, c.Absent = NotComparable, "not in the old run", true
 		} else {
-			judgeAcross(&c, host, minEffect)
+			judgeAcross(&c, host, rule)
 		}
 		out = append(out, c)
 	}
@@ -180,6 +182,18 @@ func Across(old, new []summary.Table, host Host, minEffect float64) []Change {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Change) int { return strings.Compare(a.Scenario, b.Scenario) })
+	return out
+}
+
+// Judged is the verdicts of the changes measured on both sides or lost
+// by the new run: an arm new in it, or measured in neither, is no verdict.
+func Judged(cs []Change) []Verdict {
+	var out []Verdict
+	for _, c := range cs {
+		if !c.Absent {
+			out = append(out, c.Verdict)
+		}
+	}
 	return out
 }
 
@@ -194,10 +208,10 @@ func startsFigure(starts []float64) summary.Figure {
 	if !ok {
 		return summary.Figure{}
 	}
-	return summary.Figure{V: vocab.Some(d.Median), CI: d, Has: d.Enough}
+	return summary.Figure{V: vocab.Some(d.Centre), CI: d, Has: d.Enough}
 }
 
-func judgeAcross(c *Change, host Host, minEffect float64) {
+func judgeAcross(c *Change, host Host, rule Rule) {
 	if !c.Old.V.Set || !c.New.V.Set || !c.Old.Has || !c.New.Has {
 		c.Verdict, c.Why = NotComparable, "not measured in both"
 		return
@@ -214,13 +228,13 @@ func judgeAcross(c *Change, host Host, minEffect float64) {
 	}
 	// The change as a ratio new/old, so one rule judges both gates.
 	old := math.Abs(c.Old.V.V)
-	r := Ratio{Est: 1 + d.Median/old, Lo: 1 + d.Lo/old, Hi: 1 + d.Hi/old, Over: d.Over, Starts: d.Starts, P: d.P, HasP: d.HasP}
-	c.Verdict = judge(r, minEffect)
+	r := Ratio{Est: 1 + d.Centre/old, Lo: 1 + d.Lo/old, Hi: 1 + d.Hi/old, Over: d.Over, Starts: d.Starts, P: d.P, HasP: d.HasP}
+	c.Verdict = judge(r, rule.MinEffect)
 	c.Why = fmt.Sprintf("%+.0f%% [%+.0f%%, %+.0f%%], p = %.2g", 100*(r.Est-1), 100*(r.Lo-1), 100*(r.Hi-1), d.P)
-	if (c.Verdict == Regressed || c.Verdict == Improved) && !host.Steady(minEffect) {
+	if (c.Verdict == Regressed || c.Verdict == Improved) && rule.SteadyHost && !host.Steady(rule.MinEffect) {
 		c.Why += fmt.Sprintf(": %s, but the host moved between the runs: %s", c.Verdict, host)
 		c.Verdict = Inconclusive
-	} else if c.Verdict == Regressed || c.Verdict == Improved {
+	} else if (c.Verdict == Regressed || c.Verdict == Improved) && rule.SteadyHost {
 		c.Why += ", host steady: " + host.String()
 	}
 }

@@ -32,7 +32,7 @@ func FuzzCompare(f *testing.F) {
 		for _, rule := range []Rule{DefaultRule, {MinEffect: 0.05, Student: true}} {
 			AB(tables, "a", "b", rule)
 		}
-		Across(tables, tables, HostOf(recs, recs), DefaultMinEffect)
+		Across(tables, tables, ProbeMoves(recs, recs), AcrossRule)
 		Validate([]Run{{Dir: dir, Recs: recs}}, []Pair{{"a", "b", 0}}, DefaultRule)
 		Orders([]Run{{Dir: dir, Recs: recs}}, []Pair{{"a", "b", 0}})
 		ProcessesOf([]Run{{Dir: dir, Recs: recs}}, []Pair{{"a", "b", 0}})

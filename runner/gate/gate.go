@@ -44,6 +44,9 @@ const (
 	// the minimum effect: not a regression, and not "same" either.
 	SlowerUnder
 	FasterUnder
+	// Moved: a repeat of one plan differs from its first run by more than
+	// the difference's interval holds (Reproduce: no minimum effect).
+	Moved
 )
 
 func (v Verdict) String() string {
@@ -64,6 +67,8 @@ func (v Verdict) String() string {
 		return "slower, under the minimum effect"
 	case FasterUnder:
 		return "faster, under the minimum effect"
+	case Moved:
+		return "moved"
 	}
 	return fmt.Sprintf("verdict(%d)", int(v))
 }
@@ -93,9 +98,13 @@ const (
 	ExitUsage     = 3 // the command was given wrong: no verdict was attempted
 )
 
-// Exit is the exit code for the verdicts: a regression wins, then any
-// verdict that could not be made.
+// Exit is the exit code for the verdicts the gate acts on: a regression
+// wins, then any verdict that could not be made; no verdict at all (nothing
+// the runs share, no gated metric) is no pass either.
 func Exit(vs []Verdict) int {
+	if len(vs) == 0 {
+		return ExitUnsure
+	}
 	code := ExitPass
 	for _, v := range vs {
 		switch v {
@@ -103,23 +112,46 @@ func Exit(vs []Verdict) int {
 			return ExitRegressed
 		case Erratic, NotComparable, Inconclusive:
 			code = ExitUnsure
+		case Same, Improved, SlowerUnder, FasterUnder, Moved: // a pass
 		}
 	}
 	return code
 }
 
-// Rule is how the in-run comparison judges: the smallest change it calls
-// a regression, and which interval over the starts it draws.
+// ExitWords says what an exit code means, as `runner compare` ends.
+func ExitWords(code int) string {
+	switch code {
+	case ExitRegressed:
+		return "regressed (exit 1)"
+	case ExitUnsure:
+		return "no verdict for every figure: erratic, not comparable or inconclusive (exit 2)"
+	}
+	return "pass: same, improved, or a change under the minimum effect (exit 0)"
+}
+
+// Rule is how a comparison judges: the smallest change it calls a
+// regression, which interval over the starts it draws, and whether a
+// change between two runs is laid on the code only when the host held
+// still between them.
 type Rule struct {
 	MinEffect float64
 	// Student: Student's t over every start, as the gate drew it before
 	// it trimmed (issue 62); kept to read earlier designs' runs as they
 	// were judged. The gate's own is the trimmed interval (false).
 	Student bool
+	// SteadyHost: a change between two runs made apart is regressed or
+	// improved only when every host probe moved less than MinEffect
+	// between them; else inconclusive (Across). A comparison inside one
+	// run needs no such rule: its rounds share the host.
+	SteadyHost bool
 }
 
-// DefaultRule is the gate's rule unless told otherwise.
-var DefaultRule = Rule{MinEffect: DefaultMinEffect}
+// DefaultRule is the gate's rule inside one run unless told otherwise;
+// AcrossRule between two runs.
+var (
+	DefaultRule = Rule{MinEffect: DefaultMinEffect}
+	AcrossRule  = Rule{MinEffect: DefaultMinEffect, SteadyHost: true}
+)
 
 // IntervalWords names the rule's interval, for a report's header.
 func (r Rule) IntervalWords() string {
@@ -190,7 +222,7 @@ func logRatio(groups [][]float64, rule Rule) (Ratio, bool) {
 	if !ok {
 		return Ratio{}, false
 	}
-	r := Ratio{Est: math.Exp(d.Median), Lo: math.Exp(d.Lo), Hi: math.Exp(d.Hi), Over: d.Over, Starts: d.Starts, Trimmed: d.Trimmed,
+	r := Ratio{Est: math.Exp(d.Centre), Lo: math.Exp(d.Lo), Hi: math.Exp(d.Hi), Over: d.Over, Starts: d.Starts, Trimmed: d.Trimmed,
 		Rounds: d.N, P: d.P, HasP: d.HasP}
 	if res, ok := stats.ResolutionOf(d); ok {
 		r.Callable, r.StartsFor, r.HasPower = math.Exp(res.Half)-1, res.StartsFor(math.Log1p(rule.MinEffect), maxStarts), true

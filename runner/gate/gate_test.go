@@ -44,7 +44,7 @@ func TestExit(t *testing.T) {
 		vs   []Verdict
 		want int
 	}{
-		{nil, ExitPass},
+		{nil, ExitUnsure}, // nothing judged (no metric gated, nothing shared): no pass
 		{[]Verdict{Same, Improved}, ExitPass},
 		{[]Verdict{SlowerUnder, FasterUnder}, ExitPass}, // real changes, under the minimum effect
 		{[]Verdict{Same, Erratic}, ExitUnsure},
@@ -206,14 +206,22 @@ func TestAcross(t *testing.T) {
 	}
 	for _, c := range cases {
 		cur := run(t, rng, map[string]float64{"gw": 3, "steady": 2}, 3, 4, 0.003, 0.003, c.probe)
-		host := HostOf(recsOf(old), recsOf(cur))
-		for _, ch := range Across(old, cur, host, 0.05) {
+		host := ProbeMoves(recsOf(old), recsOf(cur))
+		for _, ch := range Across(old, cur, host, Rule{MinEffect: 0.05, SteadyHost: true}) {
 			if want, ok := c.want[ch.Arm]; ok && ch.Verdict != want {
 				t.Errorf("%s: %s %v (%s), want %v", c.name, ch.Arm, ch.Verdict, ch.Why, want)
 			}
 		}
 	}
-	noProbe := HostOf(nil, nil)
+	// The rule decides whether the host must have held still: asked of no
+	// steady host, the same move is laid on the code.
+	moved := run(t, rng, map[string]float64{"gw": 3, "steady": 2}, 3, 4, 0.003, 0.003, 140)
+	for _, ch := range Across(old, moved, ProbeMoves(recsOf(old), recsOf(moved)), Rule{MinEffect: 0.05}) {
+		if ch.Arm == "gw" && ch.Scenario != "cold start" && ch.Verdict != Regressed {
+			t.Errorf("no steady host asked: gw %v (%s), want regressed", ch.Verdict, ch.Why)
+		}
+	}
+	noProbe := ProbeMoves(nil, nil)
 	if noProbe.Steady(0.05) || noProbe.Missing == "" {
 		t.Errorf("no probes read as a steady host: %+v", noProbe)
 	}
@@ -223,23 +231,23 @@ func TestAcross(t *testing.T) {
 	on := func(cpu string, recs []results.Record) []results.Record {
 		return append(recs, results.NewRecord(map[results.Col]string{results.ColHostCPU: cpu, results.ColKernel: "6.18"}))
 	}
-	two := HostOf(on("Intel Xeon", recsOf(old)), on("AMD EPYC", recsOf(cur)))
+	two := ProbeMoves(on("Intel Xeon", recsOf(old)), on("AMD EPYC", recsOf(cur)))
 	if !two.Elsewhere || two.Steady(0.05) || !strings.Contains(two.String(), "two hosts") {
 		t.Errorf("two hosts read as one: %+v", two)
 	}
-	for _, ch := range Across(old, cur, two, 0.05) {
+	for _, ch := range Across(old, cur, two, Rule{MinEffect: 0.05, SteadyHost: true}) {
 		if ch.Arm == "gw" && ch.Scenario != "cold start" && ch.Verdict != Inconclusive {
 			t.Errorf("two hosts: gw %v (%s), want inconclusive", ch.Verdict, ch.Why)
 		}
 	}
-	if same := HostOf(on("Intel Xeon", recsOf(old)), on("Intel Xeon", recsOf(cur))); same.Elsewhere {
+	if same := ProbeMoves(on("Intel Xeon", recsOf(old)), on("Intel Xeon", recsOf(cur))); same.Elsewhere {
 		t.Errorf("one host read as two: %+v", same)
 	}
 	// An arm the new run lost counts as not comparable, not as absent: a
 	// run that drops a gateway does not pass it (it was skipped: issue 66).
 	lost := run(t, rng, map[string]float64{"gw": 2}, 3, 4, 0.003, 0.003, 102)
 	found := false
-	for _, ch := range Across(old, lost, HostOf(recsOf(old), recsOf(lost)), 0.05) {
+	for _, ch := range Across(old, lost, ProbeMoves(recsOf(old), recsOf(lost)), AcrossRule) {
 		if ch.Arm == "steady" {
 			found = true
 			if ch.Absent || ch.Verdict != NotComparable || !strings.Contains(ch.Why, "old run only") {
@@ -345,7 +353,7 @@ func TestStrayProcess(t *testing.T) {
 		return append(g, []float64{shift + math.Log(1.3), shift + math.Log(1.3)}) // the stray process's start
 	}
 	plain, _ := stats.StartsDelta(groups(0))
-	if v := judge(Ratio{Est: math.Exp(plain.Median), Lo: math.Exp(plain.Lo), Hi: math.Exp(plain.Hi)}, 0.05); v != Erratic {
+	if v := judge(Ratio{Est: math.Exp(plain.Centre), Lo: math.Exp(plain.Lo), Hi: math.Exp(plain.Hi)}, 0.05); v != Erratic {
 		t.Fatalf("Student's t over the eight starts: %v, want erratic (else this test shows nothing)", v)
 	}
 	for _, c := range []struct {

@@ -42,43 +42,9 @@ func ProcessesOf(runs []Run, pairs []Pair) Processes {
 	}
 	var ps Processes
 	for _, r := range runs {
-		direct := map[int]float64{}
-		firstTrial := map[int]int{} // start -> its first round
-		for _, rec := range r.Recs {
-			t, s := rec.Int(results.ColTrial), rec.Int(results.ColStart)
-			if t <= 0 || !rec.Measured() {
-				continue
-			}
-			if f, ok := firstTrial[s]; !ok || t < f {
-				firstTrial[s] = t
-			}
-			if rec.Str(results.ColGateway) == vocab.Direct {
-				if v := rec.Num(results.ColLatency.P50); v.Set {
-					direct[t] = v.V
-				}
-			}
-		}
+		direct, firstTrial := directRounds(r.Recs)
 		for _, arm := range arms {
-			byStart := map[int][]float64{}
-			for _, rec := range r.Recs {
-				t, s := rec.Int(results.ColTrial), rec.Int(results.ColStart)
-				if rec.Str(results.ColGateway) != arm || t <= 0 || !rec.Measured() {
-					continue
-				}
-				if st := vocab.WarmupState(rec.Str(results.ColCheckState)); st != "" {
-					ps.Checks++
-					if st == vocab.WarmBounded {
-						ps.Bounded++
-						if t == firstTrial[s] {
-							ps.BoundedFirst++
-						}
-					}
-				}
-				d, ok := direct[t]
-				if v := rec.Num(results.ColLatency.P50); ok && v.Set && v.V > d {
-					byStart[s] = append(byStart[s], v.V-d)
-				}
-			}
+			byStart := ps.armStarts(r.Recs, arm, direct, firstTrial)
 			var starts []float64
 			for _, s := range slices.Sorted(maps.Keys(byStart)) {
 				starts = append(starts, stats.Median(byStart[s]))
@@ -88,22 +54,72 @@ func ProcessesOf(runs []Run, pairs []Pair) Processes {
 			}
 			mid := stats.Median(starts)
 			for _, x := range starts {
-				f := x / mid
-				if ps.N == 0 {
-					ps.High, ps.Low = f, f
-				}
-				ps.N++
-				ps.High, ps.Low = max(ps.High, f), min(ps.Low, f)
-				switch {
-				case f > 1+FarShare:
-					ps.Above++
-				case f < 1/(1+FarShare):
-					ps.Below++
-				}
+				ps.add(x / mid)
 			}
 		}
 	}
 	return ps
+}
+
+// directRounds is direct's p50 by round and each start's first round.
+func directRounds(recs []results.Record) (direct map[int]float64, firstTrial map[int]int) {
+	direct, firstTrial = map[int]float64{}, map[int]int{}
+	for _, rec := range recs {
+		t, s := rec.Int(results.ColTrial), rec.Int(results.ColStart)
+		if t <= 0 || !rec.Measured() {
+			continue
+		}
+		if f, ok := firstTrial[s]; !ok || t < f {
+			firstTrial[s] = t
+		}
+		if rec.Str(results.ColGateway) == vocab.Direct {
+			if v := rec.Num(results.ColLatency.P50); v.Set {
+				direct[t] = v.V
+			}
+		}
+	}
+	return direct, firstTrial
+}
+
+// armStarts is an arm's added p50 by start, round by round; it counts the
+// checks before its windows and how they ended.
+func (ps *Processes) armStarts(recs []results.Record, arm string, direct map[int]float64, firstTrial map[int]int) map[int][]float64 {
+	byStart := map[int][]float64{}
+	for _, rec := range recs {
+		t, s := rec.Int(results.ColTrial), rec.Int(results.ColStart)
+		if rec.Str(results.ColGateway) != arm || t <= 0 || !rec.Measured() {
+			continue
+		}
+		if st := vocab.WarmupState(rec.Str(results.ColCheckState)); st != "" {
+			ps.Checks++
+			if st == vocab.WarmBounded {
+				ps.Bounded++
+				if t == firstTrial[s] {
+					ps.BoundedFirst++
+				}
+			}
+		}
+		d, ok := direct[t]
+		if v := rec.Num(results.ColLatency.P50); ok && v.Set && v.V > d {
+			byStart[s] = append(byStart[s], v.V-d)
+		}
+	}
+	return byStart
+}
+
+// add counts one process settled at f times its arm's median.
+func (ps *Processes) add(f float64) {
+	if ps.N == 0 {
+		ps.High, ps.Low = f, f
+	}
+	ps.N++
+	ps.High, ps.Low = max(ps.High, f), min(ps.Low, f)
+	switch {
+	case f > 1+FarShare:
+		ps.Above++
+	case f < 1/(1+FarShare):
+		ps.Below++
+	}
 }
 
 // WriteProcesses prints the processes' spread and the checks' endings.

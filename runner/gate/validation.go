@@ -146,6 +146,16 @@ func Tallies(trials []Trial, pairs []Pair) []Tally {
 	return out
 }
 
+// WriteValidationReport writes VALIDATION.md: the chart's link, the
+// tallies of every pair, the start-up and warm-up orders' readings and the
+// processes'.
+func WriteValidationReport(w io.Writer, chart string, runs []Run, trials []Trial, pairs []Pair, rule Rule) {
+	fmt.Fprintf(w, "# The regression gate's validation\n\n![each pair's ratio in each run, with its interval](%s)\n\n", chart)
+	WriteValidation(w, trials, pairs, rule)
+	WriteOrders(w, Orders(runs, pairs))
+	WriteProcesses(w, ProcessesOf(runs, pairs))
+}
+
 // WriteValidation prints the tallies as markdown: per pair and metric, the
 // verdicts over the runs, the ratios' median and range; then the runs'
 // wall times and the probes' range.

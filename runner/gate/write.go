@@ -86,8 +86,9 @@ func ratioInterval(r Ratio) string {
 	return fmt.Sprintf("[%.3f, %.3f] %.0f%%, %s", r.Lo, r.Hi, 100*stats.Level, lvl)
 }
 
-// WriteAcross prints the comparison of two runs and how far the host moved.
-func WriteAcross(w io.Writer, changes []Change, host Host, minEffect float64) {
+// WriteAcross prints the comparison of two runs under rule and how far
+// the host moved.
+func WriteAcross(w io.Writer, changes []Change, host Host, rule Rule) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "scenario\tpoint\tarm\told ms\tinterval\tnew ms\tinterval\tverdict\twhy")
 	for _, c := range changes {
@@ -96,9 +97,11 @@ func WriteAcross(w io.Writer, changes []Change, host Host, minEffect float64) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nold and new ms: what each arm adds to the direct arm's p50 (the mean of its starts' medians), or, for cold start, the mean of its starts.")
-	fmt.Fprintf(w, "A change is one whose Welch interval over both runs' starts leaves out 0 (%.0f%%) and is at least %.0f%% of the old figure.\n", 100*stats.Level, 100*minEffect)
+	fmt.Fprintf(w, "A change is one whose Welch interval over both runs' starts leaves out 0 (%.0f%%) and is at least %.0f%% of the old figure.\n", 100*stats.Level, 100*rule.MinEffect)
 	fmt.Fprintf(w, "The runs were measured apart, so the host's speed moved under them: the probes, %s.\n", host)
-	fmt.Fprintln(w, "A change is called regressed or improved only when every probe held within that share; otherwise inconclusive.")
+	if rule.SteadyHost {
+		fmt.Fprintln(w, "A change is called regressed or improved only when every probe held within that share; otherwise inconclusive.")
+	}
 	fmt.Fprintln(w, "How far a figure moves between runs on one machine is measured in results/stability/; to gate a change, measure both")
 	fmt.Fprintln(w, "builds in one run and compare them there: runner compare --baseline A --candidate B DIR (docs/ci.md).")
 }

@@ -96,8 +96,7 @@ func (s *Session) body(model string, stream bool) []byte {
 	b := []byte(`{"model":`)
 	m, _ := json.Marshal(model)
 	b = append(b, m...)
-	switch s.api {
-	case script.Messages:
+	if s.api == script.Messages {
 		b = append(b, `,"max_tokens":4096`...)
 	}
 	if stream {
@@ -125,6 +124,7 @@ func (s *Session) body(model string, stream bool) []byte {
 	case script.Responses:
 		b = append(b, `,"instructions":`...)
 		b = append(b, sys...)
+	default: // chat: the system prompt is the first message (below)
 	}
 	b = append(b, `,"tools":`...)
 	b = append(b, tj...)

@@ -156,6 +156,7 @@ func (w *worker) OnEvent(name, data []byte) {
 		w.midstream = true
 	case evDone:
 		w.done = true
+	case evControl: // a role chunk, message_start and the like: no content, nothing timed
 	}
 }
 
@@ -379,27 +380,9 @@ func (w *worker) classify(status int, err error) (vocab.ErrorClass, error) {
 	case w.left && errors.Is(err, httpc.ErrLeft) && status == 200:
 		// Left on purpose, as planned: a success of a cancellation run.
 	case err != nil:
-		class = vocab.ErrTransport
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			class = vocab.ErrTimeout
-		}
-		if errors.Is(err, httpc.ErrOversize) {
-			class = vocab.ErrOversize
-		}
-		if errors.Is(err, httpc.ErrMalformed) {
-			class = vocab.ErrMalformed
-		}
+		class = transportClass(err)
 	case w.cfg.Reject:
-		switch status {
-		// 400 too: LiteLLM with no database answers every key but its
-		// master key so (no_db_connection), never asking the upstream.
-		case 400, 401, 403:
-		case 200:
-			class = vocab.ErrAccepted
-		default:
-			class = vocab.ErrHTTP
-		}
+		class = rejectClass(status)
 	case status != 200:
 		class = vocab.ErrHTTP
 	case w.sse && w.midstream:
@@ -411,22 +394,57 @@ func (w *worker) classify(status int, err error) (vocab.ErrorClass, error) {
 		// finished, so a cut stream's frames are not checked.
 		class, err = vocab.ErrCut, w.cutError(status)
 	case w.b.shape.Stream && w.cfg.Fidelity:
-		exact := w.fc.finish()
-		if w.fc.failed() {
-			class = vocab.ErrFidelity
-		}
-		w.fc.Streams = 1
-		if w.b.shape.Tools {
-			w.fc.ToolCalls = 1
-			if exact {
-				w.fc.ToolExact = 1
-			}
-		}
-		w.fid.add(&w.fc.Fidelity)
+		class = w.streamFidelity()
 	case !w.b.shape.Stream && w.cfg.Fidelity && !w.jsonMatches():
 		class = vocab.ErrFidelity
 	}
 	return class, err
+}
+
+// transportClass is the class of a request whose read or write failed.
+func transportClass(err error) vocab.ErrorClass {
+	var ne net.Error
+	switch {
+	case errors.Is(err, httpc.ErrMalformed):
+		return vocab.ErrMalformed
+	case errors.Is(err, httpc.ErrOversize):
+		return vocab.ErrOversize
+	case errors.As(err, &ne) && ne.Timeout():
+		return vocab.ErrTimeout
+	}
+	return vocab.ErrTransport
+}
+
+// rejectClass is the class of an answer to a key that must be refused:
+// a refusal is no error. 400 too: LiteLLM with no database answers every
+// key but its master key so (no_db_connection), never asking the upstream.
+func rejectClass(status int) vocab.ErrorClass {
+	switch status {
+	case 400, 401, 403:
+		return noError
+	case 200:
+		return vocab.ErrAccepted
+	}
+	return vocab.ErrHTTP
+}
+
+// streamFidelity finishes a whole stream's fidelity check and counts it:
+// ErrFidelity when its content was not the script's, else noError.
+func (w *worker) streamFidelity() vocab.ErrorClass {
+	class := noError
+	exact := w.fc.finish()
+	if w.fc.failed() {
+		class = vocab.ErrFidelity
+	}
+	w.fc.Streams = 1
+	if w.b.shape.Tools {
+		w.fc.ToolCalls = 1
+		if exact {
+			w.fc.ToolExact = 1
+		}
+	}
+	w.fid.add(&w.fc.Fidelity)
+	return class
 }
 
 // cutError is a cut stream's evidence: its status, how its body ended,

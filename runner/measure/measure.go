@@ -402,20 +402,7 @@ func Saturation(r Rig, driver, mock, gateway float64, gatewayArm bool) vocab.Rea
 		used float64
 	}
 	roles := []role{{"driver", r.Driver, driver}, {"mock", r.Mock, mock}, {"gateway", r.Gateway, gateway}}
-	shares := [3][3]bool{{false, dm, dg}, {dm, false, mg}, {dg, mg, false}}
-	// Groups of roles that share CPUs, directly or through another.
-	group := [3]int{0, 1, 2}
-	for changed := true; changed; {
-		changed = false
-		for i := range 3 {
-			for j := range 3 {
-				if shares[i][j] && group[j] != group[i] {
-					group[i], group[j] = min(group[i], group[j]), min(group[i], group[j])
-					changed = true
-				}
-			}
-		}
-	}
+	group := sharingGroups([3][3]bool{{false, dm, dg}, {dm, false, mg}, {dg, mg, false}})
 	for g := range 3 {
 		var names []string
 		var used float64
@@ -448,6 +435,25 @@ func Saturation(r Rig, driver, mock, gateway float64, gatewayArm bool) vocab.Rea
 		}
 	}
 	return vocab.Reason{}
+}
+
+// sharingGroups numbers the groups of roles (driver, mock, gateway) that
+// share CPUs, directly or through another: each role's group is the
+// lowest role index it is joined to.
+func sharingGroups(shares [3][3]bool) [3]int {
+	group := [3]int{0, 1, 2}
+	for changed := true; changed; {
+		changed = false
+		for i := range 3 {
+			for j := range 3 {
+				if shares[i][j] && group[j] != group[i] {
+					group[i], group[j] = min(group[i], group[j]), min(group[i], group[j])
+					changed = true
+				}
+			}
+		}
+	}
+	return group
 }
 
 // joinAnd joins names as a sentence does: "a and b", "a, b and c".

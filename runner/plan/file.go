@@ -21,15 +21,17 @@ import (
 // Input is a file the plan was resolved from, with the SHA-256 of its
 // bytes when planned (of every file under it, for a directory).
 type Input struct {
-	Path   string `json:"path"` // absolute
-	What   string `json:"what"` // what it is to the plan: "benchmark file", "compose file", "mounted file" ...
-	SHA256 string `json:"sha256"`
+	Path   string           `json:"path"` // absolute
+	Kind   config.InputKind `json:"kind"`
+	What   string           `json:"what"` // what it is to the plan, in words: "compose file of nginx", "mounted in portkey" ...
+	SHA256 string           `json:"sha256"`
 }
 
 // Format names a saved plan's layout; a file of another format is refused.
 // Format 2 records how the plan was made (From), so apply derives it again;
-// format 3 its seed (Plan.Seed), so the orders derived again are its own.
-const Format = "gatewaybench plan 3"
+// format 3 its seed (Plan.Seed), so the orders derived again are its own;
+// format 4 each input's kind (Input.Kind) beside its description.
+const Format = "gatewaybench plan 4"
 
 // saved is a plan file: `runner plan --out FILE` writes it, `runner apply
 // FILE` runs it.
@@ -221,7 +223,7 @@ func CheckInputs(inputs []Input) error {
 func inputs(cfg *config.Config, projects map[string]*types.Project) []Input {
 	var out []Input
 	for _, pw := range config.InputPaths(cfg, projects) {
-		abs, err := filepath.Abs(pw[0])
+		abs, err := filepath.Abs(pw.Path)
 		if err != nil || slices.ContainsFunc(out, func(in Input) bool { return in.Path == abs }) {
 			continue
 		}
@@ -231,7 +233,7 @@ func inputs(cfg *config.Config, projects map[string]*types.Project) []Input {
 		} else if ok {
 			sum = f.SHA256
 		}
-		out = append(out, Input{Path: abs, What: pw[1], SHA256: sum})
+		out = append(out, Input{Path: abs, Kind: pw.Kind, What: pw.What, SHA256: sum})
 	}
 	return out
 }
@@ -284,7 +286,7 @@ func (p *Plan) Masked() (*Plan, error) {
 // as given and its SHA-256 when the plan was made.
 func (p *Plan) SourceFile() results.Source {
 	for _, in := range p.Inputs {
-		if in.What == config.InputBenchmark {
+		if in.Kind == config.InputBenchmark {
 			return results.Source{Path: p.Source, SHA256: in.SHA256}
 		}
 	}

@@ -79,7 +79,7 @@ func moreTrial(sc *Scenario, rows []results.Row, last *Run) (string, bool) {
 		}
 		bound := float64(sc.CIWidth.Abs.Microseconds()) / 1000
 		if sc.CIWidth.Share > 0 {
-			bound = sc.CIWidth.Share * math.Abs(e.Median)
+			bound = sc.CIWidth.Share * math.Abs(e.Centre)
 		}
 		switch {
 		case !e.Enough:

@@ -92,10 +92,10 @@ func Block(recs []results.Record, chartsDir string, hours Hours) string {
 		case a.Trials == 0:
 			absent = append(absent, a.Name)
 			continue
-		case !a.AddedP50.Set:
+		case !a.AddedP50.V.Set:
 			continue
 		}
-		row := []string{a.Name, orDash(string(a.Class)), summary.Added(a.AddedP50, a.AddedP50CI, a.HasCI) + " " + summary.CI(a)}
+		row := []string{a.Name, orDash(string(a.Class)), summary.Added(a.AddedP50) + " " + summary.CI(a)}
 		if len(across) > 0 {
 			mean, next := "-", "-"
 			if k := slices.IndexFunc(across, func(s summary.Stability) bool { return s.Arm == a.Name }); k >= 0 {
@@ -204,7 +204,7 @@ func acrossHosts(h Hours, t summary.Table, a summary.Figures, v func(summary.Fig
 	return vocab.Some(slices.Max(xs) / slices.Min(xs))
 }
 
-func addedP50(a summary.Figures) vocab.Optional    { return a.AddedP50 }
+func addedP50(a summary.Figures) vocab.Optional    { return a.AddedP50.V }
 func syscallsPer(a summary.Figures) vocab.Optional { return a.SyscallsPerReq }
 func cpuPer(a summary.Figures) vocab.Optional      { return a.CPUUsPerReq }
 
@@ -213,10 +213,10 @@ func cpuPer(a summary.Figures) vocab.Optional      { return a.CPUUsPerReq }
 // gateway's own work explains, a candidate for what carries across hosts
 // when both move with the host's speed.
 func addedPerCPU(a summary.Figures) vocab.Optional {
-	if !a.AddedP50.Set || !a.CPUUsPerReq.Set || a.CPUUsPerReq.V <= 0 {
+	if !a.AddedP50.V.Set || !a.CPUUsPerReq.Set || a.CPUUsPerReq.V <= 0 {
 		return vocab.Optional{}
 	}
-	return vocab.Some(a.AddedP50.V / (a.CPUUsPerReq.V / 1000))
+	return vocab.Some(a.AddedP50.V.V / (a.CPUUsPerReq.V / 1000))
 }
 
 // of is what holds across the runs for t's gateway arms, in t's order.
@@ -244,8 +244,8 @@ func (h Hours) span() string {
 
 // meanCell is the runs' mean with its interval over them.
 func meanCell(s summary.Stability) string {
-	f := summary.Figures{AddedP50: vocab.Some(s.Across.Median), AddedP50CI: s.Across, HasCI: true}
-	return summary.Added(f.AddedP50, f.AddedP50CI, true) + " " + summary.CI(f)
+	f := summary.Figures{AddedP50: summary.Figure{V: vocab.Some(s.Across.Centre), CI: s.Across, Has: true}}
+	return summary.Added(f.AddedP50) + " " + summary.CI(f)
 }
 
 // writeHours states, for the headline point, each arm's figure in this
@@ -276,9 +276,9 @@ func writeHours(w io.Writer, t summary.Table, h Hours) {
 		}
 		mean, half := "runs "+summary.RunFigures(s), "-"
 		if s.HasAcross {
-			mean, half = meanCell(s), summary.HalfWidth(summary.Figures{AddedP50: vocab.Some(s.Across.Median), AddedP50CI: s.Across, HasCI: true})
+			mean, half = meanCell(s), summary.HalfWidth(summary.Figures{AddedP50: summary.Figure{V: vocab.Some(s.Across.Centre), CI: s.Across, Has: true}})
 		}
-		rows = append(rows, []string{s.Arm, summary.Added(a.AddedP50, a.AddedP50CI, a.HasCI) + " " + summary.CI(a), mean, half, summary.NextRun(s),
+		rows = append(rows, []string{s.Arm, summary.Added(a.AddedP50) + " " + summary.CI(a), mean, half, summary.NextRun(s),
 			summary.Fixed(s.BetweenRuns, 3), summary.Fixed(s.WithinRuns, 3), pred})
 	}
 	markdownTable(w, []string{"arm", "this run +p50 ms", "mean of the runs +p50 ms", "half-width", "a run at another hour +p50 ms", "sd between runs ms", "sd between starts ms", "inside the others' prediction"}, rows)
@@ -300,7 +300,7 @@ func writeHosts(w io.Writer, t summary.Table, h Hours) {
 	fmt.Fprintf(w, "The headline point on each host kept in `results/stability/` (a host is its fingerprint: docs/method.md, \"Hour to hour\"), "+
 		"each host's figure the mean of its runs there, never pooled with another's; this host's is %s. max/min is the largest host's figure "+
 		"over the smallest: how far a figure moves from one machine to another.\n\n", here)
-	fmt.Fprintf(w, "- this host: %s\n", summary.HostOf([]summary.Table{t}))
+	fmt.Fprintf(w, "- this host: %s\n", summary.HostKeyOf([]summary.Table{t}))
 	header := []string{"arm", "this host +p50 ms"}
 	for i, o := range h.Others {
 		name := string(rune('B' + i))
@@ -313,10 +313,10 @@ func writeHosts(w io.Writer, t summary.Table, h Hours) {
 	spreads := map[string][]float64{}
 	var both [2][]float64 // the added p50's and the normalised figure's spreads, over the arms having both
 	for _, a := range t.Arms {
-		if a.Name == vocab.Direct || !a.AddedP50.Set {
+		if a.Name == vocab.Direct || !a.AddedP50.V.Set {
 			continue
 		}
-		hereFig := summary.Added(a.AddedP50, a.AddedP50CI, a.HasCI) + " (this run)"
+		hereFig := summary.Added(a.AddedP50) + " (this run)"
 		if m, n := hostMean(h.Stab, t, a.Name, addedP50); n > 0 {
 			hereFig = fmt.Sprintf("%s (%s)", summary.Fixed(vocab.Some(m), 3), runsText(n))
 		}
@@ -428,8 +428,9 @@ type Repeats struct {
 	Tables [][]summary.Table
 }
 
-// ReadRepeats reads base's repeats; fewer than two is no reproduction.
-func ReadRepeats(base string) (Repeats, error) {
+// ReadReproduction reads the repeats kept under base (an `apply --repeat`
+// directory); fewer than two is no reproduction.
+func ReadReproduction(base string) (Repeats, error) {
 	dirs := summary.RepeatDirs(base)
 	if len(dirs) < 2 {
 		return Repeats{}, nil
@@ -453,9 +454,9 @@ func writeReproduction(w io.Writer, rep Repeats) {
 		fmt.Fprintf(w, "- %s: %s\n", filepath.Base(d), summary.Provenance(rep.Tables[i]))
 	}
 	for i := 1; i < len(rep.Dirs); i++ {
-		rs := summary.Reproduce(rep.Tables[0], rep.Tables[i])
-		fmt.Fprintf(w, "\n%s against %s (the difference between the runs with its own interval over both runs' starts: \"moved\" when it leaves 0 out): %s.\n\n", filepath.Base(rep.Dirs[i]), filepath.Base(rep.Dirs[0]), summary.Tally(rs))
-		summary.WriteReproduction(w, rs, true)
+		rs := gate.Reproduce(rep.Tables[0], rep.Tables[i])
+		fmt.Fprintf(w, "\n%s against %s (the difference between the runs with its own interval over both runs' starts: \"moved\" when it leaves 0 out): %s.\n\n", filepath.Base(rep.Dirs[i]), filepath.Base(rep.Dirs[0]), gate.ReproTally(rs))
+		gate.WriteReproduction(w, rs, true)
 	}
 	fmt.Fprintln(w)
 }
@@ -532,8 +533,8 @@ func writeReleases(w io.Writer, tables []summary.Table) {
 				cells[v.Metric] = gateCell(v)
 			}
 			rows = append(rows, []string{t.Point.Scenario, t.Point.String(),
-				p.cand.Name, summary.Added(p.cand.AddedP50, p.cand.AddedP50CI, p.cand.HasCI) + " " + summary.CI(p.cand), summary.Fixed(p.cand.CPUUsPerReq, 1), summary.Fixed(p.cand.Median(results.ColGatewayReportedP50), 2),
-				p.base.Name, summary.Added(p.base.AddedP50, p.base.AddedP50CI, p.base.HasCI) + " " + summary.CI(p.base), summary.Fixed(p.base.CPUUsPerReq, 1), summary.Fixed(p.base.Median(results.ColGatewayReportedP50), 2),
+				p.cand.Name, summary.Added(p.cand.AddedP50) + " " + summary.CI(p.cand), summary.Fixed(p.cand.CPUUsPerReq, 1), summary.Fixed(p.cand.Median(results.ColGatewayReportedP50), 2),
+				p.base.Name, summary.Added(p.base.AddedP50) + " " + summary.CI(p.base), summary.Fixed(p.base.CPUUsPerReq, 1), summary.Fixed(p.base.Median(results.ColGatewayReportedP50), 2),
 				orDash(cells[gate.AddedP50]), orDash(cells[gate.CPU])})
 		}
 	}
@@ -642,7 +643,7 @@ func WriteResults(w io.Writer, recs []results.Record, drawn []charts.Chart, char
 				continue
 			}
 			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", a.Name, orDash(string(a.Class)), a.Trials,
-				summary.Fixed(a.P50, 3), summary.Added(a.AddedP50, a.AddedP50CI, a.HasCI), summary.CI(a), summary.Added(a.AddedP99, a.AddedP99CI, a.HasP99CI),
+				summary.Fixed(a.P50, 3), summary.Added(a.AddedP50), summary.CI(a), summary.Added(a.AddedP99),
 				summary.Fixed(a.CPUUsPerReq, 1), summary.Fixed(a.SyscallsPerReq, 1), summary.Fixed(a.RSSPeakMiB, 1), summary.Fixed(a.CostPer1M, 6))
 		}
 		fmt.Fprintln(w)

@@ -45,7 +45,7 @@ func TestCommittedReportIsCurrent(t *testing.T) {
 			t.Errorf("charts/%s is not drawn from the CSVs any more: %s", filepath.Base(p), regenerate)
 		}
 	}
-	rep, err := ReadRepeats("../../results/reproduction")
+	rep, err := ReadReproduction("../../results/reproduction")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestLastReproduction(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep, err := ReadRepeats(base)
+	rep, err := ReadReproduction(base)
 	if err != nil || len(rep.Dirs) != 2 {
 		t.Fatalf("%d repeats, %v", len(rep.Dirs), err)
 	}
@@ -147,7 +147,7 @@ func TestLastReproduction(t *testing.T) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
 	}
-	if rep, _ := ReadRepeats(filepath.Join(base, "run-1")); len(rep.Dirs) != 0 {
+	if rep, _ := ReadReproduction(filepath.Join(base, "run-1")); len(rep.Dirs) != 0 {
 		t.Error("a directory of no repeats reads as a reproduction")
 	}
 }
@@ -221,7 +221,7 @@ func TestHeroByKind(t *testing.T) {
 func TestHostsNormalised(t *testing.T) {
 	point := summary.Point{Scenario: "overhead", Concurrency: 1, Prompt: 100}
 	fig := func(name string, added, cpu float64) summary.Figures {
-		return summary.Figures{Name: name, AddedP50: vocab.Some(added), CPUUsPerReq: vocab.Some(cpu), SyscallsPerReq: vocab.Some(10)}
+		return summary.Figures{Name: name, AddedP50: summary.Figure{V: vocab.Some(added)}, CPUUsPerReq: vocab.Some(cpu), SyscallsPerReq: vocab.Some(10)}
 	}
 	stab := func(name string, added, cpu float64) summary.Stability {
 		return summary.Stability{Scenario: "overhead", Point: point.String(), Arm: name, Runs: []summary.Figures{fig(name, added, cpu), fig(name, added, cpu)}}

@@ -37,8 +37,9 @@ func (o Over) String() string {
 		return "starts"
 	case OverRuns:
 		return "runs"
+	default:
+		return "rounds of one start"
 	}
-	return "rounds of one start"
 }
 
 // StartsDelta is the added figure of an arm from its per-round
@@ -112,7 +113,7 @@ func TrimmedStartsDelta(groups [][]float64) (Delta, bool) {
 	se := sw / ((1 - 2*float64(g)/float64(n)) * math.Sqrt(float64(n)))
 	df := float64(n - 2*g - 1)
 	q := tQuantile(df, 1-(1-Level)/2)
-	d := Delta{Estimate: Estimate{Median: mean, Lo: mean - q*se, Hi: mean + q*se, N: len(all), Confidence: Level, Enough: true},
+	d := Delta{Estimate: Estimate{Centre: mean, Lo: mean - q*se, Hi: mean + q*se, N: len(all), Confidence: Level, Enough: true},
 		Over: OverStarts, Starts: n, Trimmed: g}
 	switch {
 	case se > 0:
@@ -158,7 +159,7 @@ func PredictRun(figs []float64) (Estimate, bool) {
 	}
 	mean, sd := MeanSD(figs)
 	h := tQuantile(float64(k-1), 1-(1-Level)/2) * sd * math.Sqrt(1+1/float64(k))
-	return Estimate{Median: mean, Lo: mean - h, Hi: mean + h, N: k, Confidence: Level, Enough: true}, true
+	return Estimate{Centre: mean, Lo: mean - h, Hi: mean + h, N: k, Confidence: Level, Enough: true}, true
 }
 
 // RunComponents are the spread of a figure between runs made apart in
@@ -175,7 +176,7 @@ func RunComponents(runs []Delta) (between, within float64, ok bool) {
 			continue
 		}
 		se := (d.Hi - d.Lo) / 2 / tQuantile(float64(d.Starts-1), 1-(1-Level)/2)
-		figs = append(figs, d.Median)
+		figs = append(figs, d.Centre)
 		se2 += se * se
 		sd2 += se * se * float64(d.Starts)
 	}
@@ -194,7 +195,7 @@ func overGroups(figs []float64, over Over) Delta {
 	mean, sd := MeanSD(figs)
 	se := sd / math.Sqrt(float64(s))
 	q := tQuantile(float64(s-1), 1-(1-Level)/2)
-	d := Delta{Estimate: Estimate{Median: mean, Lo: mean - q*se, Hi: mean + q*se,
+	d := Delta{Estimate: Estimate{Centre: mean, Lo: mean - q*se, Hi: mean + q*se,
 		Confidence: Level, Enough: true}, Over: over, Starts: s}
 	switch {
 	case se > 0:
@@ -256,14 +257,14 @@ func DiffDelta(a, b Delta) (Delta, bool) {
 	// Each side's standard error, back from its interval's half-width.
 	sa, sb := (a.Hi-a.Lo)/2/q(a), (b.Hi-b.Lo)/2/q(b)
 	va, vb := sa*sa, sb*sb
-	diff := b.Median - a.Median
+	diff := b.Centre - a.Centre
 	if va+vb == 0 {
-		return Delta{Estimate: Estimate{Median: diff, Lo: diff, Hi: diff, Confidence: Level, Enough: true}, Over: OverStarts}, true
+		return Delta{Estimate: Estimate{Centre: diff, Lo: diff, Hi: diff, Confidence: Level, Enough: true}, Over: OverStarts}, true
 	}
 	df := (va + vb) * (va + vb) / (va*va/float64(a.Starts-1) + vb*vb/float64(b.Starts-1))
 	h := tQuantile(df, 1-(1-Level)/2) * math.Sqrt(va+vb)
 	p := 2 * (1 - (stats.TDist{V: df}).CDF(math.Abs(diff)/math.Sqrt(va+vb)))
-	return Delta{Estimate: Estimate{Median: diff, Lo: diff - h, Hi: diff + h, N: a.N + b.N, Confidence: Level, Enough: true},
+	return Delta{Estimate: Estimate{Centre: diff, Lo: diff - h, Hi: diff + h, N: a.N + b.N, Confidence: Level, Enough: true},
 		P: p, HasP: true, Over: OverStarts, Starts: min(a.Starts, b.Starts)}, true
 }
 

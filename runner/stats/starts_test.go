@@ -167,7 +167,7 @@ func simulateRuns(rng *rand.Rand, mu, sh float64, k int) []float64 {
 	figs := make([]float64, k)
 	for i := range figs {
 		d, _ := StartsDelta(simulate(rng, mu+sh*rng.NormFloat64(), 2.5, 1, 3, 2, false))
-		figs[i] = d.Median
+		figs[i] = d.Centre
 	}
 	return figs
 }

@@ -17,9 +17,12 @@ import (
 // Level is the confidence the reports ask of an interval.
 const Level = 0.95
 
-// Estimate is a median with its confidence interval.
+// Estimate is a figure with its confidence interval. Centre is the
+// interval's own estimate: the median for MedianCI, the mean (or trimmed
+// mean) over starts or runs for the Student and Yuen intervals, the
+// difference of two such for DiffDelta.
 type Estimate struct {
-	Median, Lo, Hi float64
+	Centre, Lo, Hi float64
 	N              int
 	// Confidence is what the interval achieves: at least Level when
 	// Enough, else the most the sample allows (its range: 1 - 2 x 0.5^N),
@@ -39,7 +42,7 @@ func MedianCI(xs []float64) (e Estimate, ok bool) {
 	}
 	s := stats.Sample{Xs: slices.Sorted(slices.Values(xs)), Sorted: true}
 	ci := stats.QuantileCI(len(xs), 0.5, Level)
-	e.Median, e.Lo, e.Hi = ci.SampleCI(s)
+	e.Centre, e.Lo, e.Hi = ci.SampleCI(s)
 	e.N, e.Confidence, e.Enough = len(xs), ci.Confidence, true
 	if math.IsInf(e.Lo, 0) || math.IsInf(e.Hi, 0) {
 		e.Lo, e.Hi = s.Xs[0], s.Xs[len(s.Xs)-1]

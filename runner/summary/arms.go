@@ -68,4 +68,4 @@ type Figure struct {
 }
 
 // Added is an arm's added p50 as one side of a comparison.
-func (a Figures) Added() Figure { return Figure{a.AddedP50, a.AddedP50CI, a.HasCI} }
+func (a Figures) Added() Figure { return a.AddedP50 }

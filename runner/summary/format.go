@@ -77,11 +77,11 @@ func writeTable(w io.Writer, t Table) {
 	for _, a := range arms {
 		cells := []string{a.Name, string(a.Status), "-", "-", "-", "-", "-", "-"}
 		if a.Status == vocab.StatusOK {
-			cells = []string{a.Name, fmt.Sprint(a.Trials), num(a.P50), num(a.P99), short(Added(a.AddedP50, a.AddedP50CI, a.HasCI)), CI(a), P(a.AddedP50CI, a.HasCI),
-				short(Added(a.AddedP99, a.AddedP99CI, a.HasP99CI))}
+			cells = []string{a.Name, fmt.Sprint(a.Trials), num(a.P50), num(a.P99), short(Added(a.AddedP50)), CI(a), P(a.AddedP50.CI, a.AddedP50.Has),
+				short(Added(a.AddedP99))}
 		}
 		if streams {
-			cells = append(cells, short(Added(a.AddedTTFT, a.AddedTTFTCI, a.HasTTFTCI)), num(a.ITLP99))
+			cells = append(cells, short(Added(a.AddedTTFT)), num(a.ITLP99))
 		}
 		cells = append(cells, num1(a.CPUUsPerReq), num1(a.RSSPeakMiB))
 		fmt.Fprintf(tw, "%s\t\n", strings.Join(cells, "\t"))
@@ -91,8 +91,8 @@ func writeTable(w io.Writer, t Table) {
 		writeFailover(w, fo, false)
 	}
 	if slices.ContainsFunc(arms, func(a Figures) bool {
-		return a.HasCI && a.AddedP50CI.Enough && !a.AddedP50CI.Distinguishable() || a.HasP99CI && a.AddedP99CI.Enough && !a.AddedP99CI.Distinguishable() ||
-			a.HasTTFTCI && a.AddedTTFTCI.Enough && !a.AddedTTFTCI.Distinguishable()
+		return a.AddedP50.Has && a.AddedP50.CI.Enough && !a.AddedP50.CI.Distinguishable() || a.AddedP99.Has && a.AddedP99.CI.Enough && !a.AddedP99.CI.Distinguishable() ||
+			a.AddedTTFT.Has && a.AddedTTFT.CI.Enough && !a.AddedTTFT.CI.Distinguishable()
 	}) {
 		fmt.Fprintln(w, "    "+shortND+" = "+NotDistinguishableNote)
 	}
@@ -117,14 +117,14 @@ func writeTable(w io.Writer, t Table) {
 // "[lo, hi] 95%, 1 start" (that start's stacks only), or, from too few
 // rounds for 95%, their range with the confidence it has ("[lo, hi] 75%, 1
 // start"), so no cell reads as more exact than it is.
-func CI(a Figures) string { return Interval(a.AddedP50CI, a.HasCI) }
+func CI(a Figures) string { return Interval(a.AddedP50.CI, a.AddedP50.Has) }
 
 // Interval prints d's interval to the precision it allows, with Level.
 func Interval(d stats.Delta, has bool) string {
 	if !has {
 		return "-"
 	}
-	dec := decimals(d.Estimate)
+	dec := Decimals(d.Estimate)
 	return fmt.Sprintf("[%+.*f, %+.*f] %s", dec, d.Lo, dec, d.Hi, Level(d))
 }
 
@@ -135,8 +135,9 @@ func Level(d stats.Delta) string {
 		return fmt.Sprintf("%.0f%%, %d starts", d.Confidence*100, d.Starts)
 	case stats.OverRuns:
 		return fmt.Sprintf("%.0f%%, mean of %d runs", d.Confidence*100, d.Starts)
+	default:
+		return fmt.Sprintf("%.0f%%, 1 start", d.Confidence*100)
 	}
-	return fmt.Sprintf("%.0f%%, 1 start", d.Confidence*100)
 }
 
 // shortND is "not distinguishable" in a terminal's table, which must fit
@@ -158,16 +159,16 @@ const NotDistinguishableNote = "not distinguishable: the 95% interval (over the 
 // Added prints an added figure: "not distinguishable" when its interval
 // reaches 95% and holds 0, else the median to the precision its interval
 // allows (three decimals without one).
-func Added(v vocab.Optional, d stats.Delta, has bool) string {
+func Added(f Figure) string {
 	switch {
-	case !v.Set:
+	case !f.V.Set:
 		return "-"
-	case has && d.Enough && !d.Distinguishable():
+	case f.Has && f.CI.Enough && !f.CI.Distinguishable():
 		return notDistinguishable
-	case has:
-		return fmt.Sprintf("%+.*f", decimals(d.Estimate), v.V)
+	case f.Has:
+		return fmt.Sprintf("%+.*f", Decimals(f.CI.Estimate), f.V.V)
 	}
-	return Signed(v)
+	return Signed(f.V)
 }
 
 // P prints the paired test's p, or "-".
@@ -181,9 +182,9 @@ func P(d stats.Delta, has bool) string {
 	return fmt.Sprintf("%.3f", d.P)
 }
 
-// decimals is how many a figure with interval e deserves: two significant
+// Decimals is how many a figure with interval e deserves: two significant
 // digits of its half-width, from none to three (µs in ms).
-func decimals(e stats.Estimate) int {
+func Decimals(e stats.Estimate) int {
 	h := (e.Hi - e.Lo) / 2
 	if h <= 0 || math.IsNaN(h) {
 		return 3

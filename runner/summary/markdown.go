@@ -43,7 +43,7 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 			var missing []string
 			for _, a := range t.Arms {
 				if a.Status == vocab.StatusUnavailable {
-					missing = append(missing, fmt.Sprintf("- %s: %s", a.Name, cell(a.Reason)))
+					missing = append(missing, fmt.Sprintf("- %s: %s", a.Name, Cell(a.Reason)))
 				}
 			}
 			if len(missing) > 0 {
@@ -84,9 +84,9 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 				notes = append(notes, g.String())
 			}
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				a.Name, trials, cell(a.behaviourCell()), num(a.P50), num(a.P99), Added(a.AddedP50, a.AddedP50CI, a.HasCI), CI(a), P(a.AddedP50CI, a.HasCI), Added(a.AddedP99, a.AddedP99CI, a.HasP99CI),
-				Signed(a.FloorP50), Added(a.AddedTTFT, a.AddedTTFTCI, a.HasTTFTCI), num(a.ITLP99), num(pooled(a)), num1(a.CPUUsPerReq), num1(a.SyscallsPerReq), num1(a.CtxSwitchesPerReq), num1(a.RSSPeakMiB), num1(a.MemPeakMiB),
-				Fixed(a.CostPer1M, 6), num1(a.ColdStartMS), cell(strings.Join(notes, "; ")))
+				a.Name, trials, Cell(a.behaviourCell()), num(a.P50), num(a.P99), Added(a.AddedP50), CI(a), P(a.AddedP50.CI, a.AddedP50.Has), Added(a.AddedP99),
+				Signed(a.FloorP50), Added(a.AddedTTFT), num(a.ITLP99), num(pooled(a)), num1(a.CPUUsPerReq), num1(a.SyscallsPerReq), num1(a.CtxSwitchesPerReq), num1(a.RSSPeakMiB), num1(a.MemPeakMiB),
+				Fixed(a.CostPer1M, 6), num1(a.ColdStartMS), Cell(strings.Join(notes, "; ")))
 		}
 		if fo := Failovers(t); len(fo) > 0 {
 			writeFailover(w, fo, true)
@@ -95,8 +95,8 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 	writeFrontiers(w, Frontiers(tables))
 }
 
-// cell keeps a value inside its table cell.
-func cell(s string) string {
+// Cell keeps a value inside its table cell.
+func Cell(s string) string {
 	s = strings.ReplaceAll(firstLine(s), "|", "\\|")
 	if len(s) > 200 {
 		s = s[:200] + "…"

@@ -78,22 +78,22 @@ func Stabilities(runs [][]Table) []Stability {
 		measured := false
 		for _, m := range maps {
 			s.Runs = append(s.Runs, m[k])
-			measured = measured || m[k].AddedP50.Set
+			measured = measured || m[k].AddedP50.V.Set
 		}
 		if !measured {
 			continue // never measured here (unavailable everywhere): nothing holds or moves
 		}
-		s.Spread = ratio(s.Runs, func(a Figures) vocab.Optional { return a.AddedP50 })
+		s.Spread = ratio(s.Runs, func(a Figures) vocab.Optional { return a.AddedP50.V })
 		s.SyscallSpread = ratio(s.Runs, func(a Figures) vocab.Optional { return a.SyscallsPerReq })
 		predicted := 0.0
 		for i, a := range s.Runs {
 			for j, b := range s.Runs {
-				if i == j || !a.HasCI || a.AddedP50CI.Over != stats.OverStarts || !b.AddedP50.Set || !b.HasCI || b.AddedP50CI.Over != stats.OverStarts {
+				if i == j || !a.AddedP50.Has || a.AddedP50.CI.Over != stats.OverStarts || !b.AddedP50.V.Set || !b.AddedP50.Has || b.AddedP50.CI.Over != stats.OverStarts {
 					continue
 				}
 				s.Pairs++
-				predicted += stats.InsideRate(a.AddedP50CI.Starts, b.AddedP50CI.Starts)
-				if a.AddedP50CI.Lo <= b.AddedP50.V && b.AddedP50.V <= a.AddedP50CI.Hi {
+				predicted += stats.InsideRate(a.AddedP50.CI.Starts, b.AddedP50.CI.Starts)
+				if a.AddedP50.CI.Lo <= b.AddedP50.V.V && b.AddedP50.V.V <= a.AddedP50.CI.Hi {
 					s.Inside++
 				}
 			}
@@ -113,9 +113,9 @@ func (s *Stability) acrossRuns() {
 	var figs []float64
 	var ds []stats.Delta
 	for _, a := range s.Runs {
-		if a.AddedP50.Set && a.HasCI && a.AddedP50CI.Over == stats.OverStarts {
-			figs = append(figs, a.AddedP50CI.Median)
-			ds = append(ds, a.AddedP50CI)
+		if a.AddedP50.V.Set && a.AddedP50.Has && a.AddedP50.CI.Over == stats.OverStarts {
+			figs = append(figs, a.AddedP50.CI.Centre)
+			ds = append(ds, a.AddedP50.CI)
 		}
 	}
 	s.Across, s.HasAcross = stats.RunsDelta(figs)
@@ -142,10 +142,10 @@ func normalised(runs []Figures) Normalised {
 	var fig, byProbe, byCPU []float64
 	for _, a := range runs {
 		probe := a.Median(results.ColProbePyNs)
-		if !a.AddedP50.Set || !a.HasCI || a.AddedP50CI.Over != stats.OverStarts || !probe.Set || probe.V <= 0 || !a.CPUUsPerReq.Set || a.CPUUsPerReq.V <= 0 {
+		if !a.AddedP50.V.Set || !a.AddedP50.Has || a.AddedP50.CI.Over != stats.OverStarts || !probe.Set || probe.V <= 0 || !a.CPUUsPerReq.Set || a.CPUUsPerReq.V <= 0 {
 			continue
 		}
-		f := a.AddedP50CI.Median
+		f := a.AddedP50.CI.Centre
 		fig, byProbe, byCPU = append(fig, f), append(byProbe, f/probe.V), append(byCPU, f/a.CPUUsPerReq.V)
 	}
 	if len(fig) < 3 {
@@ -224,9 +224,9 @@ func ReadKept(dirs []string) (kept []string, tables [][]Table, left []string) {
 	return kept, tables, left
 }
 
-// HostOf is the fingerprint of the host a run's rows were measured on
+// HostKeyOf is the fingerprint of the host a run's rows were measured on
 // (results.HostKey), "" when they do not say.
-func HostOf(tables []Table) string { return results.HostKey(records(tables)) }
+func HostKeyOf(tables []Table) string { return results.HostKey(records(tables)) }
 
 // Machine is the runs kept on one host, oldest first.
 type Machine struct {
@@ -243,7 +243,7 @@ type Machine struct {
 func ByHost(dirs []string, tables [][]Table) []Machine {
 	var out []Machine
 	for i := len(dirs) - 1; i >= 0; i-- {
-		h := HostOf(tables[i])
+		h := HostKeyOf(tables[i])
 		k := slices.IndexFunc(out, func(m Machine) bool { return m.Host == h })
 		if k < 0 {
 			out, k = append(out, Machine{Host: h}), len(out)
@@ -295,7 +295,7 @@ func WriteStability(w io.Writer, dirs []string, tables [][]Table, ss []Stability
 	for _, s := range ss {
 		for i, a := range s.Runs {
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, filepath.Base(dirs[i]),
-				Added(a.AddedP50, a.AddedP50CI, a.HasCI), CI(a), HalfWidth(a), num1(a.CPUUsPerReq), num1(a.SyscallsPerReq), num1(a.Median(results.ColProbePyNs)))
+				Added(a.AddedP50), CI(a), HalfWidth(a), num1(a.CPUUsPerReq), num1(a.SyscallsPerReq), num1(a.Median(results.ColProbePyNs)))
 		}
 	}
 	fmt.Fprintln(w)
@@ -320,12 +320,12 @@ func WriteStability(w io.Writer, dirs []string, tables [][]Table, ss []Stability
 		if !s.HasAcross {
 			continue
 		}
-		a := Figures{AddedP50: vocab.Some(s.Across.Median), AddedP50CI: s.Across, HasCI: true}
+		a := Figures{AddedP50: Figure{V: vocab.Some(s.Across.Centre), CI: s.Across, Has: true}}
 		pred := "-"
 		if s.Predictions > 0 {
 			pred = fmt.Sprintf("%d of %d", s.InPrediction, s.Predictions)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, Added(a.AddedP50, a.AddedP50CI, true), CI(a),
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, Added(a.AddedP50), CI(a),
 			HalfWidth(a), NextRun(s), Fixed(s.BetweenRuns, 3), Fixed(s.WithinRuns, 3), pred)
 	}
 	fmt.Fprintln(w, "\nWould a reading of the run bring the runs closer? The spread of the figure across runs (coefficient of variation), "+
@@ -346,7 +346,7 @@ func WriteStability(w io.Writer, dirs []string, tables [][]Table, ss []Stability
 func (s Stability) RunsMeasured() int {
 	n := 0
 	for _, a := range s.Runs {
-		if a.AddedP50.Set {
+		if a.AddedP50.V.Set {
 			n++
 		}
 	}
@@ -359,7 +359,7 @@ func NextRun(s Stability) string {
 	if !s.HasAcross {
 		return "-"
 	}
-	dec := decimals(s.Across.Estimate)
+	dec := Decimals(s.Across.Estimate)
 	return fmt.Sprintf("[%+.*f, %+.*f] %.0f%% prediction, %d runs", dec, s.Next.Lo, dec, s.Next.Hi, 100*stats.Level, s.Next.N)
 }
 
@@ -368,8 +368,8 @@ func NextRun(s Stability) string {
 func RunFigures(s Stability) string {
 	var xs []string
 	for _, a := range s.Runs {
-		if a.AddedP50.Set {
-			xs = append(xs, Added(a.AddedP50, a.AddedP50CI, a.HasCI))
+		if a.AddedP50.V.Set {
+			xs = append(xs, Added(a.AddedP50))
 		}
 	}
 	return strings.Join(xs, " and ")
@@ -378,10 +378,10 @@ func RunFigures(s Stability) string {
 // HalfWidth is an interval's half-width as a share of its figure: what
 // "to within 15%" is judged by.
 func HalfWidth(a Figures) string {
-	if !a.HasCI || !a.AddedP50.Set || a.AddedP50.V == 0 {
+	if !a.AddedP50.Has || !a.AddedP50.V.Set || a.AddedP50.V.V == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.0f%%", 100*(a.AddedP50CI.Hi-a.AddedP50CI.Lo)/2/math.Abs(a.AddedP50.V))
+	return fmt.Sprintf("%.0f%%", 100*(a.AddedP50.CI.Hi-a.AddedP50.CI.Lo)/2/math.Abs(a.AddedP50.V.V))
 }
 
 // Times prints a ratio as "1.49x", or "-".

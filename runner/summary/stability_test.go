@@ -22,7 +22,7 @@ import (
 func TestStabilities(t *testing.T) {
 	arm := func(name string, sys float64, starts ...[]float64) Figures {
 		d, _ := stats.StartsDelta(starts)
-		return Figures{Name: name, AddedP50: vocab.Some(d.Median), AddedP50CI: d, HasCI: true, SyscallsPerReq: vocab.Some(sys)}
+		return Figures{Name: name, AddedP50: Figure{V: vocab.Some(d.Centre), CI: d, Has: true}, SyscallsPerReq: vocab.Some(sys)}
 	}
 	run := func(arms ...Figures) []Table {
 		return []Table{{Point: Point{Scenario: "overhead", Mode: vocab.Closed, Concurrency: 1, Prompt: 100},
@@ -74,7 +74,7 @@ func TestNormalised(t *testing.T) {
 		d, _ := stats.StartsDelta([][]float64{{fig}, {fig * 1.01}, {fig * 0.99}})
 		csv := "run_id,scenario,kind,gateway,trial,mode,concurrency,rate_rps,prompt_tokens,status,probe_python_ns\n" +
 			"r1,overhead,overhead,litellm,1,closed,1,0,100,ok," + strconv.FormatFloat(probe, 'f', 1, 64) + "\n"
-		return Figures{Name: "litellm", AddedP50: vocab.Some(d.Median), AddedP50CI: d, HasCI: true, CPUUsPerReq: vocab.Some(cpu),
+		return Figures{Name: "litellm", AddedP50: Figure{V: vocab.Some(d.Centre), CI: d, Has: true}, CPUUsPerReq: vocab.Some(cpu),
 			Rows: recordsOf(t, "overhead.csv", csv)}
 	}
 	n := normalised([]Figures{arm(10, 1000, 140), arm(12, 1200, 140), arm(11, 1100, 230), {}})
@@ -100,7 +100,7 @@ func TestByHost(t *testing.T) {
 	var got []string
 	for _, m := range ByHost(dirs, tables) {
 		for i, d := range m.Dirs {
-			if h := HostOf(m.Tables[i]); h != m.Host {
+			if h := HostKeyOf(m.Tables[i]); h != m.Host {
 				t.Errorf("%s: tables of host %q filed under %q", d, h, m.Host)
 			}
 		}

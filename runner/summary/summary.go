@@ -67,22 +67,19 @@ type Figures struct {
 	Status   vocab.Status // ok, or the status of the rows that were not (failed, unavailable, ...)
 	Reason   string
 	P50, P99 vocab.Optional // ms, median over trials
-	// Added latency (ms): this arm minus the reference in the same
-	// trial, the mean of the starts' medians (one start: its median; see
-	// centre).
-	AddedP50, AddedP99 vocab.Optional // over direct
-	// AddedP50CI is the paired difference over rounds (each trial is a
+	// Added latency over direct (ms): this arm minus direct in the same
+	// trial, V the mean of the starts' medians (one start: its median; see
+	// centre). CI is the paired difference over rounds (each trial is a
 	// round in which every arm ran once, side by side), its interval drawn
 	// over the starts when there are two or more (stats.StartsDelta: the
 	// level then holds for a new start), else over the one start's rounds
 	// with the sign-flip test's p (docs/method.md, "Statistics"); likewise
-	// for TTFT and p99. AddedP50 is its centre.
-	AddedP50CI, AddedTTFTCI, AddedP99CI stats.Delta
-	HasCI, HasTTFTCI, HasP99CI          bool
-	FloorP50, FloorP99                  vocab.Optional // over the floor arm
-	TopologyMS                          vocab.Optional // what the layout charges this arm (median)
-	NetP50                              vocab.Optional // AddedP50 less TopologyMS
-	CPUUsPerReq, MemPeakMiB             vocab.Optional // median; MemPeakMiB is the cgroup working set
+	// for TTFT and p99.
+	AddedP50, AddedTTFT, AddedP99 Figure
+	FloorP50, FloorP99            vocab.Optional // over the floor arm
+	TopologyMS                    vocab.Optional // what the layout charges this arm (median)
+	NetP50                        vocab.Optional // AddedP50 less TopologyMS
+	CPUUsPerReq, MemPeakMiB       vocab.Optional // median; MemPeakMiB is the cgroup working set
 	// The kernel's work per request (median over trials): system calls,
 	// context switches, page faults; SyscallSpread is the syscalls' range
 	// over the trials as a share of that median (a runtime's timers make
@@ -90,11 +87,11 @@ type Figures struct {
 	SyscallsPerReq, CtxSwitchesPerReq, PageFaultsPerReq, SyscallSpread vocab.Optional
 	RSSPeakMiB                                                         vocab.Optional // median peak resident set (the processes' VmRSS)
 	CostPer1M, ColdStartMS                                             vocab.Optional // median
-	// Streams (median over trials, ms): TTFT p50 and what it adds over
-	// direct; ITL p99 (pooled gaps, so supported sooner than latency p99);
-	// content events per socket read.
-	TTFTP50, AddedTTFT, ITLP99, EventsPerRead vocab.Optional
-	Verdicts                                  []vocab.Verdict // each trial's verdict other than ok
+	// Streams (median over trials, ms): TTFT p50 (what it adds over
+	// direct is AddedTTFT); ITL p99 (pooled gaps, so supported sooner than
+	// latency p99); content events per socket read.
+	TTFTP50, ITLP99, EventsPerRead vocab.Optional
+	Verdicts                       []vocab.Verdict // each trial's verdict other than ok
 	// Coverage: the cells drawn from fewer trials than the arm's ok ones
 	// ("p99 from 2 of 3 trials"), or withheld for it (Arm.majority).
 	Coverage []string
@@ -195,28 +192,28 @@ func Build(recs []results.Record) []Table {
 func (a *Figures) against(rows, direct []results.Record) {
 	d := diffs(rows, direct, results.ColLatency.P50)
 	d99 := diffs(rows, direct, results.ColLatency.P99)
-	a.AddedP50, a.AddedP99 = med(d), a.cover(d99, okRows(rows), "+p99")
+	a.AddedP50.V, a.AddedP99.V = med(d), a.cover(d99, okRows(rows), "+p99")
 	gs := diffsByStart(rows, direct, results.ColLatency.P50)
-	a.AddedP50CI, a.HasCI = stats.StartsDelta(gs)
-	a.AddedP50 = centre(a.AddedP50, a.AddedP50CI, a.HasCI)
+	a.AddedP50.CI, a.AddedP50.Has = stats.StartsDelta(gs)
+	a.AddedP50.V = centre(a.AddedP50.V, a.AddedP50.CI, a.AddedP50.Has)
 	a.Spread, a.HasSpread = stats.ComponentsOf(gs)
 	a.Bimodal, a.IsBimodal = stats.TwoClusters(d)
 	a.ByStart = byStart(rows, direct)
-	if a.AddedP99.Set {
-		a.AddedP99CI, a.HasP99CI = stats.StartsDelta(diffsByStart(rows, direct, results.ColLatency.P99))
-		a.AddedP99 = centre(a.AddedP99, a.AddedP99CI, a.HasP99CI)
+	if a.AddedP99.V.Set {
+		a.AddedP99.CI, a.AddedP99.Has = stats.StartsDelta(diffsByStart(rows, direct, results.ColLatency.P99))
+		a.AddedP99.V = centre(a.AddedP99.V, a.AddedP99.CI, a.AddedP99.Has)
 	}
 	dt := diffs(rows, direct, results.ColTTFT.P50)
-	a.AddedTTFTCI, a.HasTTFTCI = stats.StartsDelta(diffsByStart(rows, direct, results.ColTTFT.P50))
-	a.AddedTTFT = centre(med(dt), a.AddedTTFTCI, a.HasTTFTCI)
+	a.AddedTTFT.CI, a.AddedTTFT.Has = stats.StartsDelta(diffsByStart(rows, direct, results.ColTTFT.P50))
+	a.AddedTTFT.V = centre(med(dt), a.AddedTTFT.CI, a.AddedTTFT.Has)
 	a.TopologyMS = median(rows, func(r results.Record) vocab.Optional {
 		if v := r.Num(results.ColTopologyUs); v.Set {
 			return vocab.Some(v.V / 1000)
 		}
 		return vocab.Optional{}
 	})
-	if a.AddedP50.Set && a.TopologyMS.Set {
-		a.NetP50 = vocab.Some(a.AddedP50.V - a.TopologyMS.V)
+	if a.AddedP50.V.Set && a.TopologyMS.Set {
+		a.NetP50 = vocab.Some(a.AddedP50.V.V - a.TopologyMS.V)
 	}
 }
 
@@ -439,7 +436,7 @@ func diffsByStart(rows, ref []results.Record, column results.Col) [][]float64 {
 // their median, v.
 func centre(v vocab.Optional, d stats.Delta, has bool) vocab.Optional {
 	if has && d.Over == stats.OverStarts {
-		return vocab.Some(d.Median)
+		return vocab.Some(d.Centre)
 	}
 	return v
 }
@@ -535,7 +532,7 @@ func (a Figures) reportedNote() string {
 		return fmt.Sprintf("sends no overhead of its own: %s declared, carried by no answer of its %d rows", declared, len(a.Rows))
 	}
 	return fmt.Sprintf("states its own overhead as %.3g ms (p50 of its overhead header, median of %d rows) against an added p50 of %s measured",
-		stats.Median(p50s), len(p50s), Signed(a.AddedP50))
+		stats.Median(p50s), len(p50s), Signed(a.AddedP50.V))
 }
 
 // warmupNote says how the arm's starts ended their warm-up, and the p50 of
@@ -621,7 +618,7 @@ func (t Table) Ranked() Table {
 		switch {
 		case a.Name == vocab.Direct:
 			return 0
-		case !a.AddedP50.Set:
+		case !a.AddedP50.V.Set:
 			return 5
 		case a.Class == vocab.ClassProxy:
 			return 1
@@ -634,10 +631,10 @@ func (t Table) Ranked() Table {
 	}
 	arms := slices.Clone(t.Arms)
 	slices.SortStableFunc(arms, func(a, b Figures) int {
-		if c := cmp.Compare(rank(a), rank(b)); c != 0 || !a.AddedP50.Set || !b.AddedP50.Set {
+		if c := cmp.Compare(rank(a), rank(b)); c != 0 || !a.AddedP50.V.Set || !b.AddedP50.V.Set {
 			return c
 		}
-		return cmp.Compare(a.AddedP50.V, b.AddedP50.V)
+		return cmp.Compare(a.AddedP50.V.V, b.AddedP50.V.V)
 	})
 	t.Arms = arms
 	return t

@@ -28,11 +28,11 @@ func TestSummary(t *testing.T) {
 	pk := tables[0].Arms[2]
 	// portkey: trials 1 and 2 ok: +1.05 and +1.06 over direct -> 1.055;
 	// over nginx +1.00 and +1.02 -> 1.01.
-	if pk.Name != "portkey" || pk.Trials != 2 || !near(pk.AddedP50, 1.055) || !near(pk.FloorP50, 1.01) {
+	if pk.Name != "portkey" || pk.Trials != 2 || !near(pk.AddedP50.V, 1.055) || !near(pk.FloorP50, 1.01) {
 		t.Errorf("portkey: %+v", pk)
 	}
 	ng := tables[1].Arms[1]
-	if ng.Name != "nginx" || !near(ng.AddedP50, 0.1) || !near(ng.TopologyMS, 0.058) || !near(ng.NetP50, 0.042) {
+	if ng.Name != "nginx" || !near(ng.AddedP50.V, 0.1) || !near(ng.TopologyMS, 0.058) || !near(ng.NetP50, 0.042) {
 		t.Errorf("nginx at c=8: %+v", ng)
 	}
 	var out bytes.Buffer
@@ -145,11 +145,11 @@ func TestNotDistinguishable(t *testing.T) {
 	for _, a := range Build(recs)[0].Arms {
 		got[a.Name] = a
 	}
-	if s := Added(got["same"].AddedP50, got["same"].AddedP50CI, got["same"].HasCI); s != "not distinguishable" {
+	if s := Added(got["same"].AddedP50); s != "not distinguishable" {
 		t.Errorf("same: %q", s)
 	}
 	sl := got["slower"]
-	if s, ci, p := Added(sl.AddedP50, sl.AddedP50CI, sl.HasCI), CI(sl), P(sl.AddedP50CI, sl.HasCI); s != "+0.505" || ci != "[+0.480, +0.530] 97%, 1 start" || p != "0.031" {
+	if s, ci, p := Added(sl.AddedP50), CI(sl), P(sl.AddedP50.CI, sl.AddedP50.Has); s != "+0.505" || ci != "[+0.480, +0.530] 97%, 1 start" || p != "0.031" {
 		t.Errorf("slower: %q %q p %q", s, ci, p)
 	}
 	var buf bytes.Buffer

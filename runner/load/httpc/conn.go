@@ -520,6 +520,37 @@ const (
 	trailerLF
 )
 
+// sizeByte takes one byte of a chunk's size line.
+func (d *chunkDecoder) sizeByte(b byte) error {
+	switch {
+	case b >= '0' && b <= '9', b >= 'a' && b <= 'f', b >= 'A' && b <= 'F':
+		if d.digits++; d.digits > 15 {
+			return fmt.Errorf("%w: chunk size too long", ErrMalformed)
+		}
+		d.size = d.size<<4 | int(unhex(b))
+	case b == ';' || b == ' ' || b == '\t':
+		d.state = chunkExt
+	case b == '\r':
+		d.state = chunkSizeLF
+	default:
+		return fmt.Errorf("%w: chunk size byte %q", ErrMalformed, b)
+	}
+	return nil
+}
+
+// dataEndByte takes one byte of the CRLF after a chunk's data.
+func (d *chunkDecoder) dataEndByte(b byte) error {
+	want, next := byte('\r'), chunkDataLF
+	if d.state == chunkDataLF {
+		want, next = '\n', chunkSize
+	}
+	if b != want {
+		return fmt.Errorf("%w: no CRLF after chunk data", ErrMalformed)
+	}
+	d.state = next
+	return nil
+}
+
 // decode consumes p, calling emit for each run of body bytes. It returns the
 // bytes consumed and whether the body ended (then the rest of p is not used).
 func (d *chunkDecoder) decode(p []byte, emit func([]byte)) (int, bool, error) {
@@ -528,18 +559,8 @@ func (d *chunkDecoder) decode(p []byte, emit func([]byte)) (int, bool, error) {
 		b := p[i]
 		switch d.state {
 		case chunkSize:
-			switch {
-			case b >= '0' && b <= '9', b >= 'a' && b <= 'f', b >= 'A' && b <= 'F':
-				if d.digits++; d.digits > 15 {
-					return i, false, fmt.Errorf("%w: chunk size too long", ErrMalformed)
-				}
-				d.size = d.size<<4 | int(unhex(b))
-			case b == ';' || b == ' ' || b == '\t':
-				d.state = chunkExt
-			case b == '\r':
-				d.state = chunkSizeLF
-			default:
-				return i, false, fmt.Errorf("%w: chunk size byte %q", ErrMalformed, b)
+			if err := d.sizeByte(b); err != nil {
+				return i, false, err
 			}
 			i++
 		case chunkExt:
@@ -566,19 +587,10 @@ func (d *chunkDecoder) decode(p []byte, emit func([]byte)) (int, bool, error) {
 				d.state = chunkDataCR
 			}
 		case chunkDataCR, chunkDataLF:
-			want := byte('\r')
-			if d.state == chunkDataLF {
-				want = '\n'
-			}
-			if b != want {
-				return i, false, fmt.Errorf("%w: no CRLF after chunk data", ErrMalformed)
+			if err := d.dataEndByte(b); err != nil {
+				return i, false, err
 			}
 			i++
-			if d.state == chunkDataCR {
-				d.state = chunkDataLF
-			} else {
-				d.state = chunkSize
-			}
 		case trailerStart:
 			i++
 			if b == '\r' {
