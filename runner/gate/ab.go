@@ -81,7 +81,7 @@ func (m Metric) value(r, direct results.Record, hasDirect bool) (float64, bool) 
 // rule's interval over the starts), with no verdict; why says why there
 // is none when ok is false.
 func RatioOf(t summary.Table, baseline, candidate string, m Metric, rule Rule) (r Ratio, ok bool, why string) {
-	a, b, d := arm(t, baseline), arm(t, candidate), arm(t, vocab.Direct)
+	a, b, d := t.Arm(baseline), t.Arm(candidate), t.Arm(vocab.Direct)
 	if a == nil || b == nil {
 		return Ratio{}, false, "not both measured here"
 	}
@@ -107,7 +107,7 @@ type ABVerdict struct {
 // table holds both arms.
 func AB(tables []summary.Table, baseline, candidate string, rule Rule) (out []ABVerdict, ok bool) {
 	for _, t := range tables {
-		a, b, d := arm(t, baseline), arm(t, candidate), arm(t, vocab.Direct)
+		a, b, d := t.Arm(baseline), t.Arm(candidate), t.Arm(vocab.Direct)
 		if a == nil || b == nil {
 			continue
 		}
@@ -135,14 +135,6 @@ func Gated(vs []ABVerdict, gated []Metric) []Verdict {
 		}
 	}
 	return out
-}
-
-func arm(t summary.Table, name string) *summary.Figures {
-	i := slices.IndexFunc(t.Arms, func(a summary.Figures) bool { return a.Name == name })
-	if i < 0 {
-		return nil
-	}
-	return &t.Arms[i]
 }
 
 // byTrial is an arm's measured rows by trial (round), and the first round

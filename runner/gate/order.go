@@ -79,7 +79,7 @@ func orderOf(kind OrderKind, runs []Run, p Pair) Order {
 			seeds[runSeed(r.Recs)]++
 		}
 		for _, t := range summary.Build(r.Recs) {
-			a, b, d := arm(t, p.Baseline), arm(t, p.Candidate), arm(t, vocab.Direct)
+			a, b, d := t.Arm(p.Baseline), t.Arm(p.Candidate), t.Arm(vocab.Direct)
 			if a == nil || b == nil {
 				continue
 			}

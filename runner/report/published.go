@@ -71,7 +71,7 @@ func writePublished(w io.Writer, recs []results.Record, tables []summary.Table) 
 			ours := "-"
 			var p50, p99 vocab.Optional
 			rig := "not measured here"
-			if a := figuresOf(t, f.Arm); a != nil && a.Trials > 0 {
+			if a := t.Arm(f.Arm); a != nil && a.Trials > 0 {
 				ours = summary.Thousands(int64(math.Round(a.Median(results.ColRPS).V)))
 				p50, p99, rig = a.P50, a.P99, orDash(a.RigFlags())
 			} else if a != nil {
@@ -109,15 +109,6 @@ func writePublishedRatios(w io.Writer, p published, t summary.Table) {
 		rows = append(rows, []string{first.Arm + " / " + f.Arm, fmt.Sprintf("%.2f", theirs), ours, within})
 	}
 	markdownTable(w, []string{"req/s ratio", "theirs", "ours", "theirs inside ours"}, rows)
-}
-
-// figuresOf is the arm's figures in the table, or nil.
-func figuresOf(t summary.Table, name string) *summary.Figures {
-	i := slices.IndexFunc(t.Arms, func(a summary.Figures) bool { return a.Name == name })
-	if i < 0 {
-		return nil
-	}
-	return &t.Arms[i]
 }
 
 // theirMS prints a latency they printed (whole ms, as printed), or "-".

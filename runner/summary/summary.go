@@ -122,6 +122,15 @@ type Table struct {
 	Uncontrolled string
 }
 
+// Arm is the table's figures of the arm of that name, or nil.
+func (t Table) Arm(name string) *Figures {
+	i := slices.IndexFunc(t.Arms, func(a Figures) bool { return a.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return &t.Arms[i]
+}
+
 // Build groups records (any number of scenarios and runs) into tables.
 func Build(recs []results.Record) []Table {
 	type key struct {
