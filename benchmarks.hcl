@@ -151,6 +151,13 @@ gateway "caddy-2-11" {
   prepare = ["gateways/caddy/2.11/prepare.sh"]
   build_time = "1m30s" # cold Go module cache, 2026-12-05 (README, "Image builds")
   log_patterns = { incomplete = "aborting with incomplete response" }
+  # Streamed scenarios, where 2.6.2 cuts streams, and the headline and
+  # frontier for its cost; not the non-streamed large_context, throughput,
+  # key_flood, failover (a proxy has no fallback) or cold_start, where it
+  # is Caddy's own figure again (README, "Caddy's variants")
+  scenarios = ["overhead", "streaming_turn", "streaming_turn_anthropic", "tool_call_loop", "tool_call_loop_anthropic",
+               "concurrent_agents", "throughput_frontier", "head_of_line", "session_claude_code", "session_codex",
+               "cancellation", "memory"]
 }
 
 # Debian's 2.6.2 with the request body read whole before it is proxied: the
@@ -166,6 +173,13 @@ gateway "caddy-buffered" {
   prepare = ["gateways/debian-closure.sh", "gateways/caddy/context", "caddy", "/usr/bin/caddy"]
   build_time = "19s"
   log_patterns = { incomplete = "aborting with incomplete response" }
+  # Streamed scenarios, where 2.6.2 cuts streams, and the headline and
+  # frontier for its cost; not the non-streamed large_context, throughput,
+  # key_flood, failover (a proxy has no fallback) or cold_start, where it
+  # is Caddy's own figure again (README, "Caddy's variants")
+  scenarios = ["overhead", "streaming_turn", "streaming_turn_anthropic", "tool_call_loop", "tool_call_loop_anthropic",
+               "concurrent_agents", "throughput_frontier", "head_of_line", "session_claude_code", "session_codex",
+               "cancellation", "memory"]
 }
 
 # ---- AI gateways obtainable offline ----
