@@ -206,7 +206,7 @@ func run(loadCtx, hardCtx context.Context, o Options, started **execution) (Outc
 	if r.mock, err = o.MockImage(hardCtx, mockEngine, map[string]string{stack.LabelBuiltBy: r.runID}); err != nil {
 		return r.out, err
 	}
-	r.buildImages(hardCtx)
+	r.buildImages(loadCtx, hardCtx)
 	if err := r.readHosts(hardCtx); err != nil {
 		return r.out, err
 	}

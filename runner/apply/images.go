@@ -50,14 +50,21 @@ func (r *execution) image(ctx context.Context, key, engine string, svc *stack.Se
 // how long that takes here, then what each image is. A quick look builds
 // none that takes longer than QuickBuildMax: those arms are not measured,
 // each said on one line with the command that builds its image.
-func (r *execution) buildImages(ctx context.Context) {
+// Interrupted (loadCtx done), it starts no further build: the one under
+// way finishes unless hardCtx ends it too.
+func (r *execution) buildImages(loadCtx, hardCtx context.Context) {
+	ctx := hardCtx
 	engine := r.o.Plan.Layout.Gateway.Engine
 	began, built := time.Now(), 0
 	todo := r.imagesToObtain()
 	r.sayBuilds(ctx, engine, todo)
-	for _, t := range todo {
+	for i, t := range todo {
 		if _, done := r.images[t.key]; done {
 			continue
+		}
+		if loadCtx.Err() != nil {
+			r.o.Progress.Logf("interrupted: %d image(s) left unobtained (%s)", len(todo)-i, keysOf(todo[i:]))
+			break
 		}
 		svc := *t.svc
 		img := r.image(ctx, t.key, engine, &svc)
@@ -74,6 +81,14 @@ func (r *execution) buildImages(ctx context.Context) {
 	if built > 0 {
 		r.o.Progress.Logf("%d gateway image(s) built in %s, before any stack started", built, time.Since(began).Round(time.Second))
 	}
+}
+
+func keysOf(todo []toObtain) string {
+	keys := make([]string, len(todo))
+	for i, t := range todo {
+		keys[i] = t.key
+	}
+	return strings.Join(keys, ", ")
 }
 
 // QuickBuildMax is the longest image build a quick look waits for: the
@@ -170,7 +185,7 @@ func Build(ctx context.Context, o Options) map[string]stack.Image {
 		}
 		return r.images
 	}
-	r.buildImages(ctx)
+	r.buildImages(ctx, ctx)
 	return r.images
 }
 

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -320,6 +321,57 @@ func TestQuickLookSkipsSlowBuilds(t *testing.T) {
 			gw == "proxy" && r.Status() != vocab.StatusOK {
 			t.Errorf("%s: %s (%s)", gw, r.Status(), r.Str(results.ColReason))
 		}
+	}
+}
+
+// TestInterruptStopsBuilds: interrupted during an image build (the first
+// Ctrl-C), a run finishes that build and starts no other; it used to go on
+// through every remaining build, some 20 minutes each.
+func TestInterruptStopsBuilds(t *testing.T) {
+	ps := newPorts(t)
+	p, o := testPlan(t, ps, 100*time.Millisecond)
+	ctxDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ctxDir, "Dockerfile"), []byte("FROM scratch\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	arms := 0
+	for j := range p.Scenarios[0].Arms {
+		a := &p.Scenarios[0].Arms[j]
+		if a.Direct {
+			continue
+		}
+		arms++
+		svc := *a.Replicas[0].Container
+		svc.Image, svc.Build = "example/"+a.Name+":1", &stack.Build{Context: ctxDir, Dockerfile: "Dockerfile"}
+		a.Replicas = []plan.Replica{{Port: a.Port, CPUs: a.Replicas[0].CPUs, Project: a.Name, Container: &svc, ConfigHash: svc.Hash()}}
+	}
+	if arms < 2 {
+		t.Fatalf("%d arms with an image to build: the test needs two", arms)
+	}
+	loadCtx, interrupt := context.WithCancel(context.Background())
+	defer interrupt()
+	e := inProcess(t, ps, p)
+	var mu sync.Mutex
+	var built []string
+	e.BuildFunc = func(ref string) error {
+		mu.Lock()
+		built = append(built, ref)
+		mu.Unlock()
+		interrupt() // Ctrl-C while this build runs
+		return nil
+	}
+	e.ImageFunc = func(ref string) (stack.ImageInfo, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return stack.ImageInfo{ID: "sha256:" + ref, Size: 1 << 20, Found: !strings.HasPrefix(ref, "example/") || slices.Contains(built, ref)}, nil
+	}
+	var log strings.Builder
+	o.Engine, o.Progress = e, &Progress{W: &log}
+	if _, err := Run(loadCtx, context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if len(built) != 1 || !strings.Contains(log.String(), fmt.Sprintf("interrupted: %d image(s) left unobtained", arms-1)) {
+		t.Errorf("built %v after an interrupt during the first build: want that one alone; progress:\n%s", built, log.String())
 	}
 }
 
