@@ -258,7 +258,7 @@ func addedP50(a summary.Figures, unset string) value {
 	if a.AddedP50.Has && v.Set {
 		v.Lo, v.Hi, v.CI = a.AddedP50.CI.Lo, a.AddedP50.CI.Hi, true
 	}
-	if a.IsBimodal && v.Set {
+	if a.Bimodal != nil && v.Set {
 		v.Label = summary.Added(a.AddedP50) + " bimodal"
 	}
 	return v
@@ -270,8 +270,7 @@ func bimodal(ts ...summary.Table) []string {
 	var out []string
 	for _, t := range ts {
 		for _, a := range t.Arms {
-			if a.IsBimodal {
-				c := a.Bimodal
+			if c := a.Bimodal; c != nil {
 				out = append(out, fmt.Sprintf("%s at %s: bimodal, its rounds' added p50 in two clusters, at %s ms (%d rounds) and %s ms (%d rounds).",
 					a.Name, t.Point, summary.Signed(vocab.Some(c.Low)), c.NLow, summary.Signed(vocab.Some(c.High)), c.NHigh))
 			}

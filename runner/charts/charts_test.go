@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatewaybench/gatewaybench/runner/gate"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
@@ -606,7 +607,7 @@ func TestStabilityFigure(t *testing.T) {
 		}
 	}
 	tables := [][]summary.Table{summary.Build(first), summary.Build(second)}
-	f, why := stabilityFigure([]string{"s/20261204t151205", "s/20261204t173131"}, tables, summary.Stabilities(tables))
+	f, why := stabilityFigure([]string{"s/20261204t151205", "s/20261204t173131"}, tables, gate.Stabilities(tables))
 	if f == nil {
 		t.Fatal(why)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gatewaybench/gatewaybench/internal/atomicfile"
+	"github.com/gatewaybench/gatewaybench/runner/gate"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stats"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
@@ -17,7 +18,7 @@ import (
 // stability): one point per run with its interval, each line over its own
 // median across the runs, beside the host's CPython and Node probes.
 // runs are the runs' names (dated folders), tables their tables.
-func RenderStability(path string, runs []string, tables [][]summary.Table, ss []summary.Stability) error {
+func RenderStability(path string, runs []string, tables [][]summary.Table, ss []gate.Stability) error {
 	f, why := stabilityFigure(runs, tables, ss)
 	if f == nil {
 		return fmt.Errorf("no stability chart: %s", why)
@@ -56,7 +57,7 @@ func headline(tables [][]summary.Table) (summary.Table, bool) {
 	return summary.Table{}, false
 }
 
-func stabilityFigure(runs []string, tables [][]summary.Table, ss []summary.Stability) (*figure, string) {
+func stabilityFigure(runs []string, tables [][]summary.Table, ss []gate.Stability) (*figure, string) {
 	head, found := headline(tables)
 	if !found {
 		return nil, "no run has overhead rows"

@@ -98,10 +98,10 @@ func Block(recs []results.Record, chartsDir string, hours Hours) string {
 		row := []string{a.Name, orDash(string(a.Class)), summary.Added(a.AddedP50) + " " + summary.CI(a)}
 		if len(across) > 0 {
 			mean, next := "-", "-"
-			if k := slices.IndexFunc(across, func(s summary.Stability) bool { return s.Arm == a.Name }); k >= 0 {
-				mean, next = "runs "+summary.RunFigures(across[k]), "-"
+			if k := slices.IndexFunc(across, func(s gate.Stability) bool { return s.Arm == a.Name }); k >= 0 {
+				mean, next = "runs "+gate.RunFigures(across[k]), "-"
 				if across[k].HasAcross {
-					mean, next = meanCell(across[k]), summary.NextRun(across[k])
+					mean, next = meanCell(across[k]), gate.NextRun(across[k])
 				}
 			}
 			row = append(row, mean, next)
@@ -126,7 +126,7 @@ func Block(recs []results.Record, chartsDir string, hours Hours) string {
 type Hours struct {
 	Host string
 	Dirs []string
-	Stab []summary.Stability
+	Stab []gate.Stability
 	// Elsewhere counts the runs kept on other hosts, left out: another
 	// machine, not another hour.
 	Elsewhere int
@@ -139,7 +139,7 @@ type Hours struct {
 type KeptHost struct {
 	Name string
 	Dirs []string
-	Stab []summary.Stability
+	Stab []gate.Stability
 }
 
 // ReadHours reads the runs kept under base that count as runs
@@ -154,18 +154,18 @@ func ReadHours(base, host string) Hours {
 	for _, m := range summary.ByHost(dirs, tables) {
 		if m.Host == host {
 			if len(m.Dirs) >= 2 {
-				h.Host, h.Dirs, h.Stab, h.Elsewhere = host, m.Dirs, summary.Stabilities(m.Tables), len(dirs)-len(m.Dirs)
+				h.Host, h.Dirs, h.Stab, h.Elsewhere = host, m.Dirs, gate.Stabilities(m.Tables), len(dirs)-len(m.Dirs)
 			}
 			continue
 		}
-		h.Others = append(h.Others, KeptHost{Name: m.Name(), Dirs: m.Dirs, Stab: summary.Stabilities(m.Tables)})
+		h.Others = append(h.Others, KeptHost{Name: m.Name(), Dirs: m.Dirs, Stab: gate.Stabilities(m.Tables)})
 	}
 	return h
 }
 
 // hostMean is the mean over a host's runs of one of an arm's figures at
 // t's point, and how many runs it rests on.
-func hostMean(stab []summary.Stability, t summary.Table, arm string, v func(summary.Figures) vocab.Optional) (float64, int) {
+func hostMean(stab []gate.Stability, t summary.Table, arm string, v func(summary.Figures) vocab.Optional) (float64, int) {
 	for _, s := range stab {
 		if s.Scenario != t.Point.Scenario || s.Point != t.Point.String() || s.Arm != arm {
 			continue
@@ -220,8 +220,8 @@ func addedPerCPU(a summary.Figures) vocab.Optional {
 }
 
 // of is what holds across the runs for t's gateway arms, in t's order.
-func (h Hours) of(t summary.Table) []summary.Stability {
-	var out []summary.Stability
+func (h Hours) of(t summary.Table) []gate.Stability {
+	var out []gate.Stability
 	for _, a := range t.Arms {
 		for _, s := range h.Stab {
 			if s.Scenario == t.Point.Scenario && s.Point == t.Point.String() && s.Arm == a.Name && s.RunsMeasured() >= 2 {
@@ -243,7 +243,7 @@ func (h Hours) span() string {
 }
 
 // meanCell is the runs' mean with its interval over them.
-func meanCell(s summary.Stability) string {
+func meanCell(s gate.Stability) string {
 	f := summary.Figures{AddedP50: summary.Figure{V: vocab.Some(s.Across.Centre), CI: s.Across, Has: true}}
 	return summary.Added(f.AddedP50) + " " + summary.CI(f)
 }
@@ -274,11 +274,11 @@ func writeHours(w io.Writer, t summary.Table, h Hours) {
 		if s.Predictions > 0 {
 			pred = fmt.Sprintf("%d of %d", s.InPrediction, s.Predictions)
 		}
-		mean, half := "runs "+summary.RunFigures(s), "-"
+		mean, half := "runs "+gate.RunFigures(s), "-"
 		if s.HasAcross {
 			mean, half = meanCell(s), summary.HalfWidth(summary.Figures{AddedP50: summary.Figure{V: vocab.Some(s.Across.Centre), CI: s.Across, Has: true}})
 		}
-		rows = append(rows, []string{s.Arm, summary.Added(a.AddedP50) + " " + summary.CI(a), mean, half, summary.NextRun(s),
+		rows = append(rows, []string{s.Arm, summary.Added(a.AddedP50) + " " + summary.CI(a), mean, half, gate.NextRun(s),
 			summary.Fixed(s.BetweenRuns, 3), summary.Fixed(s.WithinRuns, 3), pred})
 	}
 	markdownTable(w, []string{"arm", "this run +p50 ms", "mean of the runs +p50 ms", "half-width", "a run at another hour +p50 ms", "sd between runs ms", "sd between starts ms", "inside the others' prediction"}, rows)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gatewaybench/gatewaybench/runner/charts"
+	"github.com/gatewaybench/gatewaybench/runner/gate"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
@@ -223,8 +224,8 @@ func TestHostsNormalised(t *testing.T) {
 	fig := func(name string, added, cpu float64) summary.Figures {
 		return summary.Figures{Name: name, AddedP50: summary.Figure{V: vocab.Some(added)}, CPUUsPerReq: vocab.Some(cpu), SyscallsPerReq: vocab.Some(10)}
 	}
-	stab := func(name string, added, cpu float64) summary.Stability {
-		return summary.Stability{Scenario: "overhead", Point: point.String(), Arm: name, Runs: []summary.Figures{fig(name, added, cpu), fig(name, added, cpu)}}
+	stab := func(name string, added, cpu float64) gate.Stability {
+		return gate.Stability{Scenario: "overhead", Point: point.String(), Arm: name, Runs: []summary.Figures{fig(name, added, cpu), fig(name, added, cpu)}}
 	}
 	for _, c := range []struct {
 		name string
@@ -240,8 +241,8 @@ func TestHostsNormalised(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tab := summary.Table{Point: point, Arms: []summary.Figures{fig("a", 2, 2000), fig("b", 10, 10000)}}
-			h := Hours{Host: "here", Dirs: []string{"r1", "r2"}, Stab: []summary.Stability{stab("a", 2, 2000), stab("b", 10, 10000)},
-				Others: []KeptHost{{Name: "there", Dirs: []string{"s1", "s2"}, Stab: []summary.Stability{stab("a", c.otherA[0], c.otherA[1]), stab("b", c.otherB[0], c.otherB[1])}}}}
+			h := Hours{Host: "here", Dirs: []string{"r1", "r2"}, Stab: []gate.Stability{stab("a", 2, 2000), stab("b", 10, 10000)},
+				Others: []KeptHost{{Name: "there", Dirs: []string{"s1", "s2"}, Stab: []gate.Stability{stab("a", c.otherA[0], c.otherA[1]), stab("b", c.otherB[0], c.otherB[1])}}}}
 			var b bytes.Buffer
 			writeHosts(&b, tab, h)
 			out := b.String()

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gatewaybench/gatewaybench/runner/charts"
+	"github.com/gatewaybench/gatewaybench/runner/gate"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
 )
 
@@ -35,7 +36,7 @@ func WriteStability(w io.Writer, chartPath string, dirs []string, tables [][]sum
 			fmt.Fprintf(&md, "- %s: %s\n\nOne run: nothing across runs on this host yet.\n\n", filepath.Base(m.Dirs[0]), summary.Provenance(m.Tables[0]))
 			continue
 		}
-		ss := summary.Stabilities(m.Tables)
+		ss := gate.Stabilities(m.Tables)
 		if charted == "" {
 			if err := charts.RenderStability(chartPath, m.Dirs, m.Tables, ss); err != nil {
 				return "", err
@@ -43,7 +44,7 @@ func WriteStability(w io.Writer, chartPath string, dirs []string, tables [][]sum
 			charted = m.Name()
 			fmt.Fprintf(&md, "![the AI gateways' added p50 at one client over the runs on this host, and the host's probes](%s)\n\n", filepath.Base(chartPath))
 		}
-		summary.WriteStability(&md, m.Dirs, m.Tables, ss)
+		gate.WriteStability(&md, m.Dirs, m.Tables, ss)
 		md.WriteString("\n")
 	}
 	if charted == "" {

@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,5 +53,31 @@ func TestReadKept(t *testing.T) {
 		if !slices.ContainsFunc(left, func(l string) bool { return strings.HasPrefix(l, want) }) {
 			t.Errorf("left out lacks %q: %q", want, left)
 		}
+	}
+}
+
+// TestByHost: runs kept on two hosts are parted by host, the newest run's
+// host first and each host's runs oldest first, so no figure over runs
+// pools two machines (a run on an EPYC once joined nine on a Xeon as if it
+// were another hour of the same machine).
+func TestByHost(t *testing.T) {
+	run := func(host string) []Table {
+		rec := results.NewRecord(map[results.Col]string{results.ColHostCPU: host})
+		return []Table{{Arms: []Figures{{Name: "direct", Rows: []results.Record{rec}}}}}
+	}
+	dirs := []string{"s/1", "s/2", "s/3", "s/4", "s/5"}
+	tables := [][]Table{run("Xeon"), run("EPYC"), run("Xeon"), run(""), run("EPYC")}
+	var got []string
+	for _, m := range ByHost(dirs, tables) {
+		for i, d := range m.Dirs {
+			if h := HostKeyOf(m.Tables[i]); h != m.Host {
+				t.Errorf("%s: tables of host %q filed under %q", d, h, m.Host)
+			}
+		}
+		got = append(got, fmt.Sprintf("%s %v", m.Name(), m.Dirs))
+	}
+	want := []string{"EPYC [s/2 s/5]", "host not recorded [s/4]", "Xeon [s/1 s/3]"}
+	if !slices.Equal(got, want) {
+		t.Errorf("machines %q, want %q", got, want)
 	}
 }

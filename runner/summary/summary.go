@@ -96,17 +96,15 @@ type Figures struct {
 	// ("p99 from 2 of 3 trials"), or withheld for it (Arm.majority).
 	Coverage []string
 	// Spread is the added p50's variance between starts and between the
-	// rounds of a start (stats.ComponentsOf), with two starts or more.
-	Spread    stats.Components
-	HasSpread bool
+	// rounds of a start (stats.ComponentsOf); nil under two starts.
+	Spread *stats.Components
 	// ByStart is the added p50 of each fresh start of the stacks (the
 	// median of its rounds' differences), when the rows hold more than one
 	// start: the spread between starts, beside the interval over all.
 	ByStart []vocab.Optional
 	// Bimodal: the per-round differences fall into two separate clusters
-	// (stats.TwoClusters); their median alone would hide both.
-	Bimodal   stats.Clusters
-	IsBimodal bool
+	// (stats.TwoClusters), which their median alone would hide; else nil.
+	Bimodal *stats.Clusters
 }
 
 // Table is one point's arms, direct first, then the floor, then the rest
@@ -205,8 +203,12 @@ func (a *Figures) against(rows, direct []results.Record) {
 	gs := diffsByStart(rows, direct, results.ColLatency.P50)
 	a.AddedP50.CI, a.AddedP50.Has = stats.StartsDelta(gs)
 	a.AddedP50.V = centre(a.AddedP50.V, a.AddedP50.CI, a.AddedP50.Has)
-	a.Spread, a.HasSpread = stats.ComponentsOf(gs)
-	a.Bimodal, a.IsBimodal = stats.TwoClusters(d)
+	if c, ok := stats.ComponentsOf(gs); ok {
+		a.Spread = &c
+	}
+	if c, ok := stats.TwoClusters(d); ok {
+		a.Bimodal = &c
+	}
 	a.ByStart = byStart(rows, direct)
 	if a.AddedP99.V.Set {
 		a.AddedP99.CI, a.AddedP99.Has = stats.StartsDelta(diffsByStart(rows, direct, results.ColLatency.P99))
@@ -502,12 +504,11 @@ func (a Figures) Notes() []string {
 	if a.SyscallSpread.Set && a.SyscallSpread.V > unstableWork {
 		out = append(out, fmt.Sprintf("syscalls per request not stable: they span %.0f%% of their median over the trials", 100*a.SyscallSpread.V))
 	}
-	if a.HasSpread {
+	if a.Spread != nil {
 		out = append(out, fmt.Sprintf("sd between starts %.3f ms, between rounds of a start %.3f ms (%d rounds in %d starts)",
 			a.Spread.BetweenStarts, a.Spread.WithinStarts, a.Spread.Rounds, a.Spread.Starts))
 	}
-	if a.IsBimodal {
-		c := a.Bimodal
+	if c := a.Bimodal; c != nil {
 		out = append(out, fmt.Sprintf("bimodal: rounds at %s (%d) and %s (%d)", Signed(vocab.Some(c.Low)), c.NLow, Signed(vocab.Some(c.High)), c.NHigh))
 	}
 	if w := a.warmupNote(); w != "" {

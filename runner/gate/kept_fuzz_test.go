@@ -1,10 +1,12 @@
-package summary
+package gate
 
 import (
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gatewaybench/gatewaybench/runner/summary"
 )
 
 // FuzzStability: any point kept under results/stability (its CSV and
@@ -29,11 +31,11 @@ func FuzzStability(f *testing.F) {
 			os.WriteFile(filepath.Join(dir, "overhead.csv"), []byte(head+id+",overhead,overhead,direct,1,1,closed,1,100,ok,1,100\n"+id+",overhead,overhead,gw,1,1,closed,1,100,ok,2,100\n"), 0o644)
 			os.WriteFile(filepath.Join(dir, "manifests", id+".json"), []byte(`{"run_id": "`+id+`", "complete": true}`), 0o644)
 		}
-		dirs, tables, left := ReadKept(StabilityDirs(base))
+		dirs, tables, left := summary.ReadKept(summary.StabilityDirs(base))
 		if len(dirs)+len(left) != 3 || len(dirs) < 2 {
 			t.Fatalf("kept %d, left out %d of 3 points: %q", len(dirs), len(left), left)
 		}
-		for _, m := range ByHost(dirs, tables) {
+		for _, m := range summary.ByHost(dirs, tables) {
 			WriteStability(io.Discard, m.Dirs, m.Tables, Stabilities(m.Tables))
 		}
 	})

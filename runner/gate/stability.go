@@ -1,17 +1,20 @@
-package summary
+// The runs kept over hours (results/stability): how far one arm's figure
+// moves from run to run on one host, and whether a run at another hour
+// would be judged the same; the tallies beside the gate's verdicts.
+
+package gate
 
 import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stats"
+	"github.com/gatewaybench/gatewaybench/runner/summary"
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
@@ -23,7 +26,7 @@ import (
 // chance gives when nothing changed (stats.InsideRate).
 type Stability struct {
 	Scenario, Point, Arm string
-	Runs                 []Figures // one per run; a zero Figures where the run lacks the arm
+	Runs                 []summary.Figures // one per run; a zero Figures where the run lacks the arm
 	// Spread is the largest figure over the smallest (set when every run
 	// has a positive one); SyscallSpread the same for syscalls per request.
 	Spread, SyscallSpread vocab.Optional
@@ -60,11 +63,11 @@ type Normalised struct {
 }
 
 // Stabilities matches the runs' tables arm by arm and point.
-func Stabilities(runs [][]Table) []Stability {
-	var keys []ArmKey
-	maps := make([]map[ArmKey]Figures, len(runs))
+func Stabilities(runs [][]summary.Table) []Stability {
+	var keys []summary.ArmKey
+	maps := make([]map[summary.ArmKey]summary.Figures, len(runs))
 	for i, ts := range runs {
-		m, order := GatewayArms(ts)
+		m, order := summary.GatewayArms(ts)
 		maps[i] = m
 		for _, k := range order {
 			if !slices.Contains(keys, k) {
@@ -83,8 +86,8 @@ func Stabilities(runs [][]Table) []Stability {
 		if !measured {
 			continue // never measured here (unavailable everywhere): nothing holds or moves
 		}
-		s.Spread = ratio(s.Runs, func(a Figures) vocab.Optional { return a.AddedP50.V })
-		s.SyscallSpread = ratio(s.Runs, func(a Figures) vocab.Optional { return a.SyscallsPerReq })
+		s.Spread = spreadOf(s.Runs, func(a summary.Figures) vocab.Optional { return a.AddedP50.V })
+		s.SyscallSpread = spreadOf(s.Runs, func(a summary.Figures) vocab.Optional { return a.SyscallsPerReq })
 		predicted := 0.0
 		for i, a := range s.Runs {
 			for j, b := range s.Runs {
@@ -138,7 +141,7 @@ func (s *Stability) acrossRuns() {
 
 // normalised compares the runs' spread of the figure with its spread
 // once divided by the run's CPython probe or by its CPU per request.
-func normalised(runs []Figures) Normalised {
+func normalised(runs []summary.Figures) Normalised {
 	var fig, byProbe, byCPU []float64
 	for _, a := range runs {
 		probe := a.Median(results.ColProbePyNs)
@@ -160,111 +163,9 @@ func cv(xs []float64) float64 {
 	return sd / math.Abs(m)
 }
 
-// keptName is a kept point's name: the UTC date and time it was made.
-var keptName = regexp.MustCompile(`^[0-9]{8}t[0-9]{6}$`)
-
-// StabilityDirs are the runs kept under base (results/stability/<date>,
-// each a directory with CSVs), oldest first; none when base is absent.
-func StabilityDirs(base string) []string {
-	entries, _ := os.ReadDir(base)
-	var dirs []string
-	for _, e := range entries {
-		// a point is named by its date and time alone: a failed run kept as
-		// <date>.failed, or a point still being copied, is none
-		if !keptName.MatchString(e.Name()) {
-			continue
-		}
-		if csvs, _ := filepath.Glob(filepath.Join(base, e.Name(), "*.csv")); e.IsDir() && len(csvs) > 0 {
-			dirs = append(dirs, filepath.Join(base, e.Name()))
-		}
-	}
-	slices.Sort(dirs) // dated names: oldest first
-	return dirs
-}
-
-// ReadKept reads the runs kept under dirs (StabilityDirs) that count as
-// runs: readable, complete, not a quick look, and each run once (one run
-// copied under three names counted three times; a quick look, an
-// interrupted run, or a corrupt manifest, which failed every later read,
-// counted or stopped: issue 66). Left says, per run left out, why.
-func ReadKept(dirs []string) (kept []string, tables [][]Table, left []string) {
-	seen := map[string]string{} // run id -> the directory that holds it
-	for _, d := range dirs {
-		recs, err := results.ReadDir(d)
-		if err != nil {
-			left = append(left, fmt.Sprintf("%s: unreadable (%v)", filepath.Base(d), err))
-			continue
-		}
-		var m *results.Manifest
-		for _, r := range recs {
-			if m = r.Manifest(); m != nil {
-				break
-			}
-		}
-		switch {
-		case len(recs) == 0:
-			left = append(left, filepath.Base(d)+": no rows")
-			continue
-		case m == nil:
-			// a run from before manifests: nothing says it is not one
-		case m.Quick:
-			left = append(left, filepath.Base(d)+": a quick look, one trial with short windows, not a run")
-			continue
-		case !m.Complete:
-			left = append(left, filepath.Base(d)+": incomplete (interrupted, or still running when kept)")
-			continue
-		case seen[m.RunID] != "":
-			left = append(left, fmt.Sprintf("%s: run %s again, already kept as %s", filepath.Base(d), m.RunID, seen[m.RunID]))
-			continue
-		default:
-			seen[m.RunID] = filepath.Base(d)
-		}
-		kept, tables = append(kept, d), append(tables, Build(recs))
-	}
-	return kept, tables, left
-}
-
-// HostKeyOf is the fingerprint of the host a run's rows were measured on
-// (results.HostKey), "" when they do not say.
-func HostKeyOf(tables []Table) string { return results.HostKey(records(tables)) }
-
-// Machine is the runs kept on one host, oldest first.
-type Machine struct {
-	Host   string
-	Dirs   []string
-	Tables [][]Table
-}
-
-// ByHost parts the runs by the host they ran on (its fingerprint), the
-// newest run's host first. A figure over runs is of one machine: a run on
-// another is not a draw of this one's figures (the VM under this project
-// moved from a Xeon to an EPYC; issue 63 found another VM of the Xeon's
-// label reading below every run kept on it).
-func ByHost(dirs []string, tables [][]Table) []Machine {
-	var out []Machine
-	for i := len(dirs) - 1; i >= 0; i-- {
-		h := HostKeyOf(tables[i])
-		k := slices.IndexFunc(out, func(m Machine) bool { return m.Host == h })
-		if k < 0 {
-			out, k = append(out, Machine{Host: h}), len(out)
-		}
-		out[k].Dirs = slices.Insert(out[k].Dirs, 0, dirs[i])
-		out[k].Tables = slices.Insert(out[k].Tables, 0, tables[i])
-	}
-	return out
-}
-
-// Name is the host as a heading says it.
-func (m Machine) Name() string {
-	if m.Host == "" {
-		return "host not recorded"
-	}
-	return m.Host
-}
-
-// ratio is the largest of the runs' values over the smallest, when every
+// spreadOf is the largest of the runs' values over the smallest, when every
 // run has one above 0.
-func ratio(runs []Figures, v func(Figures) vocab.Optional) vocab.Optional {
+func spreadOf(runs []summary.Figures, v func(summary.Figures) vocab.Optional) vocab.Optional {
 	var xs []float64
 	for _, a := range runs {
 		x := v(a)
@@ -281,13 +182,13 @@ func ratio(runs []Figures, v func(Figures) vocab.Optional) vocab.Optional {
 
 // WriteStability writes the runs and, per arm and point, each run's
 // figures and what holds across them, as Markdown.
-func WriteStability(w io.Writer, dirs []string, tables [][]Table, ss []Stability) {
+func WriteStability(w io.Writer, dirs []string, tables [][]summary.Table, ss []Stability) {
 	fmt.Fprintf(w, "Generated by `runner stability` from %d runs: each run's added p50 with its interval (level and span stated), "+
 		"the gateway's CPU and system calls per request, and the median CPython probe of its rounds (ns per iteration); "+
 		"max/min across the runs; and how often one run's figure lies inside another's interval, against the rate chance gives "+
 		"when nothing changed (docs/method.md, \"Reproduction\").\n\n", len(dirs))
 	for i, d := range dirs {
-		fmt.Fprintf(w, "- %s: %s\n", filepath.Base(d), Provenance(tables[i]))
+		fmt.Fprintf(w, "- %s: %s\n", filepath.Base(d), summary.Provenance(tables[i]))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| scenario | point | arm | run | +p50 ms | interval | half-width | CPU µs/req | syscalls/req | CPython probe ns |")
@@ -295,7 +196,7 @@ func WriteStability(w io.Writer, dirs []string, tables [][]Table, ss []Stability
 	for _, s := range ss {
 		for i, a := range s.Runs {
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, filepath.Base(dirs[i]),
-				Added(a.AddedP50), CI(a), HalfWidth(a), num1(a.CPUUsPerReq), num1(a.SyscallsPerReq), num1(a.Median(results.ColProbePyNs)))
+				summary.Added(a.AddedP50), summary.CI(a), summary.HalfWidth(a), summary.Fixed(a.CPUUsPerReq, 1), summary.Fixed(a.SyscallsPerReq, 1), summary.Fixed(a.Median(results.ColProbePyNs), 1))
 		}
 	}
 	fmt.Fprintln(w)
@@ -307,7 +208,7 @@ func WriteStability(w io.Writer, dirs []string, tables [][]Table, ss []Stability
 			inside = fmt.Sprintf("%d of %d", s.Inside, s.Pairs)
 			pred = fmt.Sprintf("%.0f%%", 100*s.Predicted)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, Times(s.Spread), Times(s.SyscallSpread), inside, pred)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, summary.Times(s.Spread), summary.Times(s.SyscallSpread), inside, pred)
 	}
 	fmt.Fprintf(w, "\nAcross the runs, from %d runs up: their mean with Student's t over the runs (where the mean over hours lies, "+
 		"not where one more run falls); where a run at another hour on this host falls, the %.0f%% prediction interval "+
@@ -320,13 +221,13 @@ func WriteStability(w io.Writer, dirs []string, tables [][]Table, ss []Stability
 		if !s.HasAcross {
 			continue
 		}
-		a := Figures{AddedP50: Figure{V: vocab.Some(s.Across.Centre), CI: s.Across, Has: true}}
+		a := summary.Figures{AddedP50: summary.Figure{V: vocab.Some(s.Across.Centre), CI: s.Across, Has: true}}
 		pred := "-"
 		if s.Predictions > 0 {
 			pred = fmt.Sprintf("%d of %d", s.InPrediction, s.Predictions)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, Added(a.AddedP50), CI(a),
-			HalfWidth(a), NextRun(s), Fixed(s.BetweenRuns, 3), Fixed(s.WithinRuns, 3), pred)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Scenario, s.Point, s.Arm, summary.Added(a.AddedP50), summary.CI(a),
+			summary.HalfWidth(a), NextRun(s), summary.Fixed(s.BetweenRuns, 3), summary.Fixed(s.WithinRuns, 3), pred)
 	}
 	fmt.Fprintln(w, "\nWould a reading of the run bring the runs closer? The spread of the figure across runs (coefficient of variation), "+
 		"beside its spread once each run's figure is divided by that run's median CPython probe, or by the gateway's own CPU µs per request "+
@@ -359,7 +260,7 @@ func NextRun(s Stability) string {
 	if !s.HasAcross {
 		return "-"
 	}
-	dec := Decimals(s.Across.Estimate)
+	dec := summary.Decimals(s.Across.Estimate)
 	return fmt.Sprintf("[%+.*f, %+.*f] %.0f%% prediction, %d runs", dec, s.Next.Lo, dec, s.Next.Hi, 100*stats.Level, s.Next.N)
 }
 
@@ -369,25 +270,8 @@ func RunFigures(s Stability) string {
 	var xs []string
 	for _, a := range s.Runs {
 		if a.AddedP50.V.Set {
-			xs = append(xs, Added(a.AddedP50))
+			xs = append(xs, summary.Added(a.AddedP50))
 		}
 	}
 	return strings.Join(xs, " and ")
-}
-
-// HalfWidth is an interval's half-width as a share of its figure: what
-// "to within 15%" is judged by.
-func HalfWidth(a Figures) string {
-	if !a.AddedP50.Has || !a.AddedP50.V.Set || a.AddedP50.V.V == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.0f%%", 100*(a.AddedP50.CI.Hi-a.AddedP50.CI.Lo)/2/math.Abs(a.AddedP50.V.V))
-}
-
-// Times prints a ratio as "1.49x", or "-".
-func Times(v vocab.Optional) string {
-	if !v.Set {
-		return "-"
-	}
-	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", v.V), "0"), ".") + "x"
 }

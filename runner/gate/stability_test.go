@@ -1,15 +1,14 @@
-package summary
+package gate
 
 import (
 	"bytes"
-	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stats"
+	"github.com/gatewaybench/gatewaybench/runner/summary"
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
@@ -20,15 +19,15 @@ import (
 // run falls (wider), and the run on a moved host outside the prediction
 // the three others give; from two runs, no interval at all.
 func TestStabilities(t *testing.T) {
-	arm := func(name string, sys float64, starts ...[]float64) Figures {
+	arm := func(name string, sys float64, starts ...[]float64) summary.Figures {
 		d, _ := stats.StartsDelta(starts)
-		return Figures{Name: name, AddedP50: Figure{V: vocab.Some(d.Centre), CI: d, Has: true}, SyscallsPerReq: vocab.Some(sys)}
+		return summary.Figures{Name: name, AddedP50: summary.Figure{V: vocab.Some(d.Centre), CI: d, Has: true}, SyscallsPerReq: vocab.Some(sys)}
 	}
-	run := func(arms ...Figures) []Table {
-		return []Table{{Point: Point{Scenario: "overhead", Mode: vocab.Closed, Concurrency: 1, Prompt: 100},
-			Arms: append([]Figures{{Name: "direct"}, {Name: "bifrost"}}, arms...)}}
+	run := func(arms ...summary.Figures) []summary.Table {
+		return []summary.Table{{Point: summary.Point{Scenario: "overhead", Mode: vocab.Closed, Concurrency: 1, Prompt: 100},
+			Arms: append([]summary.Figures{{Name: "direct"}, {Name: "bifrost"}}, arms...)}}
 	}
-	runs := [][]Table{
+	runs := [][]summary.Table{
 		run(arm("litellm", 100, []float64{10, 10.2}, []float64{10.4, 10.1}, []float64{9.9, 10})),
 		run(arm("litellm", 102, []float64{10.1, 10.3}, []float64{10.2, 10.0}, []float64{10.1, 10.2})),
 		run(arm("litellm", 104, []float64{15, 15.2}, []float64{15.1, 14.9}, []float64{15.3, 15})), // the host moved
@@ -70,44 +69,17 @@ func TestStabilities(t *testing.T) {
 // is steady once divided by it, and a probe that moves while the figure
 // holds makes the normalised spread wider, not narrower.
 func TestNormalised(t *testing.T) {
-	arm := func(fig, cpu, probe float64) Figures {
+	arm := func(fig, cpu, probe float64) summary.Figures {
 		d, _ := stats.StartsDelta([][]float64{{fig}, {fig * 1.01}, {fig * 0.99}})
-		csv := "run_id,scenario,kind,gateway,trial,mode,concurrency,rate_rps,prompt_tokens,status,probe_python_ns\n" +
-			"r1,overhead,overhead,litellm,1,closed,1,0,100,ok," + strconv.FormatFloat(probe, 'f', 1, 64) + "\n"
-		return Figures{Name: "litellm", AddedP50: Figure{V: vocab.Some(d.Centre), CI: d, Has: true}, CPUUsPerReq: vocab.Some(cpu),
-			Rows: recordsOf(t, "overhead.csv", csv)}
+		rec := results.NewRecord(map[results.Col]string{results.ColStatus: string(vocab.StatusOK), results.ColProbePyNs: strconv.FormatFloat(probe, 'f', 1, 64)})
+		return summary.Figures{Name: "litellm", AddedP50: summary.Figure{V: vocab.Some(d.Centre), CI: d, Has: true}, CPUUsPerReq: vocab.Some(cpu),
+			Rows: []results.Record{rec}}
 	}
-	n := normalised([]Figures{arm(10, 1000, 140), arm(12, 1200, 140), arm(11, 1100, 230), {}})
+	n := normalised([]summary.Figures{arm(10, 1000, 140), arm(12, 1200, 140), arm(11, 1100, 230), {}})
 	if n.N != 3 || n.Figure < 0.08 || n.ByCPU > 0.001 || n.ByProbe <= n.Figure {
 		t.Errorf("%+v: want 3 runs, the figure's spread gone by CPU, widened by the probe", n)
 	}
-	if n := normalised([]Figures{arm(10, 1000, 140), arm(12, 1200, 140)}); n.N != 0 {
+	if n := normalised([]summary.Figures{arm(10, 1000, 140), arm(12, 1200, 140)}); n.N != 0 {
 		t.Errorf("%+v from two runs", n)
-	}
-}
-
-// TestByHost: runs kept on two hosts are parted by host, the newest run's
-// host first and each host's runs oldest first, so no figure over runs
-// pools two machines (a run on an EPYC once joined nine on a Xeon as if it
-// were another hour of the same machine).
-func TestByHost(t *testing.T) {
-	run := func(host string) []Table {
-		rec := results.NewRecord(map[results.Col]string{results.ColHostCPU: host})
-		return []Table{{Arms: []Figures{{Name: "direct", Rows: []results.Record{rec}}}}}
-	}
-	dirs := []string{"s/1", "s/2", "s/3", "s/4", "s/5"}
-	tables := [][]Table{run("Xeon"), run("EPYC"), run("Xeon"), run(""), run("EPYC")}
-	var got []string
-	for _, m := range ByHost(dirs, tables) {
-		for i, d := range m.Dirs {
-			if h := HostKeyOf(m.Tables[i]); h != m.Host {
-				t.Errorf("%s: tables of host %q filed under %q", d, h, m.Host)
-			}
-		}
-		got = append(got, fmt.Sprintf("%s %v", m.Name(), m.Dirs))
-	}
-	want := []string{"EPYC [s/2 s/5]", "host not recorded [s/4]", "Xeon [s/1 s/3]"}
-	if !slices.Equal(got, want) {
-		t.Errorf("machines %q, want %q", got, want)
 	}
 }
