@@ -67,10 +67,6 @@ type Options struct {
 	// Finished, when set, is called with each scenario's CSV once it is
 	// complete (the CLI prints what it says).
 	Finished func(csv string)
-	// experiment, when set, runs instead of the plan's runs on the same
-	// images and mocks: the interleaving experiment (Experiment) or the
-	// count of instructions (CountWork).
-	experiment experiment
 }
 
 // Outcome says what a run produced.
@@ -145,7 +141,9 @@ type execution struct {
 	tmp  string       // the run's temporary directory (an experiment's scratch)
 }
 
-// experiment runs on a run's images and mocks instead of its passes.
+// experiment runs on a run's images and mocks instead of its passes: the
+// interleaving experiment (Experiment) or the count of instructions
+// (CountWork).
 type experiment interface {
 	run(loadCtx, hardCtx context.Context, r *execution) error
 }
@@ -156,7 +154,13 @@ type experiment interface {
 //
 // A panic in it or in its load's goroutines (a bug) comes back as an error
 // after the run has torn down what it created and written what it finished.
-func Run(loadCtx, hardCtx context.Context, o Options) (out Outcome, err error) {
+func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
+	return guarded(loadCtx, hardCtx, o, nil)
+}
+
+// guarded runs the plan's passes, or exp instead of them, turning a panic
+// into an error once everything is torn down.
+func guarded(loadCtx, hardCtx context.Context, o Options, exp experiment) (out Outcome, err error) {
 	var panicked atomic.Pointer[recovered.Panic]
 	var r *execution
 	defer func() {
@@ -168,10 +172,10 @@ func Run(loadCtx, hardCtx context.Context, o Options) (out Outcome, err error) {
 		}
 	}()
 	defer recovered.Catch(&panicked) // after every deferred teardown below
-	return run(loadCtx, hardCtx, o, &r)
+	return run(loadCtx, hardCtx, o, exp, &r)
 }
 
-func run(loadCtx, hardCtx context.Context, o Options, started **execution) (Outcome, error) {
+func run(loadCtx, hardCtx context.Context, o Options, exp experiment, started **execution) (Outcome, error) {
 	o.defaults()
 	r := &execution{o: o, runID: newRunID(), images: map[string]stack.Image{}, drivers: map[string]stack.Image{}, dirs: map[string]bool{}, runManifests: map[string]bool{}, pool: map[string]*liveArm{}, ran: map[int]bool{}}
 	r.manifest = results.Manifest{RunID: r.runID, Started: time.Now().UTC().Truncate(time.Second), HCL: o.Source}
@@ -210,9 +214,9 @@ func run(loadCtx, hardCtx context.Context, o Options, started **execution) (Outc
 	if err := r.readHosts(hardCtx); err != nil {
 		return r.out, err
 	}
-	if o.experiment != nil {
+	if exp != nil {
 		r.tmp = tmp.Dir
-		return r.out, o.experiment.run(loadCtx, hardCtx, r)
+		return r.out, exp.run(loadCtx, hardCtx, r)
 	}
 	r.stamp()
 	r.calibrate(hardCtx)

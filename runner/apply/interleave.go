@@ -96,8 +96,7 @@ type block struct {
 
 // Experiment runs the interleaving experiment instead of the plan's runs.
 func Experiment(loadCtx, hardCtx context.Context, o Options, x Interleave) error {
-	o.experiment = &x
-	_, err := Run(loadCtx, hardCtx, o)
+	_, err := guarded(loadCtx, hardCtx, o, &x)
 	return err
 }
 

@@ -82,28 +82,9 @@ func (r *execution) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, run
 		}
 		p.Start(fmt.Sprintf("[%d/%d] %s %s%s trial %d %s (about %s of load left in the plan)", n, total, sc.Name, run.Point, variant(run), run.Trial, run.Arm,
 			r.loadLeft().Round(time.Second)), run.Warmup.D()+run.Duration.D())
-		m := r.meter(sc, run, a, s.mocks.source)
-		m.Abort = hardCtx
-		m.Base.Began = time.Now()
-		m.Base.ProbeGoNs, m.Base.ProbePyNs, m.Base.ProbeNodeNs = positive(s.probe.GoNs), positive(s.probe.PyNs), positive(s.probe.NodeNs)
-		if s.probe.HasSteal {
-			m.Base.HostStealShare = vocab.Some(results.Round6(s.probe.Steal))
-		}
-		m.Base.Check = check
-		row := m.Base
-		if noCapacity != "" {
-			row.Status, row.Reason = vocab.StatusFailed, noCapacity
-		} else if measured, err := s.kind.Measure(loadCtx, m, run); err != nil {
+		row, err := r.row(loadCtx, hardCtx, s, run, a, check, noCapacity)
+		if err != nil {
 			return err
-		} else {
-			row = measured
-		}
-		if err := r.unchanged(hardCtx, s, a); err != nil && row.Status != vocab.StatusUnavailable {
-			row.Status, row.Reason = vocab.StatusFailed, err.Error()
-		}
-		r.countLogs(hardCtx, a, m, &row)
-		if why := nearCeiling(r.manifest.Rig, run.Point); why != "" {
-			row.Verdict.Add(vocab.Reason{Finding: vocab.VNearCeiling, Detail: why})
 		}
 		a.served += int(row.RequestsOK + row.Errors.Total())
 		r.ran[run.Index] = true
@@ -118,6 +99,38 @@ func (r *execution) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, run
 		}
 	}
 	return nil
+}
+
+// row measures one run and builds its whole row: the meter's base (the
+// arm, the point, the host's probe before the round, the check before the
+// window), what the scenario's kind measured in the window, then what is
+// known only after it (a stack that changed under the load, the gateway's
+// log lines counted, a point near the rig's ceiling).
+func (r *execution) row(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *liveArm, check results.Check, noCapacity string) (results.Row, error) {
+	m := r.meter(s.sc, run, a, s.mocks.source)
+	m.Abort = hardCtx
+	m.Base.Began = time.Now()
+	m.Base.ProbeGoNs, m.Base.ProbePyNs, m.Base.ProbeNodeNs = positive(s.probe.GoNs), positive(s.probe.PyNs), positive(s.probe.NodeNs)
+	if s.probe.HasSteal {
+		m.Base.HostStealShare = vocab.Some(results.Round6(s.probe.Steal))
+	}
+	m.Base.Check = check
+	row := m.Base
+	if noCapacity != "" {
+		row.Status, row.Reason = vocab.StatusFailed, noCapacity
+	} else if measured, err := s.kind.Measure(loadCtx, m, run); err != nil {
+		return row, err
+	} else {
+		row = measured
+	}
+	if err := r.unchanged(hardCtx, s, a); err != nil && row.Status != vocab.StatusUnavailable {
+		row.Status, row.Reason = vocab.StatusFailed, err.Error()
+	}
+	r.countLogs(hardCtx, a, m, &row)
+	if why := nearCeiling(r.manifest.Rig, run.Point); why != "" {
+		row.Verdict.Add(vocab.Reason{Finding: vocab.VNearCeiling, Detail: why})
+	}
+	return row, nil
 }
 
 // probe reads the host before the first measured run of each round, with

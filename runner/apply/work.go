@@ -65,8 +65,7 @@ func CountWork(loadCtx, hardCtx context.Context, o Options, w Work) error {
 	}
 	// Under Cachegrind a gateway starts 20 to 100 times slower.
 	o.ReadyTimeout = max(o.ReadyTimeout, 10*time.Minute)
-	o.experiment = &w
-	_, err := Run(loadCtx, hardCtx, o)
+	_, err := guarded(loadCtx, hardCtx, o, &w)
 	return err
 }
 
