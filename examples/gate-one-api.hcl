@@ -46,13 +46,14 @@ gateway "one-api" {
   api     = ["openai"]
   api_key = "sk-gatewaybench"
   version = "one-api v0.6.10 (tuned settings) behind refgw-go doing no work"
-  prepare = ["../gateways/one-api/prepare.sh", "../gateways/reference/prepare.sh"]
+  prepare = ["../gateways/one-api/prepare.sh"]
   warmup_requests = 3000
   warmup_max      = "90s"
   replicas = 1
   balancer {
     compose = "../compose/gate-relay.yaml"
     service = "relay"
+    prepare = ["../gateways/reference/prepare.sh"] # refgw-go's build context
     port    = 18200
   }
 }
@@ -64,13 +65,14 @@ gateway "one-api-copy" {
   api     = ["openai"]
   api_key = "sk-gatewaybench"
   version = "the same images and settings as one-api (A/A)"
-  prepare = ["../gateways/one-api/prepare.sh", "../gateways/reference/prepare.sh"]
+  prepare = ["../gateways/one-api/prepare.sh"]
   warmup_requests = 3000
   warmup_max      = "90s"
   replicas = 1
   balancer {
     compose = "../compose/gate-relay.yaml"
     service = "relay"
+    prepare = ["../gateways/reference/prepare.sh"] # refgw-go's build context
     port    = 18201
   }
 }
@@ -82,13 +84,14 @@ gateway "one-api-10" {
   api     = ["openai"]
   api_key = "sk-gatewaybench"
   version = "one-api behind refgw-go doing 60,000 rounds of work per request (about 10% of what the arm adds here)"
-  prepare = ["../gateways/one-api/prepare.sh", "../gateways/reference/prepare.sh"]
+  prepare = ["../gateways/one-api/prepare.sh"]
   warmup_requests = 3000
   warmup_max      = "90s"
   replicas = 1
   balancer {
     compose = "../compose/gate-relay.yaml"
     service = "relay-10"
+    prepare = ["../gateways/reference/prepare.sh"] # refgw-go's build context
     port    = 18202
   }
 }

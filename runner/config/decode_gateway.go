@@ -165,13 +165,7 @@ func (c *checker) gateway(r *rawGateway, cfg *Config) Gateway {
 	if g.OverheadHeader != "" {
 		c.checkHeaderNames(b, "overhead_header", map[string]string{g.OverheadHeader: ""})
 	}
-	// A prepare command runs on the host; a script it names must be one
-	// of the benchmark's own files, links followed.
-	if len(r.Prepare) > 0 && strings.Contains(r.Prepare[0], "/") {
-		if real, inside := reach(resolve(cfg.Dir, r.Prepare[0]), hostRoots(cfg)); !inside {
-			c.errorf(attrRange(b, "prepare"), "Prepare script outside the benchmark", "prepare runs %s, which leads to %s: %v.", r.Prepare[0], real, errOutside)
-		}
-	}
+	c.checkPrepare(b, r.Prepare, cfg)
 	c.checkHeaders(b, "headers", r.Headers)
 	c.checkHeaders(b, "fallback_headers", r.FallbackHeaders)
 	c.checkHeaderNames(b, "expect_headers", r.ExpectHeaders)
@@ -411,6 +405,17 @@ func (c *checker) logPatterns(body hcl.Body, m map[string]string, g *Gateway) {
 			c.errorf(attrRange(body, "log_patterns"), "Invalid log pattern", "log_patterns[%q] must be 1 to 256 characters of text a log line holds.", name)
 		default:
 			g.LogPatterns = append(g.LogPatterns, LogPattern{Name: name, Text: m[name]})
+		}
+	}
+}
+
+// checkPrepare refuses a prepare command (a gateway's or a balancer's: it
+// runs on the host) whose script is not one of the benchmark's own files,
+// links followed.
+func (c *checker) checkPrepare(b hcl.Body, prepare []string, cfg *Config) {
+	if len(prepare) > 0 && strings.Contains(prepare[0], "/") {
+		if real, inside := reach(resolve(cfg.Dir, prepare[0]), hostRoots(cfg)); !inside {
+			c.errorf(attrRange(b, "prepare"), "Prepare script outside the benchmark", "prepare runs %s, which leads to %s: %v.", prepare[0], real, errOutside)
 		}
 	}
 }

@@ -219,8 +219,11 @@ func (c *checker) replicas(r *rawGateway, cfg *Config, g *Gateway) {
 type Balancer struct {
 	Compose, ComposePath, Service string
 	Port                          int
-	CPUs                          CPUSet
-	ComposeRange, ServiceRange    hcl.Range
+	// Prepare, like a gateway's, assembles the balancer image's build
+	// context on the host before its build.
+	Prepare                    []string
+	CPUs                       CPUSet
+	ComposeRange, ServiceRange hcl.Range
 }
 
 type rawBalancer struct {
@@ -228,6 +231,7 @@ type rawBalancer struct {
 	Service string   `hcl:"service"`
 	Port    int      `hcl:"port"`
 	CPUs    *string  `hcl:"cpus,optional"`
+	Prepare []string `hcl:"prepare,optional"`
 	Body    hcl.Body `hcl:",body"`
 }
 
@@ -238,7 +242,8 @@ func (c *checker) balancer(r *rawBalancer, cfg *Config, g *Gateway) {
 		return
 	}
 	b := &Balancer{Compose: r.Compose, ComposePath: resolve(cfg.Dir, r.Compose), Service: r.Service, Port: r.Port, CPUs: cfg.CPUs.Gateway,
-		ComposeRange: attrRange(r.Body, "compose"), ServiceRange: attrRange(r.Body, "service")}
+		Prepare: r.Prepare, ComposeRange: attrRange(r.Body, "compose"), ServiceRange: attrRange(r.Body, "service")}
+	c.checkPrepare(r.Body, r.Prepare, cfg)
 	if r.CPUs != nil {
 		set, err := ParseCPUSet(*r.CPUs)
 		if err != nil {

@@ -116,6 +116,9 @@ func InputPaths(cfg *Config, projects map[string]*types.Project) []InputPath {
 		if b := g.Balancer; b != nil && b.ComposePath != "" {
 			out = append(out, InputPath{b.ComposePath, InputCompose, "compose file of " + g.Name + "'s balancer"})
 		}
+		if b := g.Balancer; b != nil && len(b.Prepare) > 0 {
+			out = append(out, InputPath{resolve(cfg.Dir, b.Prepare[0]), InputPrepare, "prepare script of " + g.Name + "'s balancer"})
+		}
 		if len(g.Prepare) > 0 {
 			out = append(out, InputPath{resolve(cfg.Dir, g.Prepare[0]), InputPrepare, "prepare script of " + g.Name})
 		}

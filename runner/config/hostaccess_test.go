@@ -85,6 +85,8 @@ func TestHostPathsFollowLinks(t *testing.T) {
 		{"build secrets", "services:\n  gw:\n    build:\n      context: ./ctx\n      secrets: [s]\n    network_mode: host\nsecrets:\n  s:\n    file: /etc/shadow\n", "", "build secrets"},
 		{"build args", "services:\n  gw:\n    build: {context: ./ctx, args: {A: b}}\n    network_mode: host\n", "", "build args"},
 		{"prepare script linked out", service, `prepare = ["./secretlink"]`, "Prepare script outside the benchmark"},
+		{"balancer's prepare script linked out", service,
+			"balancer {\n compose = \"compose.yaml\"\n service = \"gw\"\n port = 19101\n prepare = [\"./secretlink\"]\n}", "Prepare script outside the benchmark"},
 		{"session outside", service, "}\nscenario \"sess\" {\n kind = \"session\"\n session = \"/etc/shadow\"\n concurrency = [1]\n", "Session profile outside the benchmark"},
 		{"session linked out", service, "}\nscenario \"sess\" {\n kind = \"session\"\n session = \"secretlink\"\n concurrency = [1]\n", "Session profile outside the benchmark"},
 		{"links inside the tree", service + "    volumes: [\"./inlink/app.conf:/app.conf:ro\"]\n    configs: [{source: c, target: /c}]\nconfigs:\n  c:\n    file: ./inlink/app.conf\n",

@@ -116,9 +116,12 @@ func (rep *Replica) container(cfg *config.Config, g *config.Gateway, p *types.Pr
 		svc.Stack = fmt.Sprintf("%s-replica-%d", g.Name, i+1)
 	}
 	svc.CPUSet, svc.Memory = rep.CPUs.Text, cfg.Memory.Gateway
-	if svc.Build != nil && i >= 0 {
+	if svc.Build != nil {
 		env := config.ComposeEnv(cfg, g, 0)
 		svc.Build.Prepare, svc.Build.PrepareDir = g.Prepare, cfg.Dir
+		if i < 0 { // the balancer's image is its own
+			svc.Build.Prepare = g.Balancer.Prepare
+		}
 		if abs, err := filepath.Abs(cfg.Dir); err == nil {
 			svc.Build.PrepareDir = abs // a saved plan applies from any directory
 		}

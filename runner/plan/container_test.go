@@ -88,3 +88,50 @@ func TestHardeningKept(t *testing.T) {
 		t.Error("hardening does not change the service's hash: two runs with different privileges would look alike")
 	}
 }
+
+// TestBalancerPrepare: a balancer built from a context of its own has its
+// own prepare command (examples/gate-one-api.hcl: refgw-go in front of
+// one-api), run before its build and hashed among the plan's inputs, the
+// gateway's prepare left to the gateway's image. Before, the balancer's
+// image had none, and the file failed on a machine without refgw-go.
+func TestBalancerPrepare(t *testing.T) {
+	cfg, _, diags := config.Load("../../examples/gate-one-api.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	projects, diags := config.LoadCompose(context.Background(), cfg)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p, diags := Build(cfg, projects, nil, 1)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var arm *Arm
+	for i := range p.Arms {
+		if p.Arms[i].Name == "one-api" {
+			arm = &p.Arms[i]
+		}
+	}
+	if arm == nil || arm.Balancer == nil || arm.Balancer.Container == nil || arm.Balancer.Container.Build == nil {
+		t.Fatalf("one-api's balancer: %+v", arm)
+	}
+	if got := arm.Balancer.Container.Build.Prepare; !reflect.DeepEqual(got, []string{"../gateways/reference/prepare.sh"}) {
+		t.Errorf("balancer's prepare %q", got)
+	}
+	if got := arm.Replicas[0].Container.Build.Prepare; !reflect.DeepEqual(got, []string{"../gateways/one-api/prepare.sh"}) {
+		t.Errorf("gateway's prepare %q", got)
+	}
+	var hashed bool
+	for _, in := range config.InputPaths(cfg, projects) {
+		hashed = hashed || (in.Kind == config.InputPrepare && strings.HasSuffix(in.Path, "gateways/reference/prepare.sh"))
+	}
+	if !hashed {
+		t.Error("the balancer's prepare script is not among the plan's inputs")
+	}
+	var text strings.Builder
+	p.writeHostUse(&text)
+	if !strings.Contains(text.String(), "balancer's prepare (on the host") {
+		t.Errorf("the plan does not say the balancer's prepare runs on the host:\n%s", text.String())
+	}
+}

@@ -90,12 +90,19 @@ func (p *Plan) writeHostUse(w io.Writer) {
 		if len(a.Replicas) > 0 && a.Replicas[0].Container != nil {
 			build = a.Replicas[0].Container.Build
 		}
-		if len(a.Prepare) == 0 && len(a.Mounts) == 0 && build == nil && len(a.LogPatterns) == 0 {
+		var balancerPrepare []string
+		if b := a.Balancer; b != nil && b.Container != nil && b.Container.Build != nil {
+			balancerPrepare = b.Container.Build.Prepare
+		}
+		if len(a.Prepare) == 0 && len(balancerPrepare) == 0 && len(a.Mounts) == 0 && build == nil && len(a.LogPatterns) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s:\n", a.Name)
 		if len(a.Prepare) > 0 {
 			fmt.Fprintf(w, "  prepare (on the host, in %s): %s\n", p.Dir, strings.Join(a.Prepare, " "))
+		}
+		if len(balancerPrepare) > 0 {
+			fmt.Fprintf(w, "  balancer's prepare (on the host, in %s): %s\n", p.Dir, strings.Join(balancerPrepare, " "))
 		}
 		if build != nil {
 			fmt.Fprintf(w, "  build context: %s, dockerfile %s (at most %d MiB of files; links sent as links)\n",
