@@ -154,7 +154,8 @@ gateway "caddy-2-11" {
   # Streamed scenarios, where 2.6.2 cuts streams, and the headline and
   # frontier for its cost; not the non-streamed large_context, throughput,
   # key_flood, failover (a proxy has no fallback) or cold_start, where it
-  # is Caddy's own figure again (README, "Caddy's variants")
+  # is Caddy's own figure again (gateways/caddy/README.md, "Where the
+  # variants run")
   scenarios = ["overhead", "streaming_turn", "streaming_turn_anthropic", "tool_call_loop", "tool_call_loop_anthropic",
                "concurrent_agents", "throughput_frontier", "head_of_line", "session_claude_code", "session_codex",
                "cancellation", "memory"]
@@ -176,7 +177,8 @@ gateway "caddy-buffered" {
   # Streamed scenarios, where 2.6.2 cuts streams, and the headline and
   # frontier for its cost; not the non-streamed large_context, throughput,
   # key_flood, failover (a proxy has no fallback) or cold_start, where it
-  # is Caddy's own figure again (README, "Caddy's variants")
+  # is Caddy's own figure again (gateways/caddy/README.md, "Where the
+  # variants run")
   scenarios = ["overhead", "streaming_turn", "streaming_turn_anthropic", "tool_call_loop", "tool_call_loop_anthropic",
                "concurrent_agents", "throughput_frontier", "head_of_line", "session_claude_code", "session_codex",
                "cancellation", "memory"]

@@ -613,8 +613,11 @@ func (r *execution) startArms(hardCtx context.Context, s *scenarioRun, start int
 			continue
 		}
 		replicas := ""
-		if len(a.containers) > 1 {
-			replicas = fmt.Sprintf(", %d replicas", len(a.containers))
+		if len(a.replicas) > 1 {
+			replicas = fmt.Sprintf(", %d replicas", len(a.replicas))
+		}
+		if pa.Balancer != nil {
+			replicas += ", behind its balancer"
 		}
 		p.Logf("%s up: image %s (%s, %.1f MiB)%s, cold start %s", pa.Name, a.image.Ref, a.image.Source, measure.MiB(uint64(a.image.Size)), replicas, a.coldStart.Round(time.Millisecond))
 	}

@@ -185,13 +185,24 @@ func TestApplyReplicas(t *testing.T) {
 	resultsDir := t.TempDir()
 	_, o := loadPlan(t, "testdata/replicas.hcl", resultsDir)
 	e := record(real)
-	o.Engine, o.Progress = e, &Progress{W: &timedLog{t: t}}
+	log := &timedLog{t: t}
+	o.Engine, o.Progress = e, &Progress{W: log}
 	out, err := Run(context.Background(), context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if left, _ := real.Containers(context.Background(), stack.LabelRun, out.RunID); len(left) != 0 {
 		t.Errorf("%d containers left", len(left))
+	}
+	// The balancer is no replica (it was counted as a third).
+	for prefix, want := range map[string]string{"nginx up:": ", 2 replicas, cold start", "nginx-lb up:": ", 2 replicas, behind its balancer, cold start"} {
+		var said bool
+		for _, l := range log.lines {
+			said = said || (strings.HasPrefix(l.text, prefix) && strings.Contains(l.text, want))
+		}
+		if !said {
+			t.Errorf("no line %q ... %q", prefix, want)
+		}
 	}
 	for name, want := range map[string]string{"nginx": "1", "nginx-replica-2": "0", "nginx-lb": "1", "nginx-lb-replica-2": "0", "nginx-lb-balancer": "1"} {
 		if st, ok := e.state[name]; !ok || st.CPUSet != want {
