@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# A real single-node Kubernetes cluster on this machine, for runner apply's
+# Kubernetes engine (issue 65): etcd, kube-apiserver, kube-controller-manager,
+# kube-scheduler, a kubelet with the static CPU manager policy and its own
+# containerd, all inside a network namespace this script makes (the node's
+# address 198.18.0.11 on that namespace's loopback: traffic here may go to
+# loopback or into namespaces the project makes, and kubelet refuses a
+# loopback node address). The API server is reached from the host at
+# https://127.0.0.1:6443 through a Unix socket (socat on either side: a
+# socket file crosses namespaces). The kubeconfig is written to
+# $GATEWAYBENCH_K8S_STATE/kubeconfig (default /var/lib/gatewaybench-k8s); scripts/k8s-down.sh stops and removes it all.
+#
+#   scripts/k8s-up.sh
+#
+# Binaries from scripts/k8s-build.sh (cached by version); containerd, runc,
+# the CNI plugins, socat and openssl from Debian.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+state=${GATEWAYBENCH_K8S_STATE:-/var/lib/gatewaybench-k8s}
+ns=gwb-k8s node=gwb-node-1 ip=198.18.0.11 port=6443
+if [ -e "$state/pids" ]; then
+  echo "k8s-up: $state/pids exists: a cluster is up or was left; run scripts/k8s-down.sh first" >&2
+  exit 1
+fi
+began=$(date +%s)
+need=()
+for p in containerd:containerd runc:runc socat:socat openssl:openssl; do
+  command -v "${p%%:*}" >/dev/null || need+=("${p#*:}")
+done
+[ -x /usr/lib/cni/loopback ] || need+=(containernetworking-plugins)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get install -y --no-install-recommends "${need[@]}" >&2
+fi
+bin=$(scripts/k8s-build.sh)
+mkdir -p "$state"/{pids,logs,pki,etcd,containerd/root,containerd/state,cni,kubelet,manifests}
+# start NAME CMD...: in the namespace, in the background, its pid and log
+# kept. nsenter and setsid each exec the next program (no fork: one
+# namespace, and a background job is no group leader), so $! is the
+# program's own pid, which k8s-down.sh stops; checked, since a wrapper's
+# pid would leave the program running.
+start() {
+  local name=$1 pid
+  shift
+  nsenter --net="/run/netns/$ns" setsid "$@" >"$state/logs/$name.log" 2>&1 </dev/null &
+  pid=$!
+  echo "$pid" >"$state/pids/$name.pid"
+  for _ in $(seq 1 50); do
+    [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(readlink -f "$(command -v "$1")")" ] && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "k8s-up: $name (pid $pid) is not $1; logs in $state/logs/$name.log" >&2
+  exit 1
+}
+# wait_for WHAT SECONDS CMD...: until CMD succeeds, or fail saying WHAT and the log to read
+wait_for() {
+  local what=$1 secs=$2
+  shift 2
+  for _ in $(seq 1 "$secs"); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 1
+  done
+  echo "k8s-up: $what not ready after ${secs}s; logs in $state/logs/" >&2
+  exit 1
+}
+
+# The namespace and its address.
+ip netns add "$ns"
+ip -n "$ns" link set lo up
+ip -n "$ns" addr add "$ip/32" dev lo
+
+# Certificates: one CA signs the API server's serving certificate and each
+# client's (admin, controller-manager, scheduler, the node, the API server
+# as the kubelet's client); the service accounts' signing key beside them.
+pki=$state/pki
+openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj /CN=gatewaybench-k8s-ca \
+  -keyout "$pki/ca.key" -out "$pki/ca.crt" 2>/dev/null
+cert() { # NAME SUBJECT [SAN]
+  openssl req -newkey rsa:2048 -nodes -subj "$2" -keyout "$pki/$1.key" -out "$pki/$1.csr" 2>/dev/null
+  local ext=$pki/$1.ext
+  if [ -n "${3:-}" ]; then
+    printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth,clientAuth\n' "$3" >"$ext"
+  else
+    printf 'extendedKeyUsage=clientAuth\n' >"$ext"
+  fi
+  openssl x509 -req -in "$pki/$1.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
+    -days 30 -extfile "$ext" -out "$pki/$1.crt" 2>/dev/null
+}
+cert apiserver /CN=kube-apiserver \
+  "IP:$ip,IP:127.0.0.1,IP:10.96.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc"
+cert admin "/O=system:masters/CN=gatewaybench-admin"
+cert controller-manager /CN=system:kube-controller-manager
+cert scheduler /CN=system:kube-scheduler
+cert node "/O=system:nodes/CN=system:node:$node"
+cert apiserver-kubelet "/O=system:masters/CN=kube-apiserver-kubelet-client"
+cert kubelet-serving "/CN=$node" "IP:$ip,DNS:$node"
+openssl genrsa -out "$pki/sa.key" 2048 2>/dev/null
+openssl rsa -in "$pki/sa.key" -pubout -out "$pki/sa.pub" 2>/dev/null
+kubeconfig() { # FILE USER SERVER
+  cat >"$1" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: gatewaybench
+  cluster:
+    certificate-authority: $pki/ca.crt
+    server: $3
+users:
+- name: $2
+  user:
+    client-certificate: $pki/$2.crt
+    client-key: $pki/$2.key
+contexts:
+- name: gatewaybench
+  context: {cluster: gatewaybench, user: $2}
+current-context: gatewaybench
+EOF
+}
+for u in controller-manager scheduler node; do kubeconfig "$state/$u.kubeconfig" "$u" "https://$ip:$port"; done
+kubeconfig "$state/kubeconfig" admin "https://127.0.0.1:$port"
+
+# The control plane.
+start etcd "$bin/etcd" --name "$node" --data-dir "$state/etcd" \
+  --listen-client-urls http://127.0.0.1:2379 --advertise-client-urls http://127.0.0.1:2379 \
+  --listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
+  --initial-cluster "$node=http://127.0.0.1:2380"
+start kube-apiserver "$bin/kube-apiserver" --etcd-servers=http://127.0.0.1:2379 \
+  --bind-address="$ip" --advertise-address="$ip" --secure-port="$port" \
+  --service-cluster-ip-range=10.96.0.0/24 \
+  --client-ca-file="$pki/ca.crt" --tls-cert-file="$pki/apiserver.crt" --tls-private-key-file="$pki/apiserver.key" \
+  --kubelet-client-certificate="$pki/apiserver-kubelet.crt" --kubelet-client-key="$pki/apiserver-kubelet.key" \
+  --kubelet-certificate-authority="$pki/ca.crt" --kubelet-preferred-address-types=InternalIP \
+  --service-account-key-file="$pki/sa.pub" --service-account-signing-key-file="$pki/sa.key" \
+  --service-account-issuer=https://kubernetes.default.svc \
+  --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction
+# The host's way in: 127.0.0.1:6443 -> a socket file -> the API server in the namespace.
+start api-inside socat "UNIX-LISTEN:$state/api.sock,fork,unlink-early" "TCP:$ip:$port"
+setsid socat "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr" "UNIX-CONNECT:$state/api.sock" \
+  >"$state/logs/api-outside.log" 2>&1 </dev/null &
+echo $! >"$state/pids/api-outside.pid"
+kubectl=("$bin/kubectl" --kubeconfig "$state/kubeconfig")
+wait_for "kube-apiserver" 90 "${kubectl[@]}" get --raw /readyz
+start kube-controller-manager "$bin/kube-controller-manager" --kubeconfig="$state/controller-manager.kubeconfig" \
+  --authentication-kubeconfig="$state/controller-manager.kubeconfig" --authorization-kubeconfig="$state/controller-manager.kubeconfig" \
+  --bind-address=127.0.0.1 --service-account-private-key-file="$pki/sa.key" --root-ca-file="$pki/ca.crt" \
+  --cluster-signing-cert-file="$pki/ca.crt" --cluster-signing-key-file="$pki/ca.key" \
+  --use-service-account-credentials=true --allocate-node-cidrs=false --leader-elect=false
+start kube-scheduler "$bin/kube-scheduler" --kubeconfig="$state/scheduler.kubeconfig" \
+  --authentication-kubeconfig="$state/scheduler.kubeconfig" --authorization-kubeconfig="$state/scheduler.kubeconfig" \
+  --bind-address=127.0.0.1 --leader-elect=false
+
+# The node's runtime: Debian's containerd with a root, state and socket of
+# its own (../shared/kubernetes-notes.md: each setting below was seen
+# failing without it), and a sandbox image built from Kubernetes' own
+# pause.c, imported: no registry.
+cat >"$state/containerd/config.toml" <<EOF
+version = 2
+root = "$state/containerd/root"
+state = "$state/containerd/state"
+[grpc]
+  address = "$state/containerd/containerd.sock"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "gatewaybench/pause:3.10"
+  restrict_oom_score_adj = true
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "$state/cni"
+EOF
+# Pods here use the host's (the namespace's) network; a loopback-only
+# network lets the runtime report its network ready.
+cat >"$state/cni/10-loopback.conflist" <<'EOF'
+{"cniVersion": "0.4.0", "name": "gatewaybench", "plugins": [{"type": "loopback"}]}
+EOF
+start containerd containerd --config "$state/containerd/config.toml"
+ctr=(ctr --address "$state/containerd/containerd.sock" -n k8s.io)
+wait_for containerd 30 "${ctr[@]}" version
+if ! "${ctr[@]}" images ls -q | grep -qx 'docker.io/gatewaybench/pause:3.10'; then
+  pausec=$(go env GOMODCACHE)/k8s.io/kubernetes@$("$bin/kubelet" --version | awk '{print $2}')/build/pause/linux/pause.c
+  work=$(mktemp -d)
+  gcc -static -O2 -o "$work/pause" "$pausec"
+  printf 'FROM scratch\nCOPY pause /pause\nENTRYPOINT ["/pause"]\n' >"$work/Dockerfile"
+  docker build -q -t gatewaybench/pause:3.10 "$work" >/dev/null
+  docker save gatewaybench/pause:3.10 | "${ctr[@]}" images import -
+  rm -rf "$work"
+fi
+
+# The kubelet: static CPU manager (whole cores for Guaranteed pods), CPU 0
+# reserved for the system, the node's address in the namespace.
+cat >"$state/kubelet/config.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: $ip
+authentication:
+  x509: {clientCAFile: $pki/ca.crt}
+  webhook: {enabled: true}
+  anonymous: {enabled: false}
+authorization: {mode: Webhook}
+cgroupDriver: cgroupfs
+containerRuntimeEndpoint: unix://$state/containerd/containerd.sock
+cpuManagerPolicy: static
+reservedSystemCPUs: "0"
+failSwapOn: false
+tlsCertFile: $pki/kubelet-serving.crt
+tlsPrivateKeyFile: $pki/kubelet-serving.key
+staticPodPath: $state/manifests
+EOF
+start kubelet "$bin/kubelet" --config="$state/kubelet/config.yaml" --kubeconfig="$state/node.kubeconfig" \
+  --root-dir="$state/kubelet/root" --cert-dir="$state/kubelet/pki" --node-ip="$ip" --hostname-override="$node"
+wait_for "node $node Ready" 120 "${kubectl[@]}" wait --for=condition=Ready "node/$node" --timeout=1s
+# Pods are refused until the controller-manager has made the namespace's
+# service account (seen: "serviceaccount \"default\" not found").
+wait_for "the default service account" 60 "${kubectl[@]}" -n default get serviceaccount default
+echo "k8s-up: node $node Ready in $(($(date +%s) - began)) s; KUBECONFIG=$state/kubeconfig" >&2
