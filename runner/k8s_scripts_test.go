@@ -2,30 +2,46 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // TestKubernetesClusterScripts (issue 65): scripts/k8s-up.sh brings a real
-// single-node cluster up in its own network namespace; a Guaranteed pod of
-// one whole CPU on the host's network is scheduled there and gets that CPU
-// to itself (the static CPU manager: its container's cpuset is one CPU the
-// shared pool lacks); scripts/k8s-down.sh then leaves no process it
-// started, no mount, pod cgroup or namespace. It needs root, Docker (the
-// sandbox image is built with it) and the binaries of scripts/k8s-build.sh
-// (about 5 minutes cold), so it runs only with GATEWAYBENCH_K8S=1.
+// cluster of one node, then of two, up in network namespaces of its own; a
+// Guaranteed pod of one whole CPU on the host's network is placed on each
+// node by the scheduler and gets that CPU to itself (the static CPU
+// manager: its container's cpuset is one CPU its node's shared pool lacks,
+// and the two nodes' pods are on different CPUs); scripts/k8s-down.sh then
+// leaves no process it started, no mount, pod cgroup or namespace. It needs
+// root, Docker (the sandbox image is built with it) and the binaries of
+// scripts/k8s-build.sh (about 5 minutes cold), so it runs only with
+// GATEWAYBENCH_K8S=1.
 func TestKubernetesClusterScripts(t *testing.T) {
 	if os.Getenv("GATEWAYBENCH_K8S") != "1" {
 		t.Skip("set GATEWAYBENCH_K8S=1 to bring a real cluster up (scripts/k8s-up.sh)")
 	}
-	state := filepath.Join(t.TempDir(), "k8s")
-	env := append(os.Environ(), "GATEWAYBENCH_K8S_STATE="+state)
-	script := func(name string, args ...string) string {
+	for _, nodes := range []int{1, 2} {
+		t.Run(fmt.Sprintf("%d nodes", nodes), func(t *testing.T) { cluster(t, nodes) })
+	}
+}
+
+func cluster(t *testing.T, nodes int) {
+	// Short: containerd's socket path, under it, has to fit in 107 bytes
+	// (t.TempDir's did not; k8s-up.sh now says so).
+	state, err := os.MkdirTemp("", "gwbk8s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(state) })
+	env := append(os.Environ(), "GATEWAYBENCH_K8S_STATE="+state, "GATEWAYBENCH_K8S_NODES="+strconv.Itoa(nodes))
+	script := func(name string) string {
 		t.Helper()
-		cmd := exec.Command(filepath.Join("..", "scripts", name), args...)
+		cmd := exec.Command(filepath.Join("..", "scripts", name))
 		cmd.Env = env
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -34,6 +50,12 @@ func TestKubernetesClusterScripts(t *testing.T) {
 		return string(out)
 	}
 	bin := strings.TrimSpace(script("k8s-build.sh"))
+	downed := false
+	t.Cleanup(func() { // before up: a failed start is taken down too
+		if !downed {
+			script("k8s-down.sh")
+		}
+	})
 	script("k8s-up.sh")
 	pids, _ := filepath.Glob(filepath.Join(state, "pids", "*.pid"))
 	var started []string
@@ -41,12 +63,6 @@ func TestKubernetesClusterScripts(t *testing.T) {
 		b, _ := os.ReadFile(f)
 		started = append(started, strings.TrimSpace(string(b)))
 	}
-	downed := false
-	t.Cleanup(func() {
-		if !downed {
-			script("k8s-down.sh")
-		}
-	})
 	kubectl := func(args ...string) string {
 		t.Helper()
 		out, err := exec.Command(filepath.Join(bin, "kubectl"), append([]string{"--kubeconfig", filepath.Join(state, "kubeconfig")}, args...)...).CombinedOutput()
@@ -55,47 +71,64 @@ func TestKubernetesClusterScripts(t *testing.T) {
 		}
 		return string(out)
 	}
-	pod := `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "one-core"},
-	 "spec": {"hostNetwork": true, "restartPolicy": "Never", "automountServiceAccountToken": false,
-	  "containers": [{"name": "pause", "image": "docker.io/gatewaybench/pause:3.10", "imagePullPolicy": "Never",
-	   "resources": {"requests": {"cpu": "1", "memory": "64Mi"}, "limits": {"cpu": "1", "memory": "64Mi"}}}]}}`
-	manifest := filepath.Join(t.TempDir(), "pod.json")
-	if err := os.WriteFile(manifest, []byte(pod), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	kubectl("apply", "-f", manifest)
-	kubectl("wait", "--for=condition=Ready", "pod/one-core", "--timeout=120s")
-	var got struct {
-		Metadata struct{ UID string }
-		Spec     struct{ NodeName string }
-		Status   struct {
-			QOSClass          string
-			ContainerStatuses []struct{ ContainerID string }
+	var cgroups []string
+	cpusSeen := map[string]string{}
+	for i := 1; i <= nodes; i++ {
+		node := fmt.Sprintf("gwb-node-%d", i)
+		pod := fmt.Sprintf(`{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "one-core-%d"},
+		 "spec": {"hostNetwork": true, "restartPolicy": "Never", "automountServiceAccountToken": false,
+		  "nodeSelector": {"kubernetes.io/hostname": %q},
+		  "containers": [{"name": "pause", "image": "docker.io/gatewaybench/pause:3.10", "imagePullPolicy": "Never",
+		   "resources": {"requests": {"cpu": "1", "memory": "64Mi"}, "limits": {"cpu": "1", "memory": "64Mi"}}}]}}`, i, node)
+		manifest := filepath.Join(t.TempDir(), "pod.json")
+		if err := os.WriteFile(manifest, []byte(pod), 0o644); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if err := json.Unmarshal([]byte(kubectl("get", "pod/one-core", "-o", "json")), &got); err != nil {
-		t.Fatal(err)
-	}
-	if got.Status.QOSClass != "Guaranteed" || got.Spec.NodeName == "" || len(got.Status.ContainerStatuses) != 1 {
-		t.Fatalf("pod: %+v", got)
-	}
-	id := strings.TrimPrefix(got.Status.ContainerStatuses[0].ContainerID, "containerd://")
-	cpus, err := os.ReadFile(filepath.Join("/sys/fs/cgroup/cpuset/kubepods", "pod"+got.Metadata.UID, id, "cpuset.cpus"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cm struct{ DefaultCpuSet string }
-	b, err := os.ReadFile(filepath.Join(state, "kubelet", "root", "cpu_manager_state"))
-	if err == nil {
-		err = json.Unmarshal(b, &cm)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	own := strings.TrimSpace(string(cpus))
-	t.Logf("pod on node %s, container %.12s: cpuset %s; the shared pool %s", got.Spec.NodeName, id, own, cm.DefaultCpuSet)
-	if strings.ContainsAny(own, ",-") || own == cm.DefaultCpuSet || strings.Contains(cm.DefaultCpuSet, own) {
-		t.Errorf("the Guaranteed pod's cpuset %q is not one CPU of its own (shared pool %q)", own, cm.DefaultCpuSet)
+		name := fmt.Sprintf("pod/one-core-%d", i)
+		kubectl("apply", "-f", manifest)
+		kubectl("wait", "--for=condition=Ready", name, "--timeout=120s")
+		var got struct {
+			Metadata struct{ UID string }
+			Spec     struct{ NodeName string }
+			Status   struct {
+				QOSClass          string
+				ContainerStatuses []struct{ ContainerID string }
+			}
+		}
+		if err := json.Unmarshal([]byte(kubectl("get", name, "-o", "json")), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Status.QOSClass != "Guaranteed" || got.Spec.NodeName != node || len(got.Status.ContainerStatuses) != 1 {
+			t.Fatalf("%s: %+v", name, got)
+		}
+		root := "/sys/fs/cgroup/cpuset"
+		if i > 1 {
+			root = filepath.Join(root, node) // a node after the first has a cgroup root of its own
+		}
+		podDir := filepath.Join(root, "kubepods", "pod"+got.Metadata.UID)
+		cgroups = append(cgroups, podDir)
+		id := strings.TrimPrefix(got.Status.ContainerStatuses[0].ContainerID, "containerd://")
+		cpus, err := os.ReadFile(filepath.Join(podDir, id, "cpuset.cpus"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cm struct{ DefaultCpuSet string }
+		b, err := os.ReadFile(filepath.Join(state, "nodes", node, "kubelet", "root", "cpu_manager_state"))
+		if err == nil {
+			err = json.Unmarshal(b, &cm)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		own := strings.TrimSpace(string(cpus))
+		t.Logf("%s on %s, container %.12s: cpuset %s; the node's shared pool %s", name, node, id, own, cm.DefaultCpuSet)
+		if strings.ContainsAny(own, ",-") || strings.Contains(cm.DefaultCpuSet, own) {
+			t.Errorf("%s's cpuset %q is not one CPU of its own (shared pool %q)", name, own, cm.DefaultCpuSet)
+		}
+		if other, ok := cpusSeen[own]; ok {
+			t.Errorf("%s and %s were both given CPU %s", other, name, own)
+		}
+		cpusSeen[own] = name
 	}
 	downed = true
 	script("k8s-down.sh")
@@ -107,10 +140,14 @@ func TestKubernetesClusterScripts(t *testing.T) {
 	if b, _ := os.ReadFile("/proc/self/mounts"); strings.Contains(string(b), state) {
 		t.Errorf("mounts left under %s", state)
 	}
-	if _, err := os.Stat(filepath.Join("/sys/fs/cgroup/cpuset/kubepods", "pod"+got.Metadata.UID)); err == nil {
-		t.Error("the pod's cgroup is left")
+	for _, c := range cgroups {
+		if _, err := os.Stat(c); err == nil {
+			t.Errorf("a pod's cgroup is left: %s", c)
+		}
 	}
-	if _, err := os.Stat("/run/netns/gwb-k8s"); err == nil {
-		t.Error("the network namespace gwb-k8s is left")
+	for _, ns := range []string{"gwb-k8s", "gwb-k8s-2"} {
+		if _, err := os.Stat("/run/netns/" + ns); err == nil {
+			t.Errorf("the network namespace %s is left", ns)
+		}
 	}
 }

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Stop and remove what scripts/k8s-up.sh started, in the order that leaves
 # no process, mount, cgroup or namespace (../shared/kubernetes-notes.md):
-# the kubelet first (so it restarts nothing), then every container task,
-# containerd, the control plane and the socket bridges; then the mounts
-# under the node's directories (deepest first), the pods' cgroups (leaf
-# first, in each cgroup v1 hierarchy), the namespace and the directories.
-# Each process is stopped by the pid the up script recorded, never by name.
+# the kubelets first (so they restart nothing), then every node's container
+# tasks, the containerds, the control plane and the socket bridges; then the
+# mounts under the cluster's directory (deepest first), the pods' cgroups
+# (leaf first, in each cgroup v1 hierarchy, under every node's cgroup root),
+# the namespaces and the directory. Each process is stopped by the pid the
+# up script recorded, never by name; while one still runs, nothing is
+# removed and the script fails.
 set -uo pipefail
 state=${GATEWAYBENCH_K8S_STATE:-/var/lib/gatewaybench-k8s}
-ns=gwb-k8s
 alive=()
 # running PID: the process exists and is not a zombie (an exited child its
 # parent has not reaped yet holds nothing)
@@ -29,39 +30,55 @@ stop() { # NAME: SIGTERM by its recorded pid, SIGKILL after 15 s; the pid file g
   fi
   rm -f "$f"
 }
-stop kubelet
-sock=$state/containerd/containerd.sock
-if [ -S "$sock" ]; then
+for f in "$state"/pids/kubelet-*.pid; do [ -e "$f" ] && stop "$(basename "$f" .pid)"; done
+for sock in "$state"/nodes/*/containerd/containerd.sock; do
+  [ -S "$sock" ] || continue
   ctr=(ctr --address "$sock" -n k8s.io)
   for t in $("${ctr[@]}" tasks ls -q 2>/dev/null); do
     "${ctr[@]}" tasks kill -s SIGKILL "$t" 2>/dev/null
     for _ in $(seq 1 10); do "${ctr[@]}" tasks rm -f "$t" >/dev/null 2>&1 && break; sleep 1; done
   done
   for c in $("${ctr[@]}" containers ls -q 2>/dev/null); do "${ctr[@]}" containers rm "$c" >/dev/null 2>&1; done
-fi
-for p in containerd kube-scheduler kube-controller-manager api-outside api-inside kube-apiserver etcd; do stop "$p"; done
+done
+for f in "$state"/pids/containerd-*.pid; do [ -e "$f" ] && stop "$(basename "$f" .pid)"; done
+for p in kube-scheduler kube-controller-manager api-outside api-inside kube-apiserver etcd; do stop "$p"; done
 if [ ${#alive[@]} -gt 0 ]; then
   echo "k8s-down: still running: ${alive[*]}; nothing removed, run it again" >&2
   exit 1
 fi
-# Mounts the kubelet and containerd made under the node's directories.
+# Mounts the kubelets and containerds made under the cluster's directory.
 if [ -d "$state" ]; then
   awk -v s="$state" 'index($2, s) == 1 {print $2}' /proc/self/mounts | sort -r | while read -r m; do
     umount "$m" 2>/dev/null || umount -l "$m"
   done
 fi
-# The pods' cgroups (kubelet's cgroupfs driver names them kubepods*).
+# The pods' cgroups (kubelet's cgroupfs driver names them kubepods*), under
+# / for the first node and under each other node's own root.
+roots=(/)
+if [ -f "$state/cgroup-roots" ]; then mapfile -t -O 1 roots <"$state/cgroup-roots"; fi
 for h in /sys/fs/cgroup/*/; do
-  [ -d "$h/kubepods" ] || continue
-  find "$h/kubepods" -depth -type d -exec rmdir {} \; 2>/dev/null
+  for r in "${roots[@]}"; do
+    [ -n "$r" ] || continue
+    d=${h%/}${r%/}
+    [ -d "$d/kubepods" ] && find "$d/kubepods" -depth -type d -exec rmdir {} \; 2>/dev/null
+    [ "$r" != / ] && [ -d "$d" ] && rmdir "$d" 2>/dev/null
+  done
 done
-ip netns del "$ns" 2>/dev/null
-rm -rf "$state"
+namespaces=()
+if [ -f "$state/namespaces" ]; then mapfile -t namespaces <"$state/namespaces"; fi
+for n in "${namespaces[@]}"; do ip netns del "$n" 2>/dev/null; done
 left=$(awk -v s="$state" 'index($2, s) == 1' /proc/self/mounts)
-if [ -n "$left" ] || ip netns list | grep -qw "$ns"; then
-  echo "k8s-down: left behind:" >&2
-  echo "$left" >&2
-  ip netns list >&2
+for h in /sys/fs/cgroup/*/; do
+  for r in "${roots[@]}"; do
+    [ -n "$r" ] && [ -d "${h%/}${r%/}/kubepods" ] && left+=$'\n'"cgroup ${h%/}${r%/}/kubepods"
+  done
+done
+for n in "${namespaces[@]}"; do
+  [ -e "/run/netns/$n" ] && left+=$'\n'"namespace $n"
+done
+if [ -n "$left" ]; then
+  echo "k8s-down: left behind:$left" >&2
   exit 1
 fi
+rm -rf "$state"
 echo "k8s-down: nothing left of the cluster" >&2

@@ -1,23 +1,40 @@
 #!/usr/bin/env bash
-# A real single-node Kubernetes cluster on this machine, for runner apply's
-# Kubernetes engine (issue 65): etcd, kube-apiserver, kube-controller-manager,
-# kube-scheduler, a kubelet with the static CPU manager policy and its own
-# containerd, all inside a network namespace this script makes (the node's
-# address 198.18.0.11 on that namespace's loopback: traffic here may go to
-# loopback or into namespaces the project makes, and kubelet refuses a
-# loopback node address). The API server is reached from the host at
+# A real Kubernetes cluster on this machine, for runner apply's Kubernetes
+# engine (issue 65): etcd, kube-apiserver, kube-controller-manager,
+# kube-scheduler and one or two nodes, each a kubelet with the static CPU
+# manager policy and its own containerd in a network namespace this script
+# makes (node 1, with the control plane: gwb-k8s, 198.18.0.11 on its
+# loopback; node 2: gwb-k8s-2, 198.18.0.12, joined to the first by a veth
+# pair; traffic here may go to loopback or into namespaces the project
+# makes, and kubelet refuses a loopback node address). Node 1 keeps CPU 0
+# for the system and gives CPU 1 to Guaranteed pods, node 2 the other way
+# round, so pods on the two nodes never share a core. The API server is reached from the host at
 # https://127.0.0.1:6443 through a Unix socket (socat on either side: a
 # socket file crosses namespaces). The kubeconfig is written to
 # $GATEWAYBENCH_K8S_STATE/kubeconfig (default /var/lib/gatewaybench-k8s); scripts/k8s-down.sh stops and removes it all.
 #
-#   scripts/k8s-up.sh
+#   scripts/k8s-up.sh                            one node
+#   GATEWAYBENCH_K8S_NODES=2 scripts/k8s-up.sh   two
 #
 # Binaries from scripts/k8s-build.sh (cached by version); containerd, runc,
 # the CNI plugins, socat and openssl from Debian.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 state=${GATEWAYBENCH_K8S_STATE:-/var/lib/gatewaybench-k8s}
-ns=gwb-k8s node=gwb-node-1 ip=198.18.0.11 port=6443
+ns=gwb-k8s ip=198.18.0.11 port=6443
+nodes=${GATEWAYBENCH_K8S_NODES:-1}
+# A Unix socket's path holds at most 107 bytes: the deepest one here is
+# containerd's, 50 bytes below the state directory (a longer one hung each
+# `ctr version` until its timeout, seen from a test's temporary directory).
+sock_tail=/nodes/gwb-node-1/containerd/containerd.sock.ttrpc
+if [ $((${#state} + ${#sock_tail})) -gt 107 ]; then
+  echo "k8s-up: GATEWAYBENCH_K8S_STATE=$state is too long for containerd's socket ($state$sock_tail > 107 bytes): take a shorter directory" >&2
+  exit 2
+fi
+case $nodes in
+  1 | 2) ;;
+  *) echo "k8s-up: GATEWAYBENCH_K8S_NODES=$nodes: 1 or 2 (a node per CPU of this 2-CPU machine)" >&2; exit 2 ;;
+esac
 if [ -e "$state/pids" ]; then
   echo "k8s-up: $state/pids exists: a cluster is up or was left; run scripts/k8s-down.sh first" >&2
   exit 1
@@ -32,16 +49,18 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get install -y --no-install-recommends "${need[@]}" >&2
 fi
 bin=$(scripts/k8s-build.sh)
-mkdir -p "$state"/{pids,logs,pki,etcd,containerd/root,containerd/state,cni,kubelet,manifests}
-# start NAME CMD...: in the namespace, in the background, its pid and log
+mkdir -p "$state"/{pids,logs,pki,etcd}
+# start NAME CMD...: in a node's namespace, in the background, its pid and log
 # kept. nsenter and setsid each exec the next program (no fork: one
 # namespace, and a background job is no group leader), so $! is the
 # program's own pid, which k8s-down.sh stops; checked, since a wrapper's
 # pid would leave the program running.
-start() {
-  local name=$1 pid
+start() { # [-n NAMESPACE] NAME CMD... (default: node 1's namespace)
+  local in=$ns name pid
+  if [ "$1" = -n ]; then in=$2; shift 2; fi
+  name=$1
   shift
-  nsenter --net="/run/netns/$ns" setsid "$@" >"$state/logs/$name.log" 2>&1 </dev/null &
+  nsenter --net="/run/netns/$in" setsid "$@" >"$state/logs/$name.log" 2>&1 </dev/null &
   pid=$!
   echo "$pid" >"$state/pids/$name.pid"
   for _ in $(seq 1 50); do
@@ -64,10 +83,22 @@ wait_for() {
   exit 1
 }
 
-# The namespace and its address.
+# The namespaces and their addresses (each recorded first, for k8s-down.sh).
+echo "$ns" >>"$state/namespaces"
 ip netns add "$ns"
 ip -n "$ns" link set lo up
 ip -n "$ns" addr add "$ip/32" dev lo
+if [ "$nodes" = 2 ]; then
+  echo "$ns-2" >>"$state/namespaces"
+  ip netns add "$ns-2"
+  ip -n "$ns-2" link set lo up
+  ip -n "$ns-2" addr add 198.18.0.12/32 dev lo
+  ip link add gwbk8s-1 netns "$ns" type veth peer name gwbk8s-2 netns "$ns-2"
+  ip -n "$ns" link set gwbk8s-1 up
+  ip -n "$ns-2" link set gwbk8s-2 up
+  ip -n "$ns" route add 198.18.0.12/32 dev gwbk8s-1 src "$ip"
+  ip -n "$ns-2" route add "$ip/32" dev gwbk8s-2 src 198.18.0.12
+fi
 
 # Certificates: one CA signs the API server's serving certificate and each
 # client's (admin, controller-manager, scheduler, the node, the API server
@@ -91,9 +122,7 @@ cert apiserver /CN=kube-apiserver \
 cert admin "/O=system:masters/CN=gatewaybench-admin"
 cert controller-manager /CN=system:kube-controller-manager
 cert scheduler /CN=system:kube-scheduler
-cert node "/O=system:nodes/CN=system:node:$node"
 cert apiserver-kubelet "/O=system:masters/CN=kube-apiserver-kubelet-client"
-cert kubelet-serving "/CN=$node" "IP:$ip,DNS:$node"
 openssl genrsa -out "$pki/sa.key" 2048 2>/dev/null
 openssl rsa -in "$pki/sa.key" -pubout -out "$pki/sa.pub" 2>/dev/null
 kubeconfig() { # FILE USER SERVER
@@ -116,14 +145,14 @@ contexts:
 current-context: gatewaybench
 EOF
 }
-for u in controller-manager scheduler node; do kubeconfig "$state/$u.kubeconfig" "$u" "https://$ip:$port"; done
+for u in controller-manager scheduler; do kubeconfig "$state/$u.kubeconfig" "$u" "https://$ip:$port"; done
 kubeconfig "$state/kubeconfig" admin "https://127.0.0.1:$port"
 
 # The control plane.
-start etcd "$bin/etcd" --name "$node" --data-dir "$state/etcd" \
+start etcd "$bin/etcd" --name gwb-etcd --data-dir "$state/etcd" \
   --listen-client-urls http://127.0.0.1:2379 --advertise-client-urls http://127.0.0.1:2379 \
   --listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
-  --initial-cluster "$node=http://127.0.0.1:2380"
+  --initial-cluster "gwb-etcd=http://127.0.0.1:2380"
 start kube-apiserver "$bin/kube-apiserver" --etcd-servers=http://127.0.0.1:2379 \
   --bind-address="$ip" --advertise-address="$ip" --secure-port="$port" \
   --service-cluster-ip-range=10.96.0.0/24 \
@@ -149,16 +178,39 @@ start kube-scheduler "$bin/kube-scheduler" --kubeconfig="$state/scheduler.kubeco
   --authentication-kubeconfig="$state/scheduler.kubeconfig" --authorization-kubeconfig="$state/scheduler.kubeconfig" \
   --bind-address=127.0.0.1 --leader-elect=false
 
-# The node's runtime: Debian's containerd with a root, state and socket of
-# its own (../shared/kubernetes-notes.md: each setting below was seen
-# failing without it), and a sandbox image built from Kubernetes' own
-# pause.c, imported: no registry.
-cat >"$state/containerd/config.toml" <<EOF
+# The sandbox image, built once from Kubernetes' own pause.c: no registry.
+if ! docker image inspect gatewaybench/pause:3.10 >/dev/null 2>&1; then
+  pausec=$(go env GOMODCACHE)/k8s.io/kubernetes@$("$bin/kubelet" --version | awk '{print $2}')/build/pause/linux/pause.c
+  work=$(mktemp -d)
+  gcc -static -O2 -o "$work/pause" "$pausec"
+  printf 'FROM scratch\nCOPY pause /pause\nENTRYPOINT ["/pause"]\n' >"$work/Dockerfile"
+  docker build -q -t gatewaybench/pause:3.10 "$work" >/dev/null
+  rm -rf "$work"
+fi
+docker save -o "$state/pause.tar" gatewaybench/pause:3.10
+
+# node_up I: node I's runtime and kubelet in its namespace. Debian's
+# containerd with a root, state and socket of its own
+# (../shared/kubernetes-notes.md: each setting below was seen failing
+# without it); the kubelet with the static CPU manager (whole cores for
+# Guaranteed pods), one CPU reserved for the system, and after the first
+# node a cgroup root of its own, so two kubelets do not share /kubepods.
+node_up() {
+  local i=$1 name=gwb-node-$1 in=$ns nip=$ip reserved=0 root=/ dir h
+  if [ "$i" = 2 ]; then
+    in=$ns-2 nip=198.18.0.12 reserved=1 root=/$name
+  fi
+  dir=$state/nodes/$name
+  mkdir -p "$dir"/{containerd/root,containerd/state,cni,kubelet,manifests}
+  cert "node-$i" "/O=system:nodes/CN=system:node:$name"
+  cert "kubelet-serving-$i" "/CN=$name" "IP:$nip,DNS:$name"
+  kubeconfig "$dir/node.kubeconfig" "node-$i" "https://$ip:$port"
+  cat >"$dir/containerd/config.toml" <<EOF
 version = 2
-root = "$state/containerd/root"
-state = "$state/containerd/state"
+root = "$dir/containerd/root"
+state = "$dir/containerd/state"
 [grpc]
-  address = "$state/containerd/containerd.sock"
+  address = "$dir/containerd/containerd.sock"
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "gatewaybench/pause:3.10"
   restrict_oom_score_adj = true
@@ -170,50 +222,53 @@ state = "$state/containerd/state"
         SystemdCgroup = false
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
-    conf_dir = "$state/cni"
+    conf_dir = "$dir/cni"
 EOF
-# Pods here use the host's (the namespace's) network; a loopback-only
-# network lets the runtime report its network ready.
-cat >"$state/cni/10-loopback.conflist" <<'EOF'
+  # Pods here use the host's (the namespace's) network; a loopback-only
+  # network lets the runtime report its network ready.
+  cat >"$dir/cni/10-loopback.conflist" <<'EOF'
 {"cniVersion": "0.4.0", "name": "gatewaybench", "plugins": [{"type": "loopback"}]}
 EOF
-start containerd containerd --config "$state/containerd/config.toml"
-ctr=(ctr --address "$state/containerd/containerd.sock" -n k8s.io)
-wait_for containerd 30 "${ctr[@]}" version
-if ! "${ctr[@]}" images ls -q | grep -qx 'docker.io/gatewaybench/pause:3.10'; then
-  pausec=$(go env GOMODCACHE)/k8s.io/kubernetes@$("$bin/kubelet" --version | awk '{print $2}')/build/pause/linux/pause.c
-  work=$(mktemp -d)
-  gcc -static -O2 -o "$work/pause" "$pausec"
-  printf 'FROM scratch\nCOPY pause /pause\nENTRYPOINT ["/pause"]\n' >"$work/Dockerfile"
-  docker build -q -t gatewaybench/pause:3.10 "$work" >/dev/null
-  docker save gatewaybench/pause:3.10 | "${ctr[@]}" images import -
-  rm -rf "$work"
-fi
-
-# The kubelet: static CPU manager (whole cores for Guaranteed pods), CPU 0
-# reserved for the system, the node's address in the namespace.
-cat >"$state/kubelet/config.yaml" <<EOF
+  start -n "$in" "containerd-$i" containerd --config "$dir/containerd/config.toml"
+  local ctr=(ctr --address "$dir/containerd/containerd.sock" -n k8s.io)
+  wait_for "containerd of $name" 30 "${ctr[@]}" version
+  "${ctr[@]}" images import "$state/pause.tar" >/dev/null
+  if [ "$root" != / ]; then
+    echo "$root" >>"$state/cgroup-roots"
+    for h in /sys/fs/cgroup/*/; do
+      if [ -e "${h}cgroup.procs" ]; then mkdir -p "${h%/}$root"; fi
+    done
+    # a v1 cpuset cgroup takes no task until it has CPUs and memory nodes
+    cp /sys/fs/cgroup/cpuset/cpuset.cpus "/sys/fs/cgroup/cpuset$root/cpuset.cpus"
+    cp /sys/fs/cgroup/cpuset/cpuset.mems "/sys/fs/cgroup/cpuset$root/cpuset.mems"
+  fi
+  cat >"$dir/kubelet/config.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
-address: $ip
+address: $nip
 authentication:
   x509: {clientCAFile: $pki/ca.crt}
   webhook: {enabled: true}
   anonymous: {enabled: false}
 authorization: {mode: Webhook}
 cgroupDriver: cgroupfs
-containerRuntimeEndpoint: unix://$state/containerd/containerd.sock
+cgroupRoot: $root
+containerRuntimeEndpoint: unix://$dir/containerd/containerd.sock
 cpuManagerPolicy: static
-reservedSystemCPUs: "0"
+reservedSystemCPUs: "$reserved"
 failSwapOn: false
-tlsCertFile: $pki/kubelet-serving.crt
-tlsPrivateKeyFile: $pki/kubelet-serving.key
-staticPodPath: $state/manifests
+tlsCertFile: $pki/kubelet-serving-$i.crt
+tlsPrivateKeyFile: $pki/kubelet-serving-$i.key
+staticPodPath: $dir/manifests
 EOF
-start kubelet "$bin/kubelet" --config="$state/kubelet/config.yaml" --kubeconfig="$state/node.kubeconfig" \
-  --root-dir="$state/kubelet/root" --cert-dir="$state/kubelet/pki" --node-ip="$ip" --hostname-override="$node"
-wait_for "node $node Ready" 120 "${kubectl[@]}" wait --for=condition=Ready "node/$node" --timeout=1s
+  start -n "$in" "kubelet-$i" "$bin/kubelet" --config="$dir/kubelet/config.yaml" --kubeconfig="$dir/node.kubeconfig" \
+    --root-dir="$dir/kubelet/root" --cert-dir="$dir/kubelet/pki" --node-ip="$nip" --hostname-override="$name"
+}
+for i in $(seq 1 "$nodes"); do node_up "$i"; done
+for i in $(seq 1 "$nodes"); do
+  wait_for "node gwb-node-$i Ready" 120 "${kubectl[@]}" wait --for=condition=Ready "node/gwb-node-$i" --timeout=1s
+done
 # Pods are refused until the controller-manager has made the namespace's
 # service account (seen: "serviceaccount \"default\" not found").
 wait_for "the default service account" 60 "${kubectl[@]}" -n default get serviceaccount default
-echo "k8s-up: node $node Ready in $(($(date +%s) - began)) s; KUBECONFIG=$state/kubeconfig" >&2
+echo "k8s-up: $nodes node(s) Ready in $(($(date +%s) - began)) s; KUBECONFIG=$state/kubeconfig" >&2
