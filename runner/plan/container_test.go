@@ -19,18 +19,7 @@ import (
 // and label hash; a service the compose file lacks leaves the arm
 // unresolved, with why.
 func TestContainersResolved(t *testing.T) {
-	cfg, _, diags := config.Load("../../benchmarks.hcl")
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	projects, diags := config.LoadCompose(context.Background(), cfg)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	p, diags := Build(cfg, projects, nil, 1)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	cfg, projects, p := mustBuild(t, "../../benchmarks.hcl")
 	var nginx *Arm
 	for i := range p.Arms {
 		if p.Arms[i].Name == "nginx" {
@@ -58,7 +47,7 @@ func TestContainersResolved(t *testing.T) {
 		}
 	}
 	var missing Replica
-	diags = missing.container(cfg, &cfg.Gateways[0], projects["nginx"], "nope", 0)
+	diags := missing.container(cfg, &cfg.Gateways[0], projects["nginx"], "nope", 0)
 	if missing.Container != nil || !diags.HasErrors() || !strings.Contains(diags.Error(), `no service "nope"`) || diags[0].Subject == nil {
 		t.Errorf("a missing service: %+v, %v", missing, diags)
 	}
@@ -95,18 +84,7 @@ func TestHardeningKept(t *testing.T) {
 // gateway's prepare left to the gateway's image. Before, the balancer's
 // image had none, and the file failed on a machine without refgw-go.
 func TestBalancerPrepare(t *testing.T) {
-	cfg, _, diags := config.Load("../../examples/gate-one-api.hcl")
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	projects, diags := config.LoadCompose(context.Background(), cfg)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	p, diags := Build(cfg, projects, nil, 1)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	cfg, projects, p := mustBuild(t, "../../examples/gate-one-api.hcl")
 	var arm *Arm
 	for i := range p.Arms {
 		if p.Arms[i].Name == "one-api" {
@@ -134,4 +112,23 @@ func TestBalancerPrepare(t *testing.T) {
 	if !strings.Contains(text.String(), "balancer's prepare (on the host") {
 		t.Errorf("the plan does not say the balancer's prepare runs on the host:\n%s", text.String())
 	}
+}
+
+// mustBuild loads a benchmark file and its compose files and builds its
+// plan, failing the test on an error diagnostic.
+func mustBuild(t *testing.T, path string) (*config.Config, map[string]*types.Project, *Plan) {
+	t.Helper()
+	cfg, _, diags := config.Load(path)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	projects, diags := config.LoadCompose(context.Background(), cfg)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p, diags := Build(cfg, projects, nil, 1)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return cfg, projects, p
 }
