@@ -27,6 +27,7 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/rig"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/stack/docker"
+	"github.com/gatewaybench/gatewaybench/runner/stack/kube"
 	"github.com/gatewaybench/gatewaybench/runner/summary"
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
@@ -176,13 +177,15 @@ func onEngines(cmd string, p *plan.Plan, f func(loadCtx, hardCtx context.Context
 		return exitFailure
 	}
 	defer engine.Close()
-	others, err := connectOthers(p.Engines)
+	others, err := connectOthers(p.Engines, engine)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", cmd, err)
 		return exitFailure
 	}
 	for _, e := range others {
-		defer e.(*docker.Engine).Close()
+		if c, ok := e.(io.Closer); ok {
+			defer c.Close()
+		}
 	}
 	if err := pinDriver(p); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", cmd, err)
@@ -402,16 +405,11 @@ func cmdDown(args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: runner down [FILE]  (with FILE, also on every engine it declares)")
 		return exitUsage
 	}
-	var others map[string]stack.Engine
+	var cfg *config.Config
 	if len(args) == 1 {
-		cfg, _, ok := loadConfig(args[0])
-		if !ok {
+		var ok bool
+		if cfg, _, ok = loadConfig(args[0]); !ok {
 			return exitUsage
-		}
-		var err error
-		if others, err = connectOthers(cfg.Engines); err != nil {
-			fmt.Fprintf(os.Stderr, "down: %v\n", err)
-			return exitFailure
 		}
 	}
 	lock, err := runlock.Acquire(runlock.Path(), "runner down")
@@ -426,6 +424,13 @@ func cmdDown(args []string) int {
 		return exitFailure
 	}
 	defer engine.Close()
+	var others map[string]stack.Engine
+	if cfg != nil {
+		if others, err = connectOthers(cfg.Engines, engine); err != nil {
+			fmt.Fprintf(os.Stderr, "down: %v\n", err)
+			return exitFailure
+		}
+	}
 	engines := map[string]stack.Engine{config.LocalEngine: engine}
 	maps.Copy(engines, others)
 	failed := false
@@ -458,10 +463,19 @@ func cmdDown(args []string) int {
 }
 
 // connectOthers connects to the plan's engines other than the local one:
-// a Docker context resolved to its endpoint, or a host as written.
-func connectOthers(engines []config.Engine) (map[string]stack.Engine, error) {
+// a cluster (whose images local builds), a Docker context resolved to its
+// endpoint, or a host as written.
+func connectOthers(engines []config.Engine, local stack.Engine) (map[string]stack.Engine, error) {
 	out := map[string]stack.Engine{}
 	for _, e := range engines {
+		if e.Kubernetes != nil {
+			eng, err := kube.New(kube.Options{Kubernetes: *e.Kubernetes, Builder: local, CgroupRoot: "/sys/fs/cgroup"})
+			if err != nil {
+				return nil, fmt.Errorf("engine %s: %w", e.Name, err)
+			}
+			out[e.Name] = eng
+			continue
+		}
 		if e.Name == config.LocalEngine && e.Context == "" && e.Host == "" {
 			continue
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -130,6 +131,9 @@ func cluster(t *testing.T, nodes int) {
 		}
 		cpusSeen[own] = name
 	}
+	if nodes == 1 {
+		engineApply(t, state, kubectl)
+	}
 	downed = true
 	script("k8s-down.sh")
 	for _, pid := range started {
@@ -149,5 +153,127 @@ func cluster(t *testing.T, nodes int) {
 		if _, err := os.Stat("/run/netns/" + ns); err == nil {
 			t.Errorf("the network namespace %s is left", ns)
 		}
+	}
+}
+
+// engineApply (issue 65): runner apply with the Kubernetes engine on the
+// cluster of one node just brought up. A plan the cluster cannot run (the
+// freezer) is refused before any API request: its namespace is never
+// made. Then nginx and the mock run as pods on node 1, every row ok, each
+// naming the node and the cores read back from the pods' cgroups: the
+// gateway's CPU 1 to itself (Guaranteed), the mock in the shared pool,
+// CPU 0; and teardown leaves no pod or ConfigMap of the run.
+func engineApply(t *testing.T, state string, kubectl func(...string) string) {
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "runner")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	hcl := func(namespace, isolation string) string {
+		return fmt.Sprintf(`
+defaults {
+  allow_host_paths = [%[1]q]
+  starts = 2
+  trials = 1
+  warmup = "300ms"
+  duration = "1s"
+  settle = "200ms"
+  isolation = %[4]q
+}
+engine "cluster" {
+  address = "198.18.0.11"
+  kubernetes {
+    kubeconfig = %[2]q
+    namespace = %[3]q
+    node_selector = { "kubernetes.io/hostname" = "gwb-node-1" }
+    shared = ["mock"]
+    load = [%[5]q]
+  }
+}
+placement {
+  mock = "cluster"
+  gateway = "cluster"
+}
+cpus {
+  driver = "0"
+  mock = "0"
+  gateway = "1"
+}
+memory {
+  mock = "256MiB"
+  gateway = "256MiB"
+}
+gateway "nginx" {
+  compose = %[6]q
+  service = "nginx"
+  class = "proxy"
+  port = 18081
+  api = ["openai"]
+  prepare = [%[7]q]
+}
+scenario "overhead" {
+  kind = "overhead"
+  concurrency = [1]
+  mock {
+    ttft = "0s"
+    itl = "0s"
+  }
+}
+`, repo, filepath.Join(state, "kubeconfig"), namespace, isolation, filepath.Join(repo, "scripts", "k8s-load.sh"),
+			filepath.Join(repo, "compose", "nginx.yaml"), filepath.Join(repo, "gateways", "nginx", "prepare.sh"))
+	}
+	apply := func(name, src string) (string, error) {
+		file := filepath.Join(dir, name+".hcl")
+		if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "apply", "--results", filepath.Join(dir, name), file)
+		cmd.Env = append(os.Environ(), "GATEWAYBENCH_K8S_STATE="+state)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := apply("refused", hcl("gwb-refused", "freeze")); err == nil || !strings.Contains(out, "No freezer on a cluster") {
+		t.Errorf("a plan with the freezer on a cluster: %v\n%s", err, out)
+	}
+	if out := kubectl("get", "namespaces", "-o", "name"); strings.Contains(out, "gwb-refused") {
+		t.Errorf("the refused plan reached the API: its namespace exists\n%s", out)
+	}
+	out, err := apply("ok", hcl("gwb-test", "none"))
+	if err != nil {
+		t.Fatalf("runner apply: %v\n%s", err, out)
+	}
+	f, err := os.Open(filepath.Join(dir, "ok", "overhead.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) < 5 {
+		t.Fatalf("overhead.csv: %d rows, %v", len(rows), err)
+	}
+	col := map[string]int{}
+	for i, name := range rows[0] {
+		col[name] = i
+	}
+	for _, r := range rows[1:] {
+		get := func(c string) string { return r[col[c]] }
+		want := map[string]string{"status": "ok", "cpus_mock": "0"}
+		if get("gateway") == "nginx" {
+			want["nodes"], want["cpus_gateway"] = "mock=gwb-node-1 gateway=gwb-node-1", "1"
+		} else {
+			want["nodes"] = "mock=gwb-node-1"
+		}
+		for c, w := range want {
+			if get(c) != w {
+				t.Errorf("%s, start %s: %s = %q, want %q", get("gateway"), get("start"), c, get(c), w)
+			}
+		}
+	}
+	if left := kubectl("get", "pods,configmaps", "-n", "gwb-test", "-l", "gatewaybench.run", "-o", "name"); strings.TrimSpace(left) != "" {
+		t.Errorf("left after the run:\n%s", left)
 	}
 }

@@ -76,6 +76,10 @@ done
 for n in "${namespaces[@]}"; do
   [ -e "/run/netns/$n" ] && left+=$'\n'"namespace $n"
 done
+# The host ends of the nodes' veth pairs go with their namespaces.
+for l in $(ip -o link show | awk -F': ' '$2 ~ /^gwbk8s-h/ {sub(/@.*/, "", $2); print $2}'); do
+  left+=$'\n'"link $l"
+done
 if [ -n "$left" ]; then
   echo "k8s-down: left behind:$left" >&2
   exit 1

@@ -8,7 +8,8 @@
 # pair; traffic here may go to loopback or into namespaces the project
 # makes, and kubelet refuses a loopback node address). Node 1 keeps CPU 0
 # for the system and gives CPU 1 to Guaranteed pods, node 2 the other way
-# round, so pods on the two nodes never share a core. The API server is reached from the host at
+# round, so pods on the two nodes never share a core. The host reaches each
+# node's address over a veth pair (host end 198.18.0.1). The API server is reached from the host at
 # https://127.0.0.1:6443 through a Unix socket (socat on either side: a
 # socket file crosses namespaces). The kubeconfig is written to
 # $GATEWAYBENCH_K8S_STATE/kubeconfig (default /var/lib/gatewaybench-k8s); scripts/k8s-down.sh stops and removes it all.
@@ -99,6 +100,20 @@ if [ "$nodes" = 2 ]; then
   ip -n "$ns" route add 198.18.0.12/32 dev gwbk8s-1 src "$ip"
   ip -n "$ns-2" route add "$ip/32" dev gwbk8s-2 src 198.18.0.12
 fi
+# The host reaches each node's address over a veth pair of its own (host
+# end 198.18.0.1): the runner's drivers send there. Without it a packet to
+# 198.18.0.11 would follow the host's default route off the machine.
+# Deleting a namespace deletes its veth, and the host end and route with it.
+host_link() { # NODE-NAMESPACE NODE-ADDRESS N
+  ip link add "gwbk8s-h$3" type veth peer name gwbk8s-n netns "$1"
+  ip addr add 198.18.0.1/32 dev "gwbk8s-h$3"
+  ip link set "gwbk8s-h$3" up
+  ip route add "$2/32" dev "gwbk8s-h$3" src 198.18.0.1
+  ip -n "$1" link set gwbk8s-n up
+  ip -n "$1" route add 198.18.0.1/32 dev gwbk8s-n src "$2"
+}
+host_link "$ns" "$ip" 1
+[ "$nodes" = 2 ] && host_link "$ns-2" 198.18.0.12 2
 
 # Certificates: one CA signs the API server's serving certificate and each
 # client's (admin, controller-manager, scheduler, the node, the API server
@@ -255,6 +270,9 @@ cgroupDriver: cgroupfs
 cgroupRoot: $root
 containerRuntimeEndpoint: unix://$dir/containerd/containerd.sock
 cpuManagerPolicy: static
+# The shared pool's pods (the mock) leave a core the moment a Guaranteed
+# pod takes it, not up to 10 s later (the default period).
+cpuManagerReconcilePeriod: 1s
 reservedSystemCPUs: "$reserved"
 failSwapOn: false
 tlsCertFile: $pki/kubelet-serving-$i.crt

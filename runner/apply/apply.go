@@ -516,6 +516,7 @@ func (r *execution) measureStart(loadCtx, hardCtx context.Context, s *scenarioRu
 // read only these: the earlier start's are removed.
 type mockSet struct {
 	source     usage.Source       // the first mock's cgroup
+	engine     string             // the first mock's
 	containers []*stack.Container // the mock (and fallback), checked after every run
 	teardown   []func()
 }
@@ -540,7 +541,7 @@ func (r *execution) startMocks(hardCtx context.Context, s *scenarioRun) error {
 		mgr := r.mgr(m.Engine)
 		s.mocks.teardown = append(s.mocks.teardown, func() { mgr.Discard(c) })
 		if i == 0 {
-			s.mocks.source = r.source(m.Engine, c.ID)
+			s.mocks.source, s.mocks.engine = r.source(m.Engine, c.ID), m.Engine
 		}
 		s.mocks.containers = append(s.mocks.containers, c)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gatewaybench/gatewaybench/internal/hostinfo"
 	"github.com/gatewaybench/gatewaybench/runner/config"
+	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
 	"github.com/gatewaybench/gatewaybench/runner/usage"
 )
@@ -196,7 +197,8 @@ func (r *execution) onThisMachine(engine string) bool {
 }
 
 // source reads a container's cgroup directly where this machine has it
-// (engines on this machine), or asks its engine for one-shot stats.
+// (engines on this machine: Docker's by id, a pod's where its engine says),
+// or asks its engine for one-shot stats.
 func (r *execution) source(engine, id string) usage.Source {
 	if cg, err := usage.Find(r.o.CgroupRoot, id); err == nil {
 		return cg
@@ -205,7 +207,72 @@ func (r *execution) source(engine, id string) usage.Source {
 	if err != nil {
 		e = r.o.Engine
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if st, err := e.Inspect(ctx, id); err == nil && st.CgroupPath != "" {
+		if cg, err := usage.At(r.o.CgroupRoot, st.CgroupPath); err == nil {
+			return cg
+		}
+	}
 	return &engineSource{e: e, id: id}
+}
+
+// chooses says whether an engine places containers itself (a cluster: a
+// pod's node and cores are the kubelet's choice), so rows read them back.
+func (r *execution) chooses(engine string) bool {
+	for _, e := range r.o.Plan.Engines {
+		if e.Name == engine {
+			return e.Kubernetes != nil
+		}
+	}
+	return false
+}
+
+// placed is where an engine that chooses put a container, read as a run
+// begins: the kubelet moves a shared pod's cores as exclusive ones are
+// given out, so the start's reading may be stale. Zero on Docker.
+func (r *execution) placed(engine, id string) stack.ContainerState {
+	if !r.chooses(engine) {
+		return stack.ContainerState{}
+	}
+	e, err := r.engine(engine)
+	if err != nil {
+		return stack.ContainerState{}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := e.Inspect(ctx, id)
+	if err != nil {
+		return stack.ContainerState{}
+	}
+	return st
+}
+
+// placement sets a row's nodes, and its cpusets to those read back, where
+// an engine chose them: the mock's, and each gateway replica's.
+func (r *execution) placement(row *results.Row, mocks *mockSet, a *liveArm) {
+	var nodes []string
+	if len(mocks.containers) > 0 {
+		if st := r.placed(mocks.engine, mocks.containers[0].ID); st.Node != "" {
+			row.CPUsMock = st.CPUSet
+			nodes = append(nodes, "mock="+st.Node)
+		}
+	}
+	replicas := a.containers
+	if a.plan.Balancer != nil && len(replicas) > 0 {
+		replicas = replicas[:len(replicas)-1] // the balancer started last
+	}
+	var cpus, on []string
+	for _, c := range replicas {
+		if st := r.placed(r.o.Plan.Layout.Gateway.Engine, c.ID); st.Node != "" {
+			cpus, on = append(cpus, st.CPUSet), append(on, st.Node)
+		}
+	}
+	if len(on) > 0 {
+		row.CPUsGateway = cpus
+		nodes = append(nodes, "gateway="+strings.Join(on, ","))
+	}
+	row.Nodes = strings.Join(nodes, " ")
 }
 
 // engineSource reads a container through its engine's stats API, where

@@ -60,7 +60,7 @@ func (r *execution) qualify(ctx context.Context, s *scenarioRun) {
 	maps.Copy(run.Request.Headers, qualifyHeaders)
 	run.Warmup, run.Duration, run.MaxErrorRate = plan.Duration(qualifyWarmup), plan.Duration(qualifyWindow), 1
 	r.o.Progress.Start(fmt.Sprintf("qualifying the rig: the mock driven directly at c=%d, its delays off, for %s", qualifyConns, qualifyWindow), qualifyWarmup+qualifyWindow)
-	m := r.meter(s.sc, &run, direct, s.mocks.source)
+	m := r.meter(s.sc, &run, direct, &s.mocks)
 	row, _, err := measure.Drive(ctx, m, &run, func(c *load.Config) { c.Fidelity = false })
 	if err != nil || row.Status != vocab.StatusOK || row.DriverCPUUsPerReq.V <= 0 || row.RPS <= 0 {
 		why := row.Reason

@@ -11,7 +11,6 @@ import (
 	"github.com/gatewaybench/gatewaybench/runner/plan"
 	"github.com/gatewaybench/gatewaybench/runner/results"
 	"github.com/gatewaybench/gatewaybench/runner/stack"
-	"github.com/gatewaybench/gatewaybench/runner/usage"
 	"github.com/gatewaybench/gatewaybench/runner/vocab"
 )
 
@@ -107,7 +106,7 @@ func (r *execution) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, run
 // known only after it (a stack that changed under the load, the gateway's
 // log lines counted, a point near the rig's ceiling).
 func (r *execution) row(loadCtx, hardCtx context.Context, s *scenarioRun, run *plan.Run, a *liveArm, check results.Check, noCapacity string) (results.Row, error) {
-	m := r.meter(s.sc, run, a, s.mocks.source)
+	m := r.meter(s.sc, run, a, &s.mocks)
 	m.Abort = hardCtx
 	m.Base.Began = time.Now()
 	m.Base.ProbeGoNs, m.Base.ProbePyNs, m.Base.ProbeNodeNs = positive(s.probe.GoNs), positive(s.probe.PyNs), positive(s.probe.NodeNs)
@@ -253,9 +252,12 @@ func (r *execution) loadLeft() time.Duration {
 }
 
 // meter is what a kind is handed for one run of arm a.
-func (r *execution) meter(sc *plan.Scenario, run *plan.Run, a *liveArm, mockSrc usage.Source) *measure.Meter {
-	m := &measure.Meter{Plan: r.o.Plan, Scenario: sc, Arm: a.plan, Mock: mockSrc, Key: a.key,
-		Base: r.baseRow(sc, a.plan, run)}
+func (r *execution) meter(sc *plan.Scenario, run *plan.Run, a *liveArm, mocks *mockSet) *measure.Meter {
+	m := &measure.Meter{Plan: r.o.Plan, Scenario: sc, Arm: a.plan, Key: a.key, Base: r.baseRow(sc, a.plan, run)}
+	if mocks != nil {
+		m.Mock = mocks.source
+		r.placement(&m.Base, mocks, a)
+	}
 	m.Base.Start = max(run.Start, 1)
 	if run.Variant != "" {
 		m.Base.Varied = &results.VariantPart{Variant: run.Variant}

@@ -155,6 +155,7 @@ func Parse(filename string, src []byte) (*Config, hcl.Diagnostics) {
 				"gate_baseline = %q names no other gateway block; it names the gateway the report's regression gate judges this one against, in the same rounds.", g.GateBaseline)
 		}
 	}
+	c.kubeChecks(cfg)
 	cfg.Scenarios = c.scenarios(s2.Scenarios, cfg)
 	cfg.Published = c.published(s2.Published, cfg)
 	for _, g := range cfg.Gateways {

@@ -413,9 +413,15 @@ func (c *checker) logPatterns(body hcl.Body, m map[string]string, g *Gateway) {
 // runs on the host) whose script is not one of the benchmark's own files,
 // links followed.
 func (c *checker) checkPrepare(b hcl.Body, prepare []string, cfg *Config) {
-	if len(prepare) > 0 && strings.Contains(prepare[0], "/") {
-		if real, inside := reach(resolve(cfg.Dir, prepare[0]), hostRoots(cfg)); !inside {
-			c.errorf(attrRange(b, "prepare"), "Prepare script outside the benchmark", "prepare runs %s, which leads to %s: %v.", prepare[0], real, errOutside)
+	c.checkHostCommand(attrRange(b, "prepare"), "prepare", prepare, cfg)
+}
+
+// checkHostCommand refuses a command the runner runs on the host (attr
+// names it) whose script is not one of the benchmark's own files.
+func (c *checker) checkHostCommand(rng hcl.Range, attr string, cmd []string, cfg *Config) {
+	if len(cmd) > 0 && strings.Contains(cmd[0], "/") {
+		if real, inside := reach(resolve(cfg.Dir, cmd[0]), hostRoots(cfg)); !inside {
+			c.errorf(rng, strings.ToUpper(attr[:1])+attr[1:]+" script outside the benchmark", "%s runs %s, which leads to %s: %v.", attr, cmd[0], real, errOutside)
 		}
 	}
 }

@@ -2,8 +2,10 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,8 +28,31 @@ type Engine struct {
 	Host    string `json:"host,omitempty"`
 	// Address is how the other roles reach containers on this engine (all
 	// use host networking): 127.0.0.1 while every engine is on one machine.
-	Address   string    `json:"address"`
-	DeclRange hcl.Range `json:"-"`
+	Address string `json:"address"`
+	// Kubernetes: the engine is a cluster, its containers pods (docs/scale.md).
+	Kubernetes *Kubernetes `json:"kubernetes,omitempty"`
+	DeclRange  hcl.Range   `json:"-"`
+}
+
+// Kubernetes is a cluster that runs roles as pods on the host's network,
+// each on a node the HCL names by label.
+type Kubernetes struct {
+	Kubeconfig string `json:"kubeconfig"`
+	Context    string `json:"context,omitempty"` // empty: the kubeconfig's current one
+	Namespace  string `json:"namespace"`
+	// NodeSelector names the node (one node: every role of the engine
+	// shares its address); required, so no pod lands where the HCL did not say.
+	NodeSelector map[string]string `json:"node_selector"`
+	// Shared are the roles whose pods run in the node's shared CPU pool
+	// (Burstable), not on cores of their own: a 2-core node has one core to
+	// give, kept for the gateway.
+	Shared []string `json:"shared,omitempty"`
+	// Load is a host command that reads an image archive (docker save) on
+	// its standard input and imports it into every node's runtime: how
+	// images reach a cluster with no registry. Run from Dir.
+	Load      []string  `json:"load"`
+	LoadDir   string    `json:"load_dir"`
+	LoadRange hcl.Range `json:"-"`
 }
 
 // Drivers says how each load point's load is generated.
@@ -48,8 +73,20 @@ type rawEngine struct {
 	Context   *string   `hcl:"context,optional"`
 	Host      *string   `hcl:"host,optional"`
 	Address   *string   `hcl:"address,optional"`
+	Kube      *rawKube  `hcl:"kubernetes,block"`
 	Body      hcl.Body  `hcl:",body"`
 	DeclRange hcl.Range `hcl:",def_range"`
+}
+
+type rawKube struct {
+	Kubeconfig   string            `hcl:"kubeconfig"`
+	Context      *string           `hcl:"context,optional"`
+	Namespace    string            `hcl:"namespace"`
+	NodeSelector map[string]string `hcl:"node_selector"`
+	Shared       []string          `hcl:"shared,optional"`
+	Load         []string          `hcl:"load"`
+	Body         hcl.Body          `hcl:",body"`
+	DeclRange    hcl.Range         `hcl:",def_range"`
 }
 
 type rawDriver struct {
@@ -92,6 +129,9 @@ func (c *checker) engines(raws []rawEngine) []Engine {
 					"host = %q: write unix:///path/docker.sock, tcp://host:2375 or ssh://user@host, as DOCKER_HOST takes them.", e.Host)
 			}
 		}
+		if r.Kube != nil {
+			e.Kubernetes = c.kube(r.Name, r.Kube, e)
+		}
 		if net.ParseIP(e.Address) == nil {
 			c.errorf(attrRange(b, "address"), "Invalid address",
 				"address = %q: the IP address the other roles reach this engine's containers at (127.0.0.1 on one machine).", e.Address)
@@ -99,6 +139,61 @@ func (c *checker) engines(raws []rawEngine) []Engine {
 		out = append(out, e)
 	}
 	return out
+}
+
+// kubeNameRE is what a namespace and a label value may be (RFC 1123 labels,
+// the stricter of the two).
+var kubeNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+
+func (c *checker) kube(name string, r *rawKube, e Engine) *Kubernetes {
+	k := &Kubernetes{Kubeconfig: r.Kubeconfig, Namespace: r.Namespace, NodeSelector: r.NodeSelector, Shared: r.Shared, Load: r.Load, LoadRange: attrRange(r.Body, "load")}
+	setIf(&k.Context, r.Context)
+	if e.Context != "" || e.Host != "" {
+		c.errorf(r.DeclRange, "Docker engine and cluster at once", "engine %q: a kubernetes block stands for the Docker context or host; drop context and host.", name)
+	}
+	if !kubeNameRE.MatchString(k.Namespace) {
+		c.errorf(attrRange(r.Body, "namespace"), "Invalid namespace", "namespace = %q: lower-case letters, digits and '-', at most 63.", k.Namespace)
+	}
+	if len(k.NodeSelector) == 0 {
+		c.errorf(attrRange(r.Body, "node_selector"), "No node named",
+			"engine %q: node_selector must name the node its pods run on (kubernetes.io/hostname = \"...\"): a pod the scheduler places anywhere is not a layout.", name)
+	}
+	for key, v := range k.NodeSelector {
+		if key == "" || v != "" && !kubeNameRE.MatchString(strings.ToLower(v)) {
+			c.errorf(attrRange(r.Body, "node_selector"), "Invalid node label", "node_selector %q = %q is no node label.", key, v)
+		}
+	}
+	for _, role := range k.Shared {
+		if !slices.Contains(roleNames, role) {
+			c.errorf(attrRange(r.Body, "shared"), "Unknown role", "shared lists %q; roles are %s.", role, strings.Join(roleNames, ", "))
+		}
+	}
+	if len(k.Load) == 0 {
+		c.errorf(attrRange(r.Body, "load"), "No way to load images",
+			"engine %q: load must name a command that imports an image archive from its standard input into every node (scripts/k8s-load.sh for this machine's cluster).", name)
+	}
+	return k
+}
+
+// kubeChecks refuses what a cluster cannot give: drivers in pods (their
+// result would share a log with their errors) and the freezer (no pod API
+// pauses a container). Run once the roles and defaults are known.
+func (c *checker) kubeChecks(cfg *Config) {
+	for _, e := range cfg.Engines {
+		if e.Kubernetes == nil {
+			continue
+		}
+		k := e.Kubernetes
+		k.LoadDir = cfg.Dir
+		c.checkHostCommand(k.LoadRange, "load", k.Load, cfg)
+		if cfg.Placement.Driver == e.Name || slices.Contains(cfg.Drivers.Engines, e.Name) {
+			c.errorf(e.DeclRange, "Drivers on a cluster", "engine %q is a cluster: drivers run on the runner's machine (placement.driver and driver.engines on a Docker engine).", e.Name)
+		}
+		if (cfg.Placement.Mock == e.Name || cfg.Placement.Gateway == e.Name) && cfg.Defaults.Isolation == Freeze {
+			c.errorf(e.DeclRange, "No freezer on a cluster",
+				"engine %q is a cluster, and no pod API pauses a container: set defaults { isolation = \"none\" }.", e.Name)
+		}
+	}
 }
 
 // Engine returns the engine of that name, or nil.
@@ -290,6 +385,19 @@ func (c *Config) addressOf(engine string) string {
 // String is the engine as a plan line gives it.
 func (e Engine) String() string {
 	switch {
+	case e.Kubernetes != nil:
+		k := e.Kubernetes
+		var sel []string
+		for _, key := range slices.Sorted(maps.Keys(k.NodeSelector)) {
+			sel = append(sel, key+"="+k.NodeSelector[key])
+		}
+		shared := "none"
+		if len(k.Shared) > 0 {
+			shared = strings.Join(k.Shared, ", ")
+		}
+		return fmt.Sprintf("%s (Kubernetes, kubeconfig %s, namespace %s, reached at %s): each role a pod on node %s, on the host's network, "+
+			"Guaranteed with its cpuset's count of whole CPUs, its cores read back; in the node's shared pool: %s; images imported by %s",
+			e.Name, k.Kubeconfig, k.Namespace, e.Address, strings.Join(sel, ","), shared, strings.Join(k.Load, " "))
 	case e.Context != "":
 		return fmt.Sprintf("%s (Docker context %s, reached at %s)", e.Name, e.Context, e.Address)
 	case e.Host != "":

@@ -179,6 +179,7 @@ var (
 	ColCPUsGateway  = listCol("cpus_gateway", "", Common, "the gateway's cpuset, each replica's", func(r *Row) []string { return r.CPUsGateway })
 	ColEngines      = col("engines", "", Common, "the engine each role ran on (docs/scale.md)", func(r *Row) string { return r.Engines })
 	ColHosts        = col("hosts", "", Common, "the hosts behind engines other than the local one", func(r *Row) string { return r.Hosts })
+	ColNodes        = col("nodes", "", Common, "the node each role's pod ran on, as the cluster reports it (a Kubernetes engine; cpus_mock and cpus_gateway are then the cores read back from the pods' cgroups)", func(r *Row) string { return r.Nodes })
 	ColDrivers      = col("drivers", "", Common, "load drivers that offered the load", func(r *Row) string { return itoa(int64(r.Drivers)) })
 	ColReplicas     = col("replicas", "", Common, "the gateway's replicas", opt(func(r *Row) vocab.Optional { return r.Replicas }))
 	ColGatewayCores = col("gateway_cores", "CPUs", Common, "the CPUs of the replicas' cpusets together", opt(func(r *Row) vocab.Optional { return r.GatewayCores }))

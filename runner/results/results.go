@@ -50,6 +50,7 @@ type Row struct {
 	// behind them, how many drivers offered the load, and the gateway's
 	// replicas and the CPUs of their cpusets together
 	Engines, Hosts                          string
+	Nodes                                   string
 	Drivers                                 int
 	Replicas, GatewayCores                  vocab.Optional
 	RigRTTSameUs, RigRTTCrossUs, TopologyUs vocab.Optional

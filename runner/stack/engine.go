@@ -61,19 +61,25 @@ type ContainerSpec struct {
 
 // ContainerState is what the engine says about a container.
 type ContainerState struct {
-	Name       string // without the engine's leading slash
-	Running    bool
-	Paused     bool // frozen (still Running)
-	ExitCode   int
-	OOMKilled  bool
-	Error      string
-	StartedAt  time.Time
-	CPUSet     string
-	Memory     int64
-	HostNet    bool
+	Name      string // without the engine's leading slash
+	Running   bool
+	Paused    bool // frozen (still Running)
+	ExitCode  int
+	OOMKilled bool
+	Error     string
+	StartedAt time.Time
+	CPUSet    string
+	Memory    int64
+	HostNet   bool
+	// CgroupPath is the container's cgroup under each hierarchy's root,
+	// where the engine places it apart from Docker's layout (a pod's);
+	// empty: found by its id (usage.Find).
 	CgroupPath string
-	Labels     map[string]string
-	Hardening  Hardening // as the engine holds it
+	// Node is the machine the engine placed the container on, where it
+	// chooses (a pod's node); empty on Docker.
+	Node      string
+	Labels    map[string]string
+	Hardening Hardening // as the engine holds it
 }
 
 // ImageInfo describes a local image.
@@ -103,11 +109,11 @@ type Engine interface {
 	// BuildImage builds tag from a tar build context holding a Dockerfile.
 	BuildImage(ctx context.Context, tag string, buildContext io.Reader, labels map[string]string) error
 	Pull(ctx context.Context, ref string) error
-	// Save writes an image as a tar archive (docker save); Load reads one
-	// (docker load): how an image moves to an engine that can neither
-	// build nor pull it.
+	// Save writes an image as a tar archive (docker save); Load reads one,
+	// of image ref (docker load): how an image moves to an engine that can
+	// neither build nor pull it.
 	Save(ctx context.Context, ref string) (io.ReadCloser, error)
-	Load(ctx context.Context, archive io.Reader) error
+	Load(ctx context.Context, ref string, archive io.Reader) error
 	Create(ctx context.Context, spec ContainerSpec) (id string, err error)
 	Start(ctx context.Context, id string) error
 	Inspect(ctx context.Context, id string) (ContainerState, error)

@@ -80,11 +80,11 @@ func SweepTemp() (int, error) {
 	return n, nil
 }
 
-// hostCommand is a command a run starts on the host (a prepare step, the
+// HostCommand is a command a run starts on the host (a prepare step, the
 // mock's build). It dies with the runner, even by SIGKILL (parent-death
 // signal), and in its own process group, so a cancelled context kills what
 // it started too (npm, go build), not only the script.
-func hostCommand(ctx context.Context, name string, args ...string) *exec.Cmd {
+func HostCommand(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

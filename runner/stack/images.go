@@ -104,7 +104,7 @@ func transfer(ctx context.Context, from, to Engine, ref string) error {
 		return err
 	}
 	defer r.Close()
-	return to.Load(ctx, r)
+	return to.Load(ctx, ref, r)
 }
 
 // build runs s's prepare command, then builds its context on e, and says
@@ -113,7 +113,7 @@ func build(ctx context.Context, e Engine, s *Service, labels map[string]string) 
 	b := s.Build
 	start := time.Now()
 	if len(b.Prepare) > 0 {
-		cmd := hostCommand(ctx, b.Prepare[0], b.Prepare[1:]...)
+		cmd := HostCommand(ctx, b.Prepare[0], b.Prepare[1:]...)
 		cmd.Dir = b.PrepareDir
 		cmd.Env = append(os.Environ(), b.Env...)
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -162,7 +162,7 @@ func goImage(ctx context.Context, e Engine, moduleDir, name string, labels map[s
 	}
 	defer tmp.Remove()
 	bin := filepath.Join(tmp.Dir, name)
-	cmd := hostCommand(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./"+name)
+	cmd := HostCommand(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./"+name)
 	cmd.Dir = moduleDir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {

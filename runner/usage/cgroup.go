@@ -69,29 +69,39 @@ type Cgroup struct {
 // for the cgroupfs and systemd drivers, v1 and v2.
 func Find(root, id string) (*Cgroup, error) {
 	for _, parent := range []string{"docker/" + id, "system.slice/docker-" + id + ".scope"} {
-		if dir := filepath.Join(root, "cpuacct", parent); exists(filepath.Join(dir, "cpuacct.usage")) {
-			c := &Cgroup{cpuacct: dir, cpu: filepath.Join(root, "cpu", parent), mem: filepath.Join(root, "memory", parent), proc: "/proc"}
-			// perf_event follows the v1 hierarchy when one is mounted, else
-			// the unified (v2) one beside it, where the engine puts the
-			// container too.
-			pe := filepath.Join(root, "perf_event", parent)
-			if !exists(pe) {
-				pe = filepath.Join(root, "unified", parent)
-			}
-			if exists(pe) {
-				c.withWork(pe, filepath.Join(root, "cpuset", parent, "cpuset.cpus"))
-			} else {
-				c.WorkMissing = "no perf_event cgroup of the container under " + root + " (neither perf_event/ nor unified/)"
-			}
-			return c, nil
-		}
-		if dir := filepath.Join(root, parent); exists(filepath.Join(dir, "cpu.stat")) && exists(filepath.Join(dir, "memory.current")) {
-			c := &Cgroup{v2: true, cpu: dir, mem: dir, proc: "/proc"}
-			c.withWork(dir, filepath.Join(dir, "cpuset.cpus.effective"))
+		if c, err := At(root, parent); err == nil {
 			return c, nil
 		}
 	}
 	return nil, fmt.Errorf("no cgroup for container %.12s under %s", id, root)
+}
+
+// At is the cgroup at path (relative to each hierarchy's root) under root:
+// where an engine that lays its containers out apart from Docker's (a
+// pod's, under kubepods) says one is.
+func At(root, parent string) (*Cgroup, error) {
+	if dir := filepath.Join(root, "cpuacct", parent); exists(filepath.Join(dir, "cpuacct.usage")) {
+		c := &Cgroup{cpuacct: dir, cpu: filepath.Join(root, "cpu", parent), mem: filepath.Join(root, "memory", parent), proc: "/proc"}
+		// perf_event follows the v1 hierarchy when one is mounted, else
+		// the unified (v2) one beside it, where the engine puts the
+		// container too.
+		pe := filepath.Join(root, "perf_event", parent)
+		if !exists(pe) {
+			pe = filepath.Join(root, "unified", parent)
+		}
+		if exists(pe) {
+			c.withWork(pe, filepath.Join(root, "cpuset", parent, "cpuset.cpus"))
+		} else {
+			c.WorkMissing = "no perf_event cgroup of the container under " + root + " (neither perf_event/ nor unified/)"
+		}
+		return c, nil
+	}
+	if dir := filepath.Join(root, parent); exists(filepath.Join(dir, "cpu.stat")) && exists(filepath.Join(dir, "memory.current")) {
+		c := &Cgroup{v2: true, cpu: dir, mem: dir, proc: "/proc"}
+		c.withWork(dir, filepath.Join(dir, "cpuset.cpus.effective"))
+		return c, nil
+	}
+	return nil, fmt.Errorf("no cgroup at %s under %s", parent, root)
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }

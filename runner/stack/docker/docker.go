@@ -107,7 +107,7 @@ func (e *Engine) Save(ctx context.Context, ref string) (io.ReadCloser, error) {
 	return r, nil
 }
 
-func (e *Engine) Load(ctx context.Context, archive io.Reader) error {
+func (e *Engine) Load(ctx context.Context, _ string, archive io.Reader) error {
 	resp, err := e.cli.ImageLoad(ctx, archive, client.ImageLoadWithQuiet(true))
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
@@ -172,7 +172,6 @@ func (e *Engine) Inspect(ctx context.Context, id string) (stack.ContainerState, 
 		st.CPUSet = c.HostConfig.CpusetCpus
 		st.Memory = c.HostConfig.Memory
 		st.HostNet = c.HostConfig.NetworkMode.IsHost()
-		st.CgroupPath = c.HostConfig.CgroupParent
 		st.Hardening.ReadOnly = c.HostConfig.ReadonlyRootfs
 		st.Hardening.ShmSize = c.HostConfig.ShmSize
 		st.Hardening.OomScoreAdj = int64(c.HostConfig.OomScoreAdj)

@@ -116,7 +116,7 @@ func (e *Engine) Save(_ context.Context, ref string) (io.ReadCloser, error) {
 }
 
 // Load reads an archive Save wrote; LoadFunc, when set, is told which image.
-func (e *Engine) Load(_ context.Context, archive io.Reader) error {
+func (e *Engine) Load(_ context.Context, _ string, archive io.Reader) error {
 	b, err := io.ReadAll(archive)
 	if err != nil {
 		return err

@@ -1,0 +1,103 @@
+# The mock and one gateway as pods of a Kubernetes cluster, the driver on
+# this machine (docs/scale.md, "The Kubernetes engine"). Against the
+# cluster scripts/k8s-up.sh brings up here:
+#
+#   scripts/k8s-up.sh
+#   go run ./runner apply examples/kubernetes.hcl --gateway nginx --results results-k8s
+#   go run ./runner apply examples/kubernetes.hcl --gateway portkey --results results-k8s
+#   scripts/k8s-down.sh
+#
+# One gateway a run: a 2-core node has one core to give a Guaranteed pod,
+# and every arm of a start is up at once. examples/kubernetes-docker.hcl
+# is the same benchmark on the local Docker engine, for side-by-side figures.
+# For a team's own cluster: its kubeconfig, a node label of its own, and
+# a load command that imports `docker save` output into that node's runtime.
+engine "cluster" {
+  # Node 1's address, inside the namespace k8s-up.sh made: the driver
+  # sends there, and the pods listen there (host network).
+  address = "198.18.0.11"
+  kubernetes {
+    kubeconfig    = "/var/lib/gatewaybench-k8s/kubeconfig"
+    namespace     = "gatewaybench"
+    node_selector = { "kubernetes.io/hostname" = "gwb-node-1" }
+    shared        = ["mock"]
+    load          = ["../scripts/k8s-load.sh"]
+  }
+}
+
+placement {
+  driver  = "local"
+  mock    = "cluster"
+  gateway = "cluster"
+}
+
+defaults {
+  allow_host_paths = [".."]
+  starts    = 2
+  trials    = 2
+  warmup    = "1s"
+  duration  = "3s"
+  settle    = "500ms"
+  isolation = "none"
+}
+
+# Node 1 of scripts/k8s-up.sh keeps CPU 0 for the system and gives CPU 1
+# to a Guaranteed pod: the gateway takes it; the mock shares CPU 0 with
+# the driver (and, on Kubernetes, the control plane).
+cpus {
+  driver  = "0"
+  mock    = "0"
+  gateway = "1"
+}
+
+memory {
+  driver  = "1GiB"
+  mock    = "1GiB"
+  gateway = "2GiB"
+}
+
+mock {
+  port          = 18080
+  ttft          = "20ms"
+  itl           = "4ms"
+  output_tokens = 32
+}
+
+gateway "nginx" {
+  compose = "../compose/nginx.yaml"
+  service = "nginx"
+  class   = "proxy"
+  port    = 18081
+  api     = ["openai"]
+  version = "Debian nginx-light 1.22"
+  prepare = ["../gateways/nginx/prepare.sh"]
+}
+
+gateway "portkey" {
+  compose = "../compose/portkey.yaml"
+  service = "portkey"
+  port    = 18084
+  api     = ["openai"]
+  version = "@portkey-ai/gateway 1.15.2 (@hono/node-server 1.14.1), Node.js 20"
+  prepare = ["../gateways/portkey/prepare.sh"]
+  warmup_requests = 5000
+  headers = {
+    "x-portkey-provider"    = "openai"
+    "x-portkey-custom-host" = "${mock.url}/v1"
+  }
+}
+
+scenario "overhead" {
+  kind        = "overhead"
+  concurrency = [1]
+  mock {
+    ttft = "0s"
+    itl  = "0s"
+  }
+}
+
+scenario "streaming_turn" {
+  kind        = "streaming_turn"
+  stream      = true
+  concurrency = [1]
+}
