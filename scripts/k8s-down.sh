@@ -76,8 +76,14 @@ done
 for n in "${namespaces[@]}"; do
   [ -e "/run/netns/$n" ] && left+=$'\n'"namespace $n"
 done
-# The host ends of the nodes' veth pairs go with their namespaces.
-for l in $(ip -o link show | awk -F': ' '$2 ~ /^gwbk8s-h/ {sub(/@.*/, "", $2); print $2}'); do
+# The host ends of the nodes' veth pairs go with their namespaces, a moment
+# after them (the kernel removes a namespace's devices in the background).
+host_links() { ip -o link show | awk -F': ' '$2 ~ /^gwbk8s-h/ {sub(/@.*/, "", $2); print $2}'; }
+for _ in $(seq 1 50); do
+  [ -z "$(host_links)" ] && break
+  sleep 0.1
+done
+for l in $(host_links); do
   left+=$'\n'"link $l"
 done
 if [ -n "$left" ]; then
