@@ -156,6 +156,11 @@ func TestApplyRefusesAnEditedPlan(t *testing.T) {
 		{"a host command before the build", func(p obj) {
 			gateway(p)["build"] = obj{"prepare": []any{"touch", filepath.Join(dir, "PWNED")}, "context": dir, "dockerfile": "Dockerfile"}
 		}},
+		{"a cluster with a host command for its images", func(p obj) {
+			e := at(p, "plan", "engines", 0)
+			e["kubernetes"] = obj{"kubeconfig": "/etc/kubernetes/admin.conf", "namespace": "kube-system", "node_selector": obj{},
+				"load": []any{"touch", filepath.Join(dir, "PWNED")}, "load_dir": dir}
+		}},
 		{"a CSV out of the tree", func(p obj) { at(p, "plan", "scenarios", 0)["csv"] = "/tmp/elsewhere/overhead.csv" }},
 		{"a window of 100000 hours", func(p obj) { firstRun(p)["duration"] = "100000h0m0s" }},
 		{"a negative window", func(p obj) { firstRun(p)["duration"] = "-5s" }},
