@@ -9,6 +9,7 @@
 package kube
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -421,26 +422,27 @@ func (e *Engine) LogsBetween(ctx context.Context, id string, since, until time.T
 }
 
 // between copies the lines of a log with timestamps that fall in
-// [since, until], without their stamps.
+// [since, until], without their stamps; read line by line, as a gateway's
+// log may run to hundreds of MiB.
 func between(r io.Reader, w io.Writer, since, until time.Time) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	for line := range bytes.Lines(data) {
-		stamp, rest, ok := bytes.Cut(line, []byte(" "))
-		if !ok {
-			continue
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if stamp, rest, ok := bytes.Cut(line, []byte(" ")); ok {
+			t, perr := time.Parse(time.RFC3339Nano, string(stamp))
+			if perr == nil && !t.Before(since) && !t.After(until) {
+				if _, werr := w.Write(rest); werr != nil {
+					return werr
+				}
+			}
 		}
-		t, err := time.Parse(time.RFC3339Nano, string(stamp))
-		if err != nil || t.Before(since) || t.After(until) {
-			continue
+		if err == io.EOF {
+			return nil
 		}
-		if _, err := w.Write(rest); err != nil {
+		if err != nil {
 			return err
 		}
 	}
-	return nil
 }
 
 func (e *Engine) Logs(ctx context.Context, id string, tail int) (string, error) {
