@@ -162,10 +162,11 @@ func cluster(t *testing.T, nodes int) {
 // engineApply (issue 65): runner apply with the Kubernetes engine on the
 // cluster of one node just brought up. A plan the cluster cannot run (the
 // freezer) is refused before any API request: its namespace is never
-// made. Then nginx and the mock run as pods on node 1, every row ok, each
-// naming the node and the cores read back from the pods' cgroups: the
-// gateway's CPU 1 to itself (Guaranteed), the mock in the shared pool,
-// CPU 0; and teardown leaves no pod or ConfigMap of the run.
+// made. Then nginx and the mock run as pods on node 1, the driver on this
+// machine and then as pods too, every row ok, each naming the node and the
+// cores read back from the pods' cgroups: the gateway's CPU 1 to itself
+// (Guaranteed), the mock in the shared pool, CPU 0; and teardown leaves no
+// pod or ConfigMap of the runs.
 func engineApply(t *testing.T, state string, kubectl func(...string) string) {
 	repo, err := filepath.Abs("..")
 	if err != nil {
@@ -176,7 +177,7 @@ func engineApply(t *testing.T, state string, kubectl func(...string) string) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	dir := t.TempDir()
-	hcl := func(namespace, isolation string) string {
+	hcl := func(namespace, isolation, driver string) string {
 		return fmt.Sprintf(`
 defaults {
   allow_host_paths = [%[1]q]
@@ -193,11 +194,12 @@ engine "cluster" {
     kubeconfig = %[2]q
     namespace = %[3]q
     node_selector = { "kubernetes.io/hostname" = "gwb-node-1" }
-    shared = ["mock"]
+    shared = ["mock", "driver"]
     load = [%[5]q]
   }
 }
 placement {
+  driver = %[8]q
   mock = "cluster"
   gateway = "cluster"
 }
@@ -227,9 +229,9 @@ scenario "overhead" {
   }
 }
 `, repo, filepath.Join(state, "kubeconfig"), namespace, isolation, filepath.Join(repo, "scripts", "k8s-load.sh"),
-			filepath.Join(repo, "compose", "nginx.yaml"), filepath.Join(repo, "gateways", "nginx", "prepare.sh"))
+			filepath.Join(repo, "compose", "nginx.yaml"), filepath.Join(repo, "gateways", "nginx", "prepare.sh"), driver)
 	}
-	apply := func(name, src string) (string, error) {
+	apply := func(name, src string) (string, string, error) {
 		file := filepath.Join(dir, name+".hcl")
 		if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
@@ -237,19 +239,32 @@ scenario "overhead" {
 		cmd := exec.Command(bin, "apply", "--results", filepath.Join(dir, name), file)
 		cmd.Env = append(os.Environ(), "GATEWAYBENCH_K8S_STATE="+state)
 		out, err := cmd.CombinedOutput()
-		return string(out), err
+		return string(out), file, err
 	}
-	if out, err := apply("refused", hcl("gwb-refused", "freeze")); err == nil || !strings.Contains(out, "No freezer on a cluster") {
+	if out, _, err := apply("refused", hcl("gwb-refused", "freeze", "local")); err == nil || !strings.Contains(out, "No freezer on a cluster") {
 		t.Errorf("a plan with the freezer on a cluster: %v\n%s", err, out)
 	}
 	if out := kubectl("get", "namespaces", "-o", "name"); strings.Contains(out, "gwb-refused") {
 		t.Errorf("the refused plan reached the API: its namespace exists\n%s", out)
 	}
-	out, err := apply("ok", hcl("gwb-test", "none"))
+	for _, driver := range []string{"local", "cluster"} {
+		engineRows(t, apply, hcl("gwb-test", "none", driver), driver)
+	}
+	if left := kubectl("get", "pods,configmaps", "-n", "gwb-test", "-l", "gatewaybench.run", "-o", "name"); strings.TrimSpace(left) != "" {
+		t.Errorf("left after the run:\n%s", left)
+	}
+}
+
+// engineRows runs one plan on the cluster (the driver on this machine, or
+// pods of its own on the node, given their job as a ConfigMap) and checks
+// every row: ok, the engines, the node and the cores read back.
+func engineRows(t *testing.T, apply func(name, src string) (string, string, error), src, driver string) {
+	t.Helper()
+	out, file, err := apply("ok-driver-"+driver, src)
 	if err != nil {
 		t.Fatalf("runner apply: %v\n%s", err, out)
 	}
-	f, err := os.Open(filepath.Join(dir, "ok", "overhead.csv"))
+	f, err := os.Open(filepath.Join(filepath.Dir(file), "ok-driver-"+driver, "overhead.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +279,7 @@ scenario "overhead" {
 	}
 	for _, r := range rows[1:] {
 		get := func(c string) string { return r[col[c]] }
-		want := map[string]string{"status": "ok", "cpus_mock": "0"}
+		want := map[string]string{"status": "ok", "cpus_mock": "0", "engines": "driver=" + driver + " mock=cluster gateway=cluster"}
 		if get("gateway") == "nginx" {
 			want["nodes"], want["cpus_gateway"] = "mock=gwb-node-1 gateway=gwb-node-1", "1"
 		} else {
@@ -275,8 +290,5 @@ scenario "overhead" {
 				t.Errorf("%s, start %s: %s = %q, want %q", get("gateway"), get("start"), c, get(c), w)
 			}
 		}
-	}
-	if left := kubectl("get", "pods,configmaps", "-n", "gwb-test", "-l", "gatewaybench.run", "-o", "name"); strings.TrimSpace(left) != "" {
-		t.Errorf("left after the run:\n%s", left)
 	}
 }

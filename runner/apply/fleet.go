@@ -17,8 +17,9 @@ import (
 
 // startLead is how far ahead of now the drivers' shared start is set, per
 // driver, once their containers exist: a container starts in 0.1-0.5 s
-// here. A driver that still starts late says so in its row's verdict.
-const startLead = 500 * time.Millisecond
+// here, a pod in about 1 s (podStartLead). A driver that still starts late
+// says so in its row's verdict.
+const startLead, podStartLead = 500 * time.Millisecond, 2 * time.Second
 
 // driveFleet runs one run's load in driver containers (docs/scale.md,
 // "Several drivers"): the load point split among the plan's driver
@@ -41,7 +42,13 @@ func (r *execution) driveFleet(ctx, hard context.Context, cfg load.Config) (*loa
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now().Add(startLead * time.Duration(1+len(parts)))
+	lead := startLead
+	for _, dr := range drivers {
+		if r.chooses(dr.engine) {
+			lead = podStartLead
+		}
+	}
+	start := time.Now().Add(lead * time.Duration(1+len(parts)))
 	if err := sendJobs(hard, drivers, parts, cfg.Session, start); err != nil {
 		return nil, err
 	}

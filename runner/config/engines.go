@@ -175,9 +175,9 @@ func (c *checker) kube(name string, r *rawKube, e Engine) *Kubernetes {
 	return k
 }
 
-// kubeChecks refuses what a cluster cannot give: drivers in pods (their
-// result would share a log with their errors) and the freezer (no pod API
-// pauses a container). Run once the roles and defaults are known.
+// kubeChecks refuses what a cluster cannot give, the freezer (no pod API
+// pauses a container), and checks its load command as a prepare's. Run
+// once the roles and defaults are known.
 func (c *checker) kubeChecks(cfg *Config) {
 	for _, e := range cfg.Engines {
 		if e.Kubernetes == nil {
@@ -186,9 +186,6 @@ func (c *checker) kubeChecks(cfg *Config) {
 		k := e.Kubernetes
 		k.LoadDir = cfg.Dir
 		c.checkHostCommand(k.LoadRange, "load", k.Load, cfg)
-		if cfg.Placement.Driver == e.Name || slices.Contains(cfg.Drivers.Engines, e.Name) {
-			c.errorf(e.DeclRange, "Drivers on a cluster", "engine %q is a cluster: drivers run on the runner's machine (placement.driver and driver.engines on a Docker engine).", e.Name)
-		}
 		if (cfg.Placement.Mock == e.Name || cfg.Placement.Gateway == e.Name) && cfg.Defaults.Isolation == Freeze {
 			c.errorf(e.DeclRange, "No freezer on a cluster",
 				"engine %q is a cluster, and no pod API pauses a container: set defaults { isolation = \"none\" }.", e.Name)

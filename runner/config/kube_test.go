@@ -53,13 +53,17 @@ scenario "s" {
 	if !reflect.DeepEqual(k, want) {
 		t.Errorf("decoded %+v, want %+v", k, want)
 	}
+	// Drivers may run there too: pods, given their job as a ConfigMap.
+	cfg, diags = Parse(filepath.Join(dir, "b.hcl"), []byte(file(good, "none", "driver {\n  engines = [\"k\"]\n}")))
+	if diags.HasErrors() || !cfg.Drivers.Container || !reflect.DeepEqual(cfg.Drivers.Engines, []string{"k"}) {
+		t.Errorf("drivers on the cluster: %+v, %v", cfg.Drivers, diags)
+	}
 	for _, c := range []struct{ name, kube, isolation, rest, summary string }{
 		{"no node", ns + "load = [\"./load.sh\"]\nnode_selector = {}", "none", "", "No node named"},
 		{"no load", ns + "node_selector = { a = \"b\" }\nload = []", "none", "", "No way to load images"},
 		{"load outside", ns + "node_selector = { a = \"b\" }\nload = [\"/bin/sh\"]", "none", "", "Load script outside the benchmark"},
 		{"bad namespace", "namespace = \"Bad_NS\"\nnode_selector = { a = \"b\" }\nload = [\"./load.sh\"]", "none", "", "Invalid namespace"},
 		{"unknown role", ns + "node_selector = { a = \"b\" }\nload = [\"./load.sh\"]\nshared = [\"db\"]", "none", "", "Unknown role"},
-		{"driver on the cluster", good, "none", "driver {\n  engines = [\"k\"]\n}", "Drivers on a cluster"},
 		{"freezer", good, "freeze", "", "No freezer on a cluster"},
 	} {
 		_, diags := Parse(filepath.Join(dir, "b.hcl"), []byte(file(c.kube, c.isolation, c.rest)))

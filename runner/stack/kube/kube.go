@@ -9,6 +9,7 @@
 package kube
 
 import (
+	"archive/tar"
 	"bufio"
 	"bytes"
 	"context"
@@ -525,8 +526,46 @@ func (e *Engine) RemoveByLabel(ctx context.Context, key, value string) (int, err
 	return len(ids), nil
 }
 
-func (e *Engine) CopyTo(_ context.Context, id, _ string, _ io.Reader) error {
-	return fmt.Errorf("copy into pod %s: not supported (drivers run on the runner's machine with a Kubernetes engine)", id)
+// CopyTo gives a created pod the archive's files (a driver's job) as one
+// more ConfigMap, each file mounted at its path under dir; a pod already
+// started takes no files.
+func (e *Engine) CopyTo(_ context.Context, id, dir string, archive io.Reader) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := e.created[id]
+	if p == nil {
+		return fmt.Errorf("copy into pod %s: only a pod created and not yet started takes files", id)
+	}
+	n := len(p.maps)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", id, n), Labels: map[string]string{stack.LabelRun: p.pod.Labels[stack.LabelRun], labelPod: id}},
+		BinaryData: map[string][]byte{}}
+	vol := corev1.Volume{Name: fmt.Sprintf("config-%d", n), VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: cm.Name}}}}
+	c := &p.pod.Spec.Containers[0]
+	tr, size := tar.NewReader(archive), 0
+	for i := 0; ; i++ {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("copy into pod %s: %w", id, err)
+		}
+		if h.Typeflag != tar.TypeReg {
+			return fmt.Errorf("copy into pod %s: %s is not a regular file", id, h.Name)
+		}
+		if size += int(h.Size); size > maxConfigBytes {
+			return fmt.Errorf("copy into pod %s: more than a ConfigMap's 1 MiB", id)
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			return err
+		}
+		key := fmt.Sprintf("f%d", i)
+		cm.BinaryData[key] = data
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: vol.Name, MountPath: filepath.Join(dir, h.Name), SubPath: key, ReadOnly: true})
+	}
+	p.maps, p.pod.Spec.Volumes = append(p.maps, cm), append(p.pod.Spec.Volumes, vol)
+	return nil
 }
 
 // Wait polls the pod until its container has ended.
@@ -547,11 +586,13 @@ func (e *Engine) Wait(ctx context.Context, id string) (int, error) {
 	}
 }
 
-// Output is the pod's log: standard output and error together, as the API
-// serves them (its per-stream query sits behind a feature gate).
+// Output is the pod's log as both streams: the API serves standard output
+// and error together (its per-stream query sits behind a feature gate). A
+// driver writes its result alone to standard output, and to standard
+// error only when it fails, so its log is either.
 func (e *Engine) Output(ctx context.Context, id string) (string, string, error) {
 	b, err := e.cs.CoreV1().Pods(e.o.Namespace).GetLogs(id, &corev1.PodLogOptions{}).DoRaw(ctx)
-	return string(b), "", err
+	return string(b), string(b), err
 }
 
 var errNoFreezer = errors.New("no pod API pauses a container: isolation = \"none\" with a Kubernetes engine")

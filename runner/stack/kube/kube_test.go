@@ -3,6 +3,7 @@ package kube
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -226,5 +227,39 @@ func TestImageNormalized(t *testing.T) {
 		if got := normalized(ref); got != want {
 			t.Errorf("%s: %s, want %s", ref, got, want)
 		}
+	}
+}
+
+// TestCopyTo: a created pod takes an archive's files (a driver's job) as a
+// ConfigMap mounted file by file; a started one takes none.
+func TestCopyTo(t *testing.T) {
+	e := With(fake.NewClientset(), options())
+	ctx := context.Background()
+	id, err := e.Create(ctx, spec(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	archive, err := stack.TarContext(map[string]stack.File{"job.json": {Mode: 0o644, Data: []byte(`{"x":1}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.CopyTo(ctx, id, "/", bytes.NewReader(archive)); err != nil {
+		t.Fatal(err)
+	}
+	p := e.created[id]
+	m := p.pod.Spec.Containers[0].VolumeMounts
+	last, cm := m[len(m)-1], p.maps[len(p.maps)-1]
+	if last.MountPath != "/job.json" || string(cm.BinaryData[last.SubPath]) != `{"x":1}` || cm.Labels[labelPod] != id {
+		t.Errorf("mount %+v, configmap %+v", last, cm)
+	}
+	// Submitted: the fake has no kubelet, so Start would wait for ever for
+	// the container; a cancelled context ends the wait once it is.
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := e.Start(done, id); !errors.Is(err, context.Canceled) {
+		t.Fatalf("start: %v", err)
+	}
+	if err := e.CopyTo(ctx, id, "/", bytes.NewReader(archive)); err == nil {
+		t.Error("a started pod took files")
 	}
 }
