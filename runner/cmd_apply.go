@@ -302,8 +302,8 @@ func applyOnce(loadCtx, hardCtx context.Context, p *plan.Plan, engine stack.Engi
 func runOptions(p *plan.Plan, engine stack.Engine, others map[string]stack.Engine, code *results.Code) apply.Options {
 	st, _ := os.Stdout.Stat()
 	return apply.Options{
-		Plan: p, Engine: engine, Engines: others, ModuleDir: moduleDir(p.Dir), Source: p.SourceFile(), Calibrate: rig.Calibrate, Code: code,
-		Probe:    hostProbe(p),
+		Plan: p, Engine: engine, Engines: others, ModuleDir: moduleDir(p.Dir), Source: p.SourceFile(), Code: code,
+		Hooks:    apply.Hooks{Calibrate: rig.Calibrate, Probe: hostProbe(p)},
 		Progress: &apply.Progress{W: os.Stdout, TTY: st != nil && st.Mode()&os.ModeCharDevice != 0},
 	}
 }

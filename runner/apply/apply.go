@@ -39,13 +39,8 @@ type Options struct {
 	Plan   *plan.Plan
 	Engine stack.Engine // the local engine
 	// Engines are the plan's other engines, by name.
-	Engines map[string]stack.Engine
-	// MockImage builds (or finds) the mock's image; nil builds it from the
-	// source in ModuleDir (stack.MockImage). DriverImage likewise for the
-	// driver's (stack.DriverImage), on each engine a driver runs on.
-	MockImage   func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error)
-	DriverImage func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error)
-	ModuleDir   string // the repository, to build the mock image from source (and whose commit the manifest names)
+	Engines   map[string]stack.Engine
+	ModuleDir string // the repository, to build the mock image from source (and whose commit the manifest names)
 	// Source is the benchmark file the plan came from, for the manifest.
 	Source results.Source
 	// Code, when set, is the code version the manifest names (CodeOf, read
@@ -55,17 +50,29 @@ type Options struct {
 	Progress   *Progress
 	// ReadyTimeout bounds a stack's start-up: container start to first answer.
 	ReadyTimeout time.Duration
+	Hooks
+}
+
+// Hooks are where a run meets the host beyond its engines: image builds,
+// the port check, calibration, probes and word of each finished CSV. The
+// CLI sets the host's; tests set fakes; nil takes the default said.
+type Hooks struct {
+	// MockImage builds (or finds) the mock's image; nil builds it from the
+	// source in ModuleDir (stack.MockImage). DriverImage likewise for the
+	// driver's (stack.DriverImage), on each engine a driver runs on.
+	MockImage   func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error)
+	DriverImage func(ctx context.Context, e stack.Engine, labels map[string]string) (stack.Image, error)
 	// PortFree checks that nothing listens where a stack is about to; nil
 	// tries to listen there.
 	PortFree func(port int) error
 	// Calibrate runs the reference workload on a CPU for the manifest
-	// (rig.Calibrate); nil runs none (tests).
+	// (rig.Calibrate); nil runs none.
 	Calibrate func(ctx context.Context, cpu int) (results.Calibration, error)
 	// Probe reads the host's state before each round (rig.Prober on the
-	// gateway's CPU), every gateway arm frozen; nil probes nothing (tests).
+	// gateway's CPU), every gateway arm frozen; nil probes nothing.
 	Probe func(ctx context.Context) results.HostProbe
-	// Finished, when set, is called with each scenario's CSV once it is
-	// complete (the CLI prints what it says).
+	// Finished is called with each scenario's CSV once it is complete (the
+	// CLI prints what it says); nil says nothing.
 	Finished func(csv string)
 }
 
@@ -138,15 +145,14 @@ type execution struct {
 	// (Plan.Stacks kept), frozen between them when the plan isolates.
 	pool map[string]*liveArm
 	ran  map[int]bool // the plan's runs measured so far, by index (loadLeft)
-	tmp  string       // the run's temporary directory (an experiment's scratch)
+	tmp  string       // the run's temporary directory (scratch for an experiment)
 }
 
-// experiment runs on a run's images and mocks instead of its passes: the
-// interleaving experiment (Experiment) or the count of instructions
-// (CountWork).
-type experiment interface {
-	run(loadCtx, hardCtx context.Context, r *execution) error
-}
+// body is what a run does once its engines, images and hosts are ready:
+// the plan's passes (Run), or an experiment on the same stacks and mocks
+// instead (Experiment, CountWork). Both bring stacks up, warm, isolate and
+// tear them down with the same execution methods.
+type body func(r *execution, loadCtx, hardCtx context.Context) error
 
 // Run executes the plan. loadCtx cancelled (first Ctrl-C) stops load: the
 // run in flight is written as partial and everything is torn down. hardCtx
@@ -155,12 +161,12 @@ type experiment interface {
 // A panic in it or in its load's goroutines (a bug) comes back as an error
 // after the run has torn down what it created and written what it finished.
 func Run(loadCtx, hardCtx context.Context, o Options) (Outcome, error) {
-	return guarded(loadCtx, hardCtx, o, nil)
+	return guarded(loadCtx, hardCtx, o, (*execution).measure)
 }
 
-// guarded runs the plan's passes, or exp instead of them, turning a panic
-// into an error once everything is torn down.
-func guarded(loadCtx, hardCtx context.Context, o Options, exp experiment) (out Outcome, err error) {
+// guarded readies a run and does what do says, turning a panic into an
+// error once everything is torn down.
+func guarded(loadCtx, hardCtx context.Context, o Options, do body) (out Outcome, err error) {
 	var panicked atomic.Pointer[recovered.Panic]
 	var r *execution
 	defer func() {
@@ -172,10 +178,10 @@ func guarded(loadCtx, hardCtx context.Context, o Options, exp experiment) (out O
 		}
 	}()
 	defer recovered.Catch(&panicked) // after every deferred teardown below
-	return run(loadCtx, hardCtx, o, exp, &r)
+	return run(loadCtx, hardCtx, o, do, &r)
 }
 
-func run(loadCtx, hardCtx context.Context, o Options, exp experiment, started **execution) (Outcome, error) {
+func run(loadCtx, hardCtx context.Context, o Options, do body, started **execution) (Outcome, error) {
 	o.defaults()
 	r := &execution{o: o, runID: newRunID(), images: map[string]stack.Image{}, drivers: map[string]stack.Image{}, dirs: map[string]bool{}, runManifests: map[string]bool{}, pool: map[string]*liveArm{}, ran: map[int]bool{}}
 	r.manifest = results.Manifest{RunID: r.runID, Started: time.Now().UTC().Truncate(time.Second), HCL: o.Source}
@@ -214,19 +220,23 @@ func run(loadCtx, hardCtx context.Context, o Options, exp experiment, started **
 	if err := r.readHosts(hardCtx); err != nil {
 		return r.out, err
 	}
-	if exp != nil {
-		r.tmp = tmp.Dir
-		return r.out, exp.run(loadCtx, hardCtx, r)
-	}
+	r.tmp = tmp.Dir
+	err = do(r, loadCtx, hardCtx)
+	return r.out, err
+}
+
+// measure is a run's own body: the manifest stamped and calibrated, the
+// plan's passes, the manifest finished.
+func (r *execution) measure(loadCtx, hardCtx context.Context) error {
 	r.stamp()
 	r.calibrate(hardCtx)
 	defer r.finish(loadCtx)
 	if err := r.passes(loadCtx, hardCtx); err != nil {
-		return r.out, err
+		return err
 	}
 	r.out.Partial = loadCtx.Err() != nil
 	r.out.Dirs = slices.Sorted(maps.Keys(r.dirs))
-	return r.out, nil
+	return nil
 }
 
 // defaults fills what the options leave unset.

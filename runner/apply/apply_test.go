@@ -197,7 +197,7 @@ func testPlan(t *testing.T, ps *ports, window time.Duration) (*plan.Plan, Option
 		}
 	}
 	p.Scenarios = []plan.Scenario{sc}
-	return p, Options{Plan: p, MockImage: fakeMockImage, PortFree: ps.free,
+	return p, Options{Plan: p, Hooks: Hooks{MockImage: fakeMockImage, PortFree: ps.free},
 		CgroupRoot: t.TempDir(), ReadyTimeout: 5 * time.Second, Progress: &Progress{W: testWriter{t}}}
 }
 

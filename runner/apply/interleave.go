@@ -96,12 +96,10 @@ type block struct {
 
 // Experiment runs the interleaving experiment instead of the plan's runs.
 func Experiment(loadCtx, hardCtx context.Context, o Options, x Interleave) error {
-	_, err := guarded(loadCtx, hardCtx, o, &x)
+	_, err := guarded(loadCtx, hardCtx, o, func(r *execution, loadCtx, hardCtx context.Context) error {
+		return r.interleave(loadCtx, hardCtx, &x)
+	})
 	return err
-}
-
-func (x *Interleave) run(loadCtx, hardCtx context.Context, r *execution) error {
-	return r.interleave(loadCtx, hardCtx, x)
 }
 
 func (r *execution) interleave(loadCtx, hardCtx context.Context, x *Interleave) error {

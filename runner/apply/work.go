@@ -65,11 +65,13 @@ func CountWork(loadCtx, hardCtx context.Context, o Options, w Work) error {
 	}
 	// Under Cachegrind a gateway starts 20 to 100 times slower.
 	o.ReadyTimeout = max(o.ReadyTimeout, 10*time.Minute)
-	_, err := guarded(loadCtx, hardCtx, o, &w)
+	_, err := guarded(loadCtx, hardCtx, o, func(r *execution, loadCtx, hardCtx context.Context) error {
+		return r.countWork(loadCtx, hardCtx, &w)
+	})
 	return err
 }
 
-func (w *Work) run(loadCtx, hardCtx context.Context, r *execution) error {
+func (r *execution) countWork(loadCtx, hardCtx context.Context, w *Work) error {
 	if len(r.o.Plan.Scenarios) == 0 || len(r.o.Plan.Scenarios[0].Runs) == 0 {
 		return fmt.Errorf("work: the plan has no runs; name an overhead scenario (--scenario)")
 	}
