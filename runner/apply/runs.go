@@ -69,7 +69,7 @@ func (r *execution) runAll(loadCtx, hardCtx context.Context, s *scenarioRun, run
 			return err
 		}
 		var check results.Check
-		if needsCheck(a, run) && noCapacity == "" {
+		if needsCheck(sc, a, run) && noCapacity == "" {
 			p.Start(fmt.Sprintf("%s: back to a steady state at %s before its window, at most %s", run.Arm, run.Point, plan.CheckMax), plan.CheckMax.D())
 			c, err := checkArm(loadCtx, hardCtx, s, run, a)
 			if err != nil {

@@ -64,7 +64,7 @@ func (r *execution) warm(loadCtx, hardCtx context.Context, s *scenarioRun, start
 		}
 		r.o.Progress.Done(fmt.Sprintf("%s: %s %s after %.0f requests in %.1fs (p50 of the first block and the last: %s)",
 			pa.Name, what, w.State, w.Requests.V, w.Seconds.V, firstLast(w.P50s)))
-		if needsCheck(a, &run) {
+		if needsCheck(s.sc, a, &run) {
 			// Then at the load the runs measure: 32 clients left Portkey's
 			// p50 at one client twice its settled figure, falling over
 			// some 2,000 requests (results/gate/design/).
@@ -159,11 +159,13 @@ func (a *liveArm) settle(key vocab.PointKey, c results.Check) {
 	a.level[key] = stats.Median(last)
 }
 
-// needsCheck: the check before the window is for gateway arms that are
-// warmed (a steady state is asked of them), at closed-loop points, where
-// its blocks are the run's own load.
-func needsCheck(a *liveArm, run *plan.Run) bool {
-	return a.plan.Steady.Requests > 0 && !a.plan.Hosted && len(a.containers) > 0 && run.Point.Mode == vocab.Closed && run.Point.Concurrency > 0
+// needsCheck: the warm-up's part at the measured load and the check
+// before the window are for gateway arms that are warmed (a steady state
+// is asked of them), at closed-loop points, where their blocks are the
+// run's own load, in scenarios that do not turn them off (steady_at_load).
+func needsCheck(sc *plan.Scenario, a *liveArm, run *plan.Run) bool {
+	return !sc.NoSteadyAtLoad && a.plan.Steady.Requests > 0 && !a.plan.Hosted && len(a.containers) > 0 &&
+		run.Point.Mode == vocab.Closed && run.Point.Concurrency > 0
 }
 
 // blocksUntil drives blocks of cfg (warm-up none, so every request

@@ -51,12 +51,20 @@ func TestSteadyAfter(t *testing.T) {
 // The rows say how each check ended, the warm-up's part at the measured
 // load, and where the arm came in its start's warm-up order.
 func TestCheckBeforeWindow(t *testing.T) {
+	t.Run("checked", func(t *testing.T) { checkBeforeWindow(t, false) })
+	// steady_at_load = false: no warm-up at the measured load, the window
+	// opens on the thaw, and the rows say neither ran.
+	t.Run("steady_at_load off", func(t *testing.T) { checkBeforeWindow(t, true) })
+}
+
+func checkBeforeWindow(t *testing.T, off bool) {
 	const cold, delay = 40, 40 * time.Millisecond
 	ps := newPorts(t)
 	p, o := testPlan(t, ps, 200*time.Millisecond)
 	p.Isolation = config.Freeze
 	sc := &p.Scenarios[0]
 	sc.Arm("proxy").Steady = plan.Steady{Requests: 100, Max: plan.Duration(time.Minute), Clients: plan.WarmClients}
+	sc.NoSteadyAtLoad = off
 	e := inProcess(t, ps, p)
 	var left atomic.Int64
 	start := e.StartFunc
@@ -86,6 +94,15 @@ func TestCheckBeforeWindow(t *testing.T) {
 			continue
 		}
 		rows++
+		if off {
+			if n := r.Num(results.ColCheckRequests); n.Set || r.Str(results.ColCheckState) != "" {
+				t.Errorf("trial %d: a check of %v requests (%s) with steady_at_load off", r.Int(results.ColTrial), n, r.Str(results.ColCheckState))
+			}
+			if b := r.List(results.ColWarmupAtLoadP50s); len(b) > 0 {
+				t.Errorf("trial %d: a warm-up at the measured load (%d blocks) with steady_at_load off", r.Int(results.ColTrial), len(b))
+			}
+			continue
+		}
 		p50 := r.Num(results.ColLatency.P50)
 		// A cold request takes the delay on top of the stream's 8 ms, a
 		// warm one none: the bound is well below the one, above the other.

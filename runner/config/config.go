@@ -86,6 +86,11 @@ type Run struct {
 	// Steady: each arm is driven to a steady state before its first
 	// measured round (docs/method.md, "Steady state").
 	Steady Steady
+	// NoSteadyAtLoad (steady_at_load = false): a warmed arm is warmed at
+	// the warm-up's clients only, and each window opens on its thaw, with
+	// no check at the run's load before it (docs/method.md, "Steady state":
+	// what the two cost, and where they are left out).
+	NoSteadyAtLoad bool
 	// RequestTimeout bounds one request; one unanswered by then is a timeout.
 	RequestTimeout time.Duration
 	SLO            SLO

@@ -707,3 +707,27 @@ func TestNestingOutOfSight(t *testing.T) {
 		})
 	}
 }
+
+// TestSteadyAtLoad: steady_at_load is a run setting, on unless a defaults or
+// scenario block turns it off, and a scenario may turn it back on.
+func TestSteadyAtLoad(t *testing.T) {
+	for _, c := range []struct {
+		defaults, scenario string
+		off, bad           bool
+	}{
+		{"", "", false, false},
+		{"", "steady_at_load = false", true, false},
+		{"steady_at_load = false", "", true, false},
+		{"steady_at_load = false", "steady_at_load = true", false, false},
+		{"", `steady_at_load = "no"`, false, true},
+	} {
+		src := fmt.Sprintf("defaults {\n  %s\n}\nscenario \"s\" {\n  kind = \"overhead\"\n  concurrency = [1]\n  %s\n}\n", c.defaults, c.scenario)
+		cfg, diags := Parse("b.hcl", []byte(src))
+		switch {
+		case c.bad != diags.HasErrors():
+			t.Errorf("%q / %q: %v", c.defaults, c.scenario, diags)
+		case !c.bad && cfg.Scenarios[0].NoSteadyAtLoad != c.off:
+			t.Errorf("%q / %q: window check off = %v, want %v", c.defaults, c.scenario, cfg.Scenarios[0].NoSteadyAtLoad, c.off)
+		}
+	}
+}

@@ -35,6 +35,7 @@ type rawRun struct {
 	WarmupRequests *int     `hcl:"warmup_requests,optional"`
 	WarmupMax      *string  `hcl:"warmup_max,optional"`
 	WarmupClients  *int     `hcl:"warmup_clients,optional"`
+	SteadyAtLoad   *bool    `hcl:"steady_at_load,optional"`
 	RequestTimeout *string  `hcl:"request_timeout,optional"`
 	MaxErrorRate   *float64 `hcl:"max_error_rate,optional"`
 	SLO            *rawSLO  `hcl:"slo,block"`
@@ -132,6 +133,9 @@ func (c *checker) run(body, remain hcl.Body, out *Run) {
 	out.Steady.Fresh = r.WarmupRequests != nil && *r.WarmupRequests == 0
 	c.duration(body, "warmup_max", r.WarmupMax, &out.Steady.Max)
 	c.intIn(body, "warmup_clients", r.WarmupClients, &out.Steady.Clients)
+	if r.SteadyAtLoad != nil {
+		out.NoSteadyAtLoad = !*r.SteadyAtLoad
+	}
 	c.duration(body, "max_duration", r.MaxDuration, &out.MaxDuration)
 	c.timeout(body, r.RequestTimeout, &out.RequestTimeout)
 	c.slo(r.SLO, &out.SLO)

@@ -159,7 +159,7 @@ func steadyOf(sc *config.Scenario, g *config.Gateway) Steady {
 func (p *Plan) addScenario(cfg *config.Config, sc *config.Scenario, kinds Kinds) hcl.Diagnostics {
 	s := Scenario{
 		Name: sc.Name, Kind: vocab.Kind(sc.Kind), API: sc.API.String(), Stream: sc.Stream, Tools: sc.Tools, Trials: sc.Trials, Starts: max(sc.Starts, 1),
-		MaxTrials: sc.MaxTrials, CIWidth: sc.CIWidth,
+		MaxTrials: sc.MaxTrials, CIWidth: sc.CIWidth, NoSteadyAtLoad: sc.NoSteadyAtLoad,
 		CSV: filepath.Join(cfg.Defaults.ResultsDir, sc.Name+".csv"), Settle: Duration(sc.Settle),
 		MockCmd: append([]string{"-addr=" + net.JoinHostPort(cfg.MockAddress(), strconv.Itoa(cfg.Mock.Port))}, sc.Knobs.Args()...),
 		MockKey: Secret(sc.Knobs.APIKey), Knobs: sc.Knobs, CancelAfter: sc.CancelAfter,

@@ -225,6 +225,10 @@ type Scenario struct {
 	MaxTrials int            `json:"max_trials,omitempty"`
 	CIWidth   config.CIWidth `json:"ci_width,omitempty"`
 	Settle    Duration       `json:"settle"` // before idle memory and after load, for recovered memory
+	// NoSteadyAtLoad: neither the warm-up's part at the run's load nor the
+	// check before each window of a warmed arm (HCL steady_at_load =
+	// false); a plan saved before the field existed keeps both.
+	NoSteadyAtLoad bool `json:"no_steady_at_load,omitempty"`
 	// Trend: fit the gateway's resident-set growth per minute over each
 	// window; set by the kinds whose windows are long enough for one.
 	Trend   bool     `json:"trend,omitempty"`

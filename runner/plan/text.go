@@ -157,8 +157,12 @@ func (p *Plan) writeScenario(w io.Writer, s *Scenario) {
 	if warm := steadyText(s.Arms); warm != "" {
 		fmt.Fprintf(w, "  warm-up before the first round, the arms in an order drawn afresh each start (blocks of %d, until two blocks' p50 agree within %.0f%%, with no trend over the last %d): %s\n",
 			SteadyBlock, SteadyTolerance*100, SteadyTrendBlocks, warm)
-		fmt.Fprintf(w, "  before each window at a closed-loop point, the gateway arms among them back to a steady state at the run's own load (the same rule, blocks of %d cut at %s, at most %s)\n",
-			CheckBlock, CheckBlockTime, CheckMax)
+		if s.NoSteadyAtLoad {
+			fmt.Fprintf(w, "  at the run's own load: no warm-up and no check before each window (steady_at_load = false); a window opens on the arm's thaw\n")
+		} else {
+			fmt.Fprintf(w, "  before each window at a closed-loop point, the gateway arms among them back to a steady state at the run's own load (the same rule, blocks of %d cut at %s, at most %s)\n",
+				CheckBlock, CheckBlockTime, CheckMax)
+		}
 	}
 	switch {
 	case p.Stacks == config.KeptStacks && s.FreshStacks:
