@@ -35,7 +35,7 @@ defaults {
   # back colder) run where figures are gated or set as ratios over starts:
   # overhead and published_cortiq turn them on. Elsewhere an arm is warmed
   # at 32 clients and each window opens on its thaw. With both in every
-  # scenario, run 20261207t014219 spent 40 of its first pass's 100 minutes
+  # scenario, run 20261207t014219 spent 39% of its first pass's time
   # on them and was headed for about two and a half hours
   # (docs/method.md, "Steady state").
   steady_at_load = false
